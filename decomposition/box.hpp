@@ -1,0 +1,56 @@
+// Integer index boxes on the global MAC grid, and the four grid staggerings.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+namespace dunesim {
+
+using Index3 = std::array<int, 3>;
+
+// Where a grid quantity lives: cell centres, or the x/y/z faces of the MAC grid.
+// A FaceX array has one more entry than cells along x (face i sits at x = i*dx).
+enum class Stagger : int { Cell = 0, FaceX = 1, FaceY = 2, FaceZ = 3 };
+
+// Axis along which a staggering has its extra entry, or -1 for cells.
+inline int face_axis(Stagger s) { return static_cast<int>(s) - 1; }
+inline Stagger face_stagger(int axis) { return static_cast<Stagger>(axis + 1); }
+
+// Half-open box [lo, hi) of global indices.
+struct Box {
+  Index3 lo{0, 0, 0};
+  Index3 hi{0, 0, 0};
+
+  bool empty() const { return hi[0] <= lo[0] || hi[1] <= lo[1] || hi[2] <= lo[2]; }
+  int64_t volume() const {
+    if (empty()) return 0;
+    return int64_t(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  }
+  bool contains(int i, int j, int k) const {
+    return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
+  }
+  Box intersect(const Box& o) const {
+    Box r;
+    for (int a = 0; a < 3; ++a) {
+      r.lo[a] = std::max(lo[a], o.lo[a]);
+      r.hi[a] = std::min(hi[a], o.hi[a]);
+    }
+    return r;
+  }
+  Box grown(int g) const {
+    Box r = *this;
+    for (int a = 0; a < 3; ++a) { r.lo[a] -= g; r.hi[a] += g; }
+    return r;
+  }
+  bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+// Calls f(i, j, k) for every index of the box, k outermost so memory is walked in order.
+template <class F>
+inline void for_each_index(const Box& b, F&& f) {
+  for (int k = b.lo[2]; k < b.hi[2]; ++k)
+    for (int j = b.lo[1]; j < b.hi[1]; ++j)
+      for (int i = b.lo[0]; i < b.hi[0]; ++i) f(i, j, k);
+}
+
+}  // namespace dunesim

@@ -1,0 +1,97 @@
+#include "decomposition/migration.hpp"
+
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+namespace dunesim {
+
+MigrationStats migrate_particles(const Topology& topo, double dx, Particles& p) {
+  const std::vector<int>& nbrs = topo.neighbours();
+  const int me = topo.rank();
+  const size_t bytes_per = p.packed_bytes();
+  std::vector<std::vector<char>> send(nbrs.size());
+  std::vector<int> slot_of_rank(topo.size(), -1);
+  for (size_t q = 0; q < nbrs.size(); ++q) slot_of_rank[nbrs[q]] = int(q);
+
+  // Pack leavers, compact stayers in place.
+  MigrationStats stats;
+  const size_t n = p.size();
+  size_t kept = 0;
+  bool lost = false;
+  for (size_t i = 0; i < n; ++i) {
+    int owner = topo.owner_of_cell(int(std::floor(p.x[i] / dx)), int(std::floor(p.y[i] / dx)),
+                                   int(std::floor(p.z[i] / dx)));
+    if (owner == me) {
+      if (kept != i) p.for_each_array([&](auto& v) { v[kept] = v[i]; });
+      ++kept;
+      continue;
+    }
+    int q = slot_of_rank[owner];
+    if (q < 0) { lost = true; continue; }
+    std::vector<char>& buf = send[q];
+    size_t at = buf.size();
+    buf.resize(at + bytes_per);
+    p.for_each_array([&](auto& v) {
+      std::memcpy(buf.data() + at, &v[i], sizeof(v[i]));
+      at += sizeof(v[i]);
+    });
+    ++stats.sent;
+  }
+  p.resize(kept);
+  // Decided collectively so that no rank is left waiting in the exchange below.
+  int lost_any = 0, lost_here = lost ? 1 : 0;
+  MPI_Allreduce(&lost_here, &lost_any, 1, MPI_INT, MPI_LOR, topo.comm());
+  if (lost_any)
+    throw std::runtime_error("a particle moved beyond the neighbouring rank's block in one "
+                             "step; lower the CFL number");
+
+  // Counts first, then payloads.
+  std::vector<int64_t> send_count(nbrs.size()), recv_count(nbrs.size());
+  std::vector<MPI_Request> req;
+  for (size_t q = 0; q < nbrs.size(); ++q) {
+    send_count[q] = int64_t(send[q].size() / bytes_per);
+    req.emplace_back();
+    MPI_Irecv(&recv_count[q], 1, MPI_INT64_T, nbrs[q], 7401, topo.comm(), &req.back());
+    req.emplace_back();
+    MPI_Isend(&send_count[q], 1, MPI_INT64_T, nbrs[q], 7401, topo.comm(), &req.back());
+  }
+  MPI_Waitall(int(req.size()), req.data(), MPI_STATUSES_IGNORE);
+  req.clear();
+
+  std::vector<std::vector<char>> recv(nbrs.size());
+  for (size_t q = 0; q < nbrs.size(); ++q) {
+    if (recv_count[q] > 0) {
+      recv[q].resize(recv_count[q] * bytes_per);
+      req.emplace_back();
+      MPI_Irecv(recv[q].data(), int(recv[q].size()), MPI_BYTE, nbrs[q], 7402, topo.comm(),
+                &req.back());
+    }
+    if (!send[q].empty()) {
+      stats.bytes_sent += int64_t(send[q].size());
+      req.emplace_back();
+      MPI_Isend(send[q].data(), int(send[q].size()), MPI_BYTE, nbrs[q], 7402, topo.comm(),
+                &req.back());
+    }
+  }
+  MPI_Waitall(int(req.size()), req.data(), MPI_STATUSES_IGNORE);
+
+  for (size_t q = 0; q < nbrs.size(); ++q) {
+    size_t count = size_t(recv_count[q]);
+    size_t base = p.size();
+    p.resize(base + count);
+    const char* in = recv[q].data();
+    for (size_t i = 0; i < count; ++i)
+      p.for_each_array([&](auto& v) {
+        std::memcpy(&v[base + i], in, sizeof(v[0]));
+        in += sizeof(v[0]);
+      });
+    stats.received += int64_t(count);
+  }
+  return stats;
+}
+
+}  // namespace dunesim

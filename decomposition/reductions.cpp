@@ -1,0 +1,47 @@
+#include "decomposition/reductions.hpp"
+
+#include <mpi.h>
+
+namespace dunesim {
+
+double global_max(const Topology& topo, double local) {
+  double r;
+  MPI_Allreduce(&local, &r, 1, MPI_DOUBLE, MPI_MAX, topo.comm());
+  return r;
+}
+
+double global_min(const Topology& topo, double local) {
+  double r;
+  MPI_Allreduce(&local, &r, 1, MPI_DOUBLE, MPI_MIN, topo.comm());
+  return r;
+}
+
+double global_sum(const Topology& topo, double local) {
+  double r;
+  MPI_Allreduce(&local, &r, 1, MPI_DOUBLE, MPI_SUM, topo.comm());
+  return r;
+}
+
+int64_t global_sum(const Topology& topo, int64_t local) {
+  int64_t r;
+  MPI_Allreduce(&local, &r, 1, MPI_INT64_T, MPI_SUM, topo.comm());
+  return r;
+}
+
+void global_sum_in_place(const Topology& topo, double* values, int count) {
+  MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, topo.comm());
+}
+
+int64_t exclusive_prefix_sum(const Topology& topo, int64_t local) {
+  int64_t r = 0;
+  MPI_Exscan(&local, &r, 1, MPI_INT64_T, MPI_SUM, topo.comm());
+  return topo.rank() == 0 ? 0 : r;
+}
+
+bool any_rank(const Topology& topo, bool local) {
+  int in = local ? 1 : 0, out = 0;
+  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LOR, topo.comm());
+  return out != 0;
+}
+
+}  // namespace dunesim

@@ -1,0 +1,20 @@
+// Global reductions over all ranks of a topology: the only collectives physics code needs.
+#pragma once
+#include <cstdint>
+
+#include "decomposition/topology.hpp"
+
+namespace dunesim {
+
+double global_max(const Topology& topo, double local);
+double global_min(const Topology& topo, double local);
+double global_sum(const Topology& topo, double local);
+int64_t global_sum(const Topology& topo, int64_t local);
+// Sums of many values at once (one message): values are replaced by their global sums.
+void global_sum_in_place(const Topology& topo, double* values, int count);
+// Sum of `local` over the ranks before this one (0 on rank 0).
+int64_t exclusive_prefix_sum(const Topology& topo, int64_t local);
+// True on every rank if it is true on any rank.
+bool any_rank(const Topology& topo, bool local);
+
+}  // namespace dunesim

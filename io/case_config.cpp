@@ -1,0 +1,558 @@
+// Case files: TOML text -> validated CaseConfig. Every user mistake becomes a CaseError that
+// names the key by its full dotted path (e.g. "material[1].density") and, where the key
+// exists in the file, its line, so a typo in a job script fails before any work is done.
+#include "io/case_config.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iomanip>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+namespace dunesim {
+
+bool ShapeSpec::contains(const Vec3& p) const {
+  if (kind == Kind::Sphere) {
+    double d2 = 0.0;
+    for (int a = 0; a < 3; ++a) d2 += (p[a] - center[a]) * (p[a] - center[a]);
+    return d2 <= radius * radius;
+  }
+  for (int a = 0; a < 3; ++a)
+    if (p[a] < min[a] || p[a] > max[a]) return false;
+  return true;
+}
+
+double ShapeSpec::signed_distance(const Vec3& p) const {
+  if (kind == Kind::Sphere) {
+    double d2 = 0.0;
+    for (int a = 0; a < 3; ++a) d2 += (p[a] - center[a]) * (p[a] - center[a]);
+    return std::sqrt(d2) - radius;
+  }
+  // Per axis, the signed distance to the nearer of the two faces' slabs: positive outside.
+  double outside2 = 0.0;
+  double nearest_inside = -std::numeric_limits<double>::infinity();
+  for (int a = 0; a < 3; ++a) {
+    double d = std::max(min[a] - p[a], p[a] - max[a]);
+    if (d > 0.0) outside2 += d * d;
+    nearest_inside = std::max(nearest_inside, d);
+  }
+  return outside2 > 0.0 ? std::sqrt(outside2) : nearest_inside;
+}
+
+namespace {
+
+// Guards the int cell counts (and any sane memory budget) against a mistyped cell size.
+constexpr double kMaxCellsPerAxis = 1.0e6;
+constexpr const char* kAxisNames[3] = {"x", "y", "z"};
+
+std::string format_number(double value) {
+  std::ostringstream out;
+  out << std::setprecision(10) << value;
+  return out.str();
+}
+
+std::string in_quotes(std::string_view text) {
+  constexpr size_t kMaxShown = 40;
+  if (text.size() > kMaxShown) return "\"" + std::string(text.substr(0, kMaxShown)) + "...\"";
+  return "\"" + std::string(text) + "\"";
+}
+
+// "a string (\"abc\")", "an integer (3)", ...: the "got ..." half of a type error.
+std::string describe(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string: return "a string (" + in_quotes(node.as_string()->get()) + ")";
+    case toml::node_type::integer:
+      return "an integer (" + std::to_string(node.as_integer()->get()) + ")";
+    case toml::node_type::floating_point:
+      return "a floating-point number (" + format_number(node.as_floating_point()->get()) + ")";
+    case toml::node_type::boolean:
+      return std::string("a boolean (") + (node.as_boolean()->get() ? "true" : "false") + ")";
+    case toml::node_type::array:
+      return "an array of " + std::to_string(node.as_array()->size()) + " element(s)";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    default: return "nothing";
+  }
+}
+
+[[noreturn]] void fail_at(const std::string& file, const std::string& path,
+                          const toml::node* node, std::string problem) {
+  if (node && node->source().begin.line > 0)
+    problem += " (line " + std::to_string(node->source().begin.line) + ")";
+  throw CaseError(file, path, problem);
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                  std::tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The known key a typo most likely meant, if any is close enough to be a useful hint.
+std::optional<std::string_view> closest_key(std::string_view key,
+                                            std::initializer_list<std::string_view> known) {
+  std::optional<std::string_view> best;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  for (std::string_view candidate : known) {
+    size_t d = edit_distance(key, candidate);
+    if (d < best_distance && d <= std::max<size_t>(2, candidate.size() / 3)) {
+      best = candidate;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+// An interval for numeric keys; the description reads like the README ("> 0", "in (0, 5]").
+struct Range {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_inclusive = true;
+  bool hi_inclusive = true;
+
+  bool contains(double v) const {
+    return (lo_inclusive ? v >= lo : v > lo) && (hi_inclusive ? v <= hi : v < hi);
+  }
+  std::string describe() const {
+    if (std::isinf(hi)) return (lo_inclusive ? ">= " : "> ") + format_number(lo);
+    return std::string("in ") + (lo_inclusive ? "[" : "(") + format_number(lo) + ", " +
+           format_number(hi) + (hi_inclusive ? "]" : ")");
+  }
+};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+const Range kPositive{0.0, kInf, false, true};
+const Range kNonNegative{0.0, kInf, true, true};
+const Range kUnitInterval{0.0, 1.0, true, true};
+const Range kAnyValue{};
+
+// Passed as the default of a key that must be present.
+constexpr std::nullopt_t kRequired = std::nullopt;
+
+double to_number(const toml::node& node, const std::string& file, const std::string& path) {
+  // TOML distinguishes 1 from 1.0; a case file author should not have to.
+  if (auto i = node.as_integer()) return static_cast<double>(i->get());
+  auto f = node.as_floating_point();
+  if (!f) fail_at(file, path, &node, "expected a number, got " + describe(node));
+  if (!std::isfinite(f->get()))
+    fail_at(file, path, &node, "expected a finite number, got " + describe(node));
+  return f->get();
+}
+
+// One TOML table with its dotted path. A table absent from the file is represented by a
+// null table, so optional sections read exactly like present ones with every key defaulted.
+class Table {
+ public:
+  Table(const toml::table* table, std::string path, const std::string& file)
+      : table_(table), path_(std::move(path)), file_(&file) {}
+
+  std::string key_path(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
+  const toml::node* find(std::string_view key) const {
+    return table_ ? table_->get(key) : nullptr;
+  }
+  bool has(std::string_view key) const { return find(key) != nullptr; }
+
+  [[noreturn]] void fail(std::string_view key, const std::string& problem) const {
+    fail_at(*file_, key_path(key), find(key), problem);
+  }
+  // An error about the table as a whole (e.g. a source block lying outside the domain).
+  [[noreturn]] void fail_table(const std::string& problem) const {
+    fail_at(*file_, path_, table_, problem);
+  }
+
+  // Rejects every key not in `known`, naming the closest known spelling or all of them.
+  void allow_only(std::initializer_list<std::string_view> known) const {
+    if (!table_) return;
+    for (auto&& [key, node] : *table_) {
+      std::string_view name = key.str();
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      std::string problem = "unknown key";
+      if (auto guess = closest_key(name, known)) {
+        problem += "; did you mean '" + std::string(*guess) + "'?";
+      } else {
+        problem += "; allowed keys here are";
+        for (std::string_view k : known) problem += " '" + std::string(k) + "'";
+      }
+      fail(name, problem);
+    }
+  }
+
+  Table table(std::string_view key) const {
+    const toml::node* node = find(key);
+    if (!node) return Table(nullptr, key_path(key), *file_);
+    if (!node->is_table()) fail(key, "expected a table, got " + describe(*node));
+    return Table(node->as_table(), key_path(key), *file_);
+  }
+
+  // The entries of [[key]], each with path "key[i]" (counted from 0).
+  std::vector<Table> table_array(std::string_view key) const {
+    std::vector<Table> entries;
+    const toml::node* node = find(key);
+    if (!node) return entries;
+    const toml::array* array = node->as_array();
+    if (!array) {
+      fail(key, "expected an array of tables ([[" + std::string(key) + "]]), got " +
+                    describe(*node));
+    }
+    for (size_t i = 0; i < array->size(); ++i) {
+      std::string path = key_path(key) + "[" + std::to_string(i) + "]";
+      const toml::node& entry = *array->get(i);
+      if (!entry.is_table())
+        fail_at(*file_, path, &entry, "expected a table, got " + describe(entry));
+      entries.emplace_back(entry.as_table(), path, *file_);
+    }
+    return entries;
+  }
+
+  double number(std::string_view key, const Range& range, std::optional<double> fallback) const {
+    const toml::node* node = find(key);
+    if (!node) return default_value(key, fallback);
+    double value = to_number(*node, *file_, key_path(key));
+    if (!range.contains(value))
+      fail(key, "expected a value " + range.describe() + ", got " + format_number(value));
+    return value;
+  }
+
+  int64_t integer(std::string_view key, int64_t lo, int64_t hi,
+                  std::optional<int64_t> fallback) const {
+    const toml::node* node = find(key);
+    if (!node) return default_value(key, fallback);
+    auto i = node->as_integer();
+    if (!i) fail(key, "expected an integer, got " + describe(*node));
+    if (i->get() < lo || i->get() > hi) {
+      fail(key, "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                    "], got " + std::to_string(i->get()));
+    }
+    return i->get();
+  }
+
+  bool boolean(std::string_view key, bool fallback) const {
+    const toml::node* node = find(key);
+    if (!node) return fallback;
+    auto b = node->as_boolean();
+    if (!b) fail(key, "expected a boolean (true or false), got " + describe(*node));
+    return b->get();
+  }
+
+  std::string string(std::string_view key, std::optional<std::string> fallback) const {
+    const toml::node* node = find(key);
+    if (!node) return default_value(key, fallback);
+    auto s = node->as_string();
+    if (!s) fail(key, "expected a string, got " + describe(*node));
+    return s->get();
+  }
+
+  std::string non_empty_string(std::string_view key, std::optional<std::string> fallback) const {
+    std::string value = string(key, std::move(fallback));
+    if (value.empty()) fail(key, "expected a non-empty string, got \"\"");
+    return value;
+  }
+
+  // A string that must be one of `options`.
+  std::string choice(std::string_view key, std::initializer_list<std::string_view> options) const {
+    std::string value = string(key, kRequired);
+    if (std::find(options.begin(), options.end(), value) != options.end()) return value;
+    std::string expected;
+    for (std::string_view o : options) expected += (expected.empty() ? "" : " or ") + in_quotes(o);
+    fail(key, "expected " + expected + ", got " + in_quotes(value));
+  }
+
+  // [x, y, z]; each component must lie in `range`.
+  Vec3 vec3(std::string_view key, const Range& range, std::optional<Vec3> fallback) const {
+    const toml::node* node = find(key);
+    if (!node) return default_value(key, fallback);
+    const toml::array* array = node->as_array();
+    if (!array || array->size() != 3)
+      fail(key, "expected an array of 3 numbers [x, y, z], got " + describe(*node));
+    Vec3 v;
+    for (int a = 0; a < 3; ++a) {
+      std::string path = key_path(key) + "[" + std::to_string(a) + "]";
+      const toml::node& element = *array->get(a);
+      v[a] = to_number(element, *file_, path);
+      if (!range.contains(v[a])) {
+        fail_at(*file_, path, &element,
+                "expected a value " + range.describe() + ", got " + format_number(v[a]));
+      }
+    }
+    return v;
+  }
+
+  // Rejects keys of this table's schema that belong to another variant than the one
+  // chosen (sand-only keys on water, sphere keys on a block): they would be ignored.
+  void forbid(std::initializer_list<std::string_view> keys, const std::string& needed,
+              const std::string& chosen) const {
+    for (std::string_view key : keys)
+      if (has(key)) fail(key, "only used when " + needed + ", but this has " + chosen);
+  }
+
+ private:
+  // The value of an absent key: its default, or an error when it has none.
+  template <class T>
+  T default_value(std::string_view key, const std::optional<T>& fallback) const {
+    if (!fallback) throw CaseError(*file_, key_path(key), "required key is missing");
+    return *fallback;
+  }
+
+  const toml::table* table_;
+  std::string path_;
+  const std::string* file_;
+};
+
+// The domain [0, size] as a block, for overlap tests.
+ShapeSpec domain_block(const Vec3& size) {
+  ShapeSpec box;
+  box.kind = ShapeSpec::Kind::Block;
+  box.max = size;
+  return box;
+}
+
+// Reads the shape keys shared by [[source]] and [[collider]] and checks that the shape
+// reaches into the domain: a shape entirely outside would silently do nothing.
+ShapeSpec read_shape(const Table& t, const Vec3& domain_size) {
+  ShapeSpec shape;
+  if (t.choice("shape", {"block", "sphere"}) == "block") {
+    t.forbid({"center", "radius"}, "shape = \"sphere\"", "shape = \"block\"");
+    shape.kind = ShapeSpec::Kind::Block;
+    shape.min = t.vec3("min", kAnyValue, kRequired);
+    shape.max = t.vec3("max", kAnyValue, kRequired);
+    for (int a = 0; a < 3; ++a) {
+      if (!(shape.min[a] < shape.max[a])) {
+        t.fail("max", "expected max > min on every axis, got max[" + std::to_string(a) +
+                          "] = " + format_number(shape.max[a]) + " <= min[" +
+                          std::to_string(a) + "] = " + format_number(shape.min[a]));
+      }
+    }
+    for (int a = 0; a < 3; ++a) {
+      if (shape.max[a] <= 0.0 || shape.min[a] >= domain_size[a]) {
+        t.fail_table(std::string("the block lies outside the domain along ") + kAxisNames[a] +
+                     ": [" + format_number(shape.min[a]) + ", " + format_number(shape.max[a]) +
+                     "] does not overlap [0, " + format_number(domain_size[a]) + "]");
+      }
+    }
+  } else {
+    t.forbid({"min", "max"}, "shape = \"block\"", "shape = \"sphere\"");
+    shape.kind = ShapeSpec::Kind::Sphere;
+    shape.center = t.vec3("center", kAnyValue, kRequired);
+    shape.radius = t.number("radius", kPositive, kRequired);
+    if (domain_block(domain_size).signed_distance(shape.center) >= shape.radius)
+      t.fail_table("the sphere lies entirely outside the domain");
+  }
+  return shape;
+}
+
+void read_domain(const Table& root, CaseConfig& cfg) {
+  Table domain = root.table("domain");
+  domain.allow_only({"size", "cell_size"});
+  cfg.domain_size = domain.vec3("size", kPositive, kRequired);
+  cfg.cell_size = domain.number("cell_size", kPositive, kRequired);
+  for (int a = 0; a < 3; ++a) {
+    double size = cfg.domain_size[a];
+    double count = std::round(size / cfg.cell_size);
+    std::string along = std::string(" along ") + kAxisNames[a] + " (size " +
+                        format_number(size) + " m)";
+    if (count < 4)
+      domain.fail("cell_size", "gives " + format_number(count) + " cell(s)" + along +
+                                   "; at least 4 are needed");
+    if (count > kMaxCellsPerAxis)
+      domain.fail("cell_size", "gives " + format_number(count) + " cells" + along +
+                                   "; at most " + format_number(kMaxCellsPerAxis) + " are allowed");
+    if (!(std::abs(count * cfg.cell_size - size) < 1e-6 * size)) {
+      domain.fail("cell_size", "size[" + std::to_string(a) + "] = " + format_number(size) +
+                                   " m is not a whole number of cells of " +
+                                   format_number(cfg.cell_size) + " m (" +
+                                   format_number(size / cfg.cell_size) + " cells)");
+    }
+    cfg.cells[a] = static_cast<int>(count);
+  }
+}
+
+void read_materials(const Table& root, CaseConfig& cfg) {
+  std::vector<Table> entries = root.table_array("material");
+  if (entries.empty())
+    throw CaseError(cfg.file, "material", "at least one [[material]] table is required");
+  for (const Table& m : entries) {
+    m.allow_only({"name", "kind", "density", "flip_ratio", "friction_angle", "cohesion"});
+    MaterialSpec spec;
+    spec.name = m.non_empty_string("name", kRequired);
+    for (const MaterialSpec& earlier : cfg.materials)
+      if (earlier.name == spec.name)
+        m.fail("name", "material " + in_quotes(spec.name) + " is defined twice");
+    bool sand = m.choice("kind", {"water", "sand"}) == "sand";
+    spec.kind = sand ? MaterialKind::Sand : MaterialKind::Water;
+    spec.density = m.number("density", kPositive, sand ? 1600.0 : 1000.0);
+    spec.flip_ratio = m.number("flip_ratio", kUnitInterval, sand ? 0.05 : 0.95);
+    if (sand) {
+      spec.friction_angle_deg = m.number("friction_angle", Range{0.0, 90.0, false, false}, 30.0);
+      spec.cohesion = m.number("cohesion", kNonNegative, 0.0);
+    } else {
+      m.forbid({"friction_angle", "cohesion"}, "kind = \"sand\"", "kind = \"water\"");
+    }
+    cfg.materials.push_back(spec);
+  }
+}
+
+void read_sources(const Table& root, CaseConfig& cfg) {
+  std::vector<Table> entries = root.table_array("source");
+  if (entries.empty())
+    throw CaseError(cfg.file, "source", "at least one [[source]] table is required");
+  for (const Table& s : entries) {
+    s.allow_only({"material", "shape", "min", "max", "center", "radius", "velocity"});
+    SourceSpec spec;
+    std::string material = s.string("material", kRequired);
+    auto found = std::find_if(cfg.materials.begin(), cfg.materials.end(),
+                              [&](const MaterialSpec& m) { return m.name == material; });
+    if (found == cfg.materials.end()) {
+      std::string defined;
+      for (const MaterialSpec& m : cfg.materials)
+        defined += (defined.empty() ? "" : ", ") + in_quotes(m.name);
+      s.fail("material",
+             "no [[material]] named " + in_quotes(material) + " (defined: " + defined + ")");
+    }
+    spec.material = static_cast<int>(found - cfg.materials.begin());
+    spec.shape = read_shape(s, cfg.domain_size);
+    spec.velocity = s.vec3("velocity", kAnyValue, Vec3{0.0, 0.0, 0.0});
+    cfg.sources.push_back(spec);
+  }
+}
+
+void read_colliders(const Table& root, CaseConfig& cfg) {
+  for (const Table& c : root.table_array("collider")) {
+    c.allow_only({"shape", "min", "max", "center", "radius", "friction"});
+    ColliderSpec spec;
+    spec.shape = read_shape(c, cfg.domain_size);
+    spec.friction = c.number("friction", kNonNegative, 0.0);
+    cfg.colliders.push_back(spec);
+  }
+}
+
+std::string default_name(const std::string& file) {
+  std::string stem = std::filesystem::path(file).stem().string();
+  return stem.empty() ? "case" : stem;
+}
+
+// Reads the whole file; on failure returns false and puts the reason into `out`.
+bool read_file(const std::string& file, std::string& out) {
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (!f) {
+    out = std::strerror(errno);
+    return false;
+  }
+  out.clear();
+  char buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out.append(buffer, n);
+  bool ok = !std::ferror(f);
+  if (!ok) out = std::strerror(errno);  // e.g. "Is a directory"
+  std::fclose(f);
+  if (ok && out.size() > static_cast<size_t>(INT_MAX)) {
+    out = "file too large for a case file";
+    ok = false;
+  }
+  return ok;
+}
+
+}  // namespace
+
+CaseConfig parse_case_text(const std::string& text, const std::string& file) {
+  toml::table document;
+  try {
+    document = toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    throw CaseError(file, "", "TOML syntax error at line " +
+                                  std::to_string(e.source().begin.line) + ", column " +
+                                  std::to_string(e.source().begin.column) + ": " +
+                                  std::string(e.description()));
+  }
+
+  CaseConfig cfg;
+  cfg.file = file;
+  cfg.text = text;
+  Table root(&document, "", file);
+  root.allow_only({"case", "domain", "physics", "time", "seeding", "output", "pressure",
+                   "material", "source", "collider"});
+
+  Table case_table = root.table("case");
+  case_table.allow_only({"name"});
+  cfg.name = case_table.non_empty_string("name", default_name(file));
+
+  read_domain(root, cfg);
+
+  Table physics = root.table("physics");
+  physics.allow_only({"gravity"});
+  cfg.gravity = physics.vec3("gravity", kAnyValue, cfg.gravity);
+
+  Table time = root.table("time");
+  time.allow_only({"end", "max_steps", "cfl", "max_dt"});
+  cfg.end_time = time.number("end", kPositive, kRequired);
+  cfg.max_steps = time.integer("max_steps", 0, std::numeric_limits<int64_t>::max(), cfg.max_steps);
+  cfg.cfl = time.number("cfl", Range{0.0, 5.0, false, true}, cfg.cfl);
+  cfg.max_dt = time.number("max_dt", kPositive, cfg.max_dt);
+
+  Table seeding = root.table("seeding");
+  seeding.allow_only({"jitter", "seed"});
+  cfg.jitter = seeding.number("jitter", kUnitInterval, cfg.jitter);
+  cfg.seed = static_cast<uint64_t>(seeding.integer(
+      "seed", 0, std::numeric_limits<int64_t>::max(), static_cast<int64_t>(cfg.seed)));
+
+  Table output = root.table("output");
+  output.allow_only({"directory", "interval", "grid_fields"});
+  cfg.output.directory = output.non_empty_string("directory", "output/" + cfg.name);
+  cfg.output.interval = output.number("interval", kNonNegative, cfg.output.interval);
+  cfg.output.grid_fields = output.boolean("grid_fields", cfg.output.grid_fields);
+
+  Table pressure = root.table("pressure");
+  pressure.allow_only({"rtol", "max_iterations", "petsc_options"});
+  cfg.pressure.rtol = pressure.number("rtol", Range{0.0, 1.0, false, false}, cfg.pressure.rtol);
+  cfg.pressure.max_iterations = static_cast<int>(
+      pressure.integer("max_iterations", 1, INT_MAX, cfg.pressure.max_iterations));
+  cfg.pressure.petsc_options = pressure.string("petsc_options", cfg.pressure.petsc_options);
+
+  read_materials(root, cfg);
+  read_sources(root, cfg);
+  read_colliders(root, cfg);
+  return cfg;
+}
+
+CaseConfig load_case(const std::string& file, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // Rank 0 sends either the file text or, on failure, the reason; every rank then throws
+  // or parses identically, so no rank is left waiting in a later collective.
+  std::string payload;
+  long long header[2] = {0, 0};  // {read ok, payload size}
+  if (rank == 0) {
+    header[0] = read_file(file, payload) ? 1 : 0;
+    header[1] = static_cast<long long>(payload.size());
+  }
+  MPI_Bcast(header, 2, MPI_LONG_LONG, 0, comm);
+  payload.resize(static_cast<size_t>(header[1]));
+  if (header[1] > 0) MPI_Bcast(payload.data(), static_cast<int>(header[1]), MPI_CHAR, 0, comm);
+  if (!header[0]) throw CaseError(file, "", "cannot open the case file: " + payload);
+  return parse_case_text(payload, file);
+}
+
+}  // namespace dunesim

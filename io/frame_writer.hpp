@@ -1,0 +1,58 @@
+// Output frames: one shared HDF5 file per frame, written collectively by all ranks, plus an
+// XDMF time series that ParaView and VisIt open directly.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decomposition/array3.hpp"
+#include "src/particles.hpp"
+
+namespace dunesim {
+
+// A cell-centred grid field to write next to the particles: each rank passes its array
+// and the box of cells it owns; the file holds the global cells[0] x cells[1] x cells[2] array.
+struct GridFieldView {
+  std::string name;
+  const Array3<double>* array = nullptr;
+  Box owned;
+};
+
+class FrameWriter {
+ public:
+  // `directory` is created if missing (by rank 0). The series file is <directory>/<case_name>.xmf.
+  FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
+              std::vector<std::string> material_names, std::array<int, 3> global_cells,
+              double cell_size);
+
+  // Collective. Writes <directory>/<case_name>_NNNNNN.h5 (NNNNNN = frame number) with
+  //   /particles/position (N x 3 float64), /particles/velocity (N x 3 float64),
+  //   /particles/id (int64), /particles/material (uint8), /particles/connectivity (int64)
+  //   attributes on the root: time (s), step, frame, particle_count, case_name
+  //   /grid/<name> (cells[2] x cells[1] x cells[0] float64) for each grid field given,
+  // then rewrites the XDMF series to list every frame written so far. Returns the .h5 path.
+  std::string write(const Particles& particles, double time, int64_t step,
+                    const std::vector<GridFieldView>& grid_fields = {});
+
+  int frames_written() const { return int(frames_.size()); }
+
+ private:
+  struct FrameRecord {
+    std::string h5_name;  // file name relative to the directory
+    double time;
+    int64_t particle_count;
+    std::vector<std::string> grid_fields;
+  };
+  void write_xdmf() const;
+
+  MPI_Comm comm_;
+  std::string directory_, case_name_;
+  std::vector<std::string> material_names_;
+  std::array<int, 3> global_cells_;
+  double cell_size_;
+  std::vector<FrameRecord> frames_;
+};
+
+}  // namespace dunesim

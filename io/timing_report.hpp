@@ -1,0 +1,33 @@
+// The per-run timing report (JSON): seconds per stage, solver iterations, work per rank.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dunesim {
+
+// What one rank measured over a run (or a part of one).
+struct RunTimings {
+  std::string case_name;
+  int64_t steps = 0;
+  double simulated_time = 0;           // s
+  double wall_seconds = 0;             // s, whole run loop
+  // Seconds spent in each stage on this rank, in the order the step runs them.
+  std::vector<std::pair<std::string, double>> stage_seconds;
+  std::vector<int> pressure_iterations;  // one entry per step
+  int64_t particles = 0;               // on this rank at the end
+  int64_t halo_bytes_sent = 0;
+  int64_t migrated_particles_sent = 0;
+  int64_t migration_bytes_sent = 0;
+  int64_t peak_rss_bytes = 0;          // this process
+};
+
+// Collective. Rank 0 gathers every rank's figures and writes them to `path` as JSON:
+// per stage the max / mean / min seconds over ranks, per rank particles and bytes, the
+// pressure iterations, total particle-steps per second and the load imbalance (max/mean).
+void write_timing_report(MPI_Comm comm, const std::string& path, const RunTimings& local);
+
+}  // namespace dunesim

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs dunesim's dependencies (Debian 12 packages), builds it, and then either runs a
+# case on 2 local ranks or runs the whole test suite.
+#
+#   ./setup.sh run [CASE]   install, build, run CASE (default cases/dam_break.toml)
+#   ./setup.sh test         install, build, run every test
+#   ./setup.sh build        install and build only
+set -euo pipefail
+cd "$(dirname "$0")"
+
+action=${1:-build}
+case_file=${2:-cases/dam_break.toml}
+build_dir=${DUNESIM_BUILD_DIR:-build}
+
+packages=(
+  build-essential cmake ccache pkg-config
+  libopenmpi-dev openmpi-bin
+  libpetsc-real3.18-dev
+  libhdf5-openmpi-dev hdf5-tools
+  libgtest-dev libbenchmark-dev
+  libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev
+  python3-h5py python3-numpy python3-matplotlib
+  xvfb
+)
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}"
+fi
+
+# Open MPI refuses to start as root unless told that it is intended (containers, CI).
+if [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build_dir" -j "$(nproc)"
+
+case "$action" in
+  build) ;;
+  run)
+    mpiexec -n 2 --oversubscribe "$build_dir/dunesim" run "$case_file"
+    ;;
+  test)
+    ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600
+    ;;
+  *)
+    echo "usage: $0 run [CASE] | test | build" >&2
+    exit 2
+    ;;
+esac

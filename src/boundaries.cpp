@@ -1,0 +1,67 @@
+#include "src/boundaries.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dunesim {
+
+void mark_static_solids(const CaseConfig& config, MacGrid& g) {
+  const Box& b = g.solid.box();
+  for_each_index(b, [&](int i, int j, int k) {
+    bool outside = i < 0 || j < 0 || k < 0 || i >= config.cells[0] || j >= config.cells[1] ||
+                   k >= config.cells[2];
+    bool in_collider = false;
+    Vec3 c = g.cell_centre(i, j, k);
+    for (const ColliderSpec& col : config.colliders)
+      in_collider = in_collider || col.shape.signed_distance(c) < 0.0;
+    g.solid(i, j, k) = (outside || in_collider) ? 1 : 0;
+  });
+}
+
+void enforce_solid_velocity(MacGrid& g) {
+  const Array3<uint8_t>& type = g.cell_type;
+  const Box& cells = type.box();
+  for (int a = 0; a < 3; ++a) {
+    Array3<double>& v = g.vel[a];
+    for_each_index(v.box(), [&](int i, int j, int k) {
+      Index3 lo = lower_cell(a, i, j, k);
+      bool lo_solid = !cells.contains(lo[0], lo[1], lo[2]) || type(lo[0], lo[1], lo[2]) == kSolid;
+      bool hi_solid = !cells.contains(i, j, k) || type(i, j, k) == kSolid;
+      if (lo_solid != hi_solid) v(i, j, k) = 0.0;
+    });
+  }
+}
+
+SolidPushOut::SolidPushOut(const CaseConfig& config, double dx)
+    : domain_(config.domain_size), margin_(1e-3 * dx) {
+  for (const ColliderSpec& c : config.colliders) colliders_.push_back(c.shape);
+}
+
+void SolidPushOut::apply(double& x, double& y, double& z) const {
+  for (const ShapeSpec& s : colliders_) {
+    Vec3 p{x, y, z};
+    double d = s.signed_distance(p);
+    if (d >= margin_) continue;
+    // Outward normal from the distance field's central-difference gradient.
+    const double h = 1e-6 * (1.0 + std::max({domain_[0], domain_[1], domain_[2]}));
+    Vec3 n;
+    double len2 = 0;
+    for (int a = 0; a < 3; ++a) {
+      Vec3 q1 = p, q0 = p;
+      q1[a] += h;
+      q0[a] -= h;
+      n[a] = s.signed_distance(q1) - s.signed_distance(q0);
+      len2 += n[a] * n[a];
+    }
+    if (len2 <= 0) continue;
+    double inv = 1.0 / std::sqrt(len2), push = margin_ - d;
+    x += n[0] * inv * push;
+    y += n[1] * inv * push;
+    z += n[2] * inv * push;
+  }
+  x = std::clamp(x, margin_, domain_[0] - margin_);
+  y = std::clamp(y, margin_, domain_[1] - margin_);
+  z = std::clamp(z, margin_, domain_[2] - margin_);
+}
+
+}  // namespace dunesim

@@ -1,0 +1,33 @@
+// Solid boundaries: the box walls and static colliders.
+#pragma once
+#include <vector>
+
+#include "io/case_config.hpp"
+#include "src/mac_grid.hpp"
+#include "src/particles.hpp"
+
+namespace dunesim {
+
+// Marks cells outside the domain and cells whose centre lies inside a collider as solid.
+void mark_static_solids(const CaseConfig& config, MacGrid& grid);
+
+// No flow through solids: the normal velocity on every face between a solid and a
+// non-solid cell becomes the solid's (static solids: zero). Faces inside a solid keep
+// their (extrapolated) value, so tangential flow along a wall interpolates as free slip;
+// friction is a sand stage.
+void enforce_solid_velocity(MacGrid& grid);
+
+// Moves particles that ended inside a solid back just outside it, along the shortest way
+// out (thesis section 3.2: RK2 truncation error otherwise leaves particles stuck in walls).
+class SolidPushOut {
+ public:
+  SolidPushOut(const CaseConfig& config, double dx);
+  void apply(double& x, double& y, double& z) const;
+
+ private:
+  Vec3 domain_;
+  double margin_;  // how far inside the fluid region a pushed particle lands, m
+  std::vector<ShapeSpec> colliders_;
+};
+
+}  // namespace dunesim

@@ -1,0 +1,67 @@
+// One rank's block of the staggered (MAC) grid plus ghost layers, in global indices.
+//
+// Velocity component a lives on the a-faces: vel[0](i,j,k) is u at x = i*dx,
+// y = (j+1/2)*dx, z = (k+1/2)*dx. Cell (i,j,k) spans [i,i+1)*dx on x, and so on.
+// Cells outside the global domain are solid: they are the box walls.
+#pragma once
+#include <array>
+#include <cstdint>
+
+#include "decomposition/array3.hpp"
+#include "decomposition/topology.hpp"
+
+namespace dunesim {
+
+enum CellType : uint8_t { kAir = 0, kFluid = 1, kSolid = 2 };
+
+struct MacGrid {
+  double dx = 1;
+  std::array<Array3<double>, 3> vel;        // face velocities, m/s
+  std::array<Array3<double>, 3> vel_saved;  // after P2G, for the FLIP increment
+  std::array<Array3<double>, 3> weight;     // P2G weight sums; reused as scratch
+  std::array<Array3<uint8_t>, 3> valid;     // face has a velocity (not yet extrapolated = 0)
+  Array3<uint8_t> cell_type;                // kAir / kFluid / kSolid
+  Array3<uint8_t> solid;                    // static solids (walls, colliders): 1 = solid
+  Array3<double> density;                   // mean particle density of fluid cells, kg/m^3
+  Array3<double> pressure;                  // Pa, fluid cells; 0 in air
+  Array3<double> divergence;                // scratch: velocity divergence, 1/s
+  Array3<double> particle_count;            // particles per owned cell (P2G)
+
+  void allocate(const Topology& topo, double cell_size) {
+    dx = cell_size;
+    for (int a = 0; a < 3; ++a) {
+      Stagger s = face_stagger(a);
+      Box b = topo.local(s);
+      vel[a].reset(b, s, 0.0);
+      vel_saved[a].reset(b, s, 0.0);
+      weight[a].reset(b, s, 0.0);
+      valid[a].reset(b, s, 0);
+    }
+    Box c = topo.local(Stagger::Cell);
+    cell_type.reset(c, Stagger::Cell, kAir);
+    solid.reset(c, Stagger::Cell, 0);
+    density.reset(c, Stagger::Cell, 0.0);
+    pressure.reset(c, Stagger::Cell, 0.0);
+    divergence.reset(c, Stagger::Cell, 0.0);
+    particle_count.reset(c, Stagger::Cell, 0.0);
+  }
+
+  // Position of face (i,j,k) of component a, and of a cell centre, in metres.
+  std::array<double, 3> face_position(int a, int i, int j, int k) const {
+    std::array<double, 3> p{(i + 0.5) * dx, (j + 0.5) * dx, (k + 0.5) * dx};
+    p[a] -= 0.5 * dx;
+    return p;
+  }
+  std::array<double, 3> cell_centre(int i, int j, int k) const {
+    return {(i + 0.5) * dx, (j + 0.5) * dx, (k + 0.5) * dx};
+  }
+};
+
+// The two cells on either side of a face of component a: (i,j,k) - e_a and (i,j,k).
+inline Index3 lower_cell(int a, int i, int j, int k) {
+  Index3 c{i, j, k};
+  c[a] -= 1;
+  return c;
+}
+
+}  // namespace dunesim

@@ -1,0 +1,78 @@
+// The dunesim command: `dunesim run CASE`, `dunesim check CASE`.
+#include <mpi.h>
+#include <petscsys.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "io/case_config.hpp"
+#include "src/run_driver.hpp"
+
+namespace {
+
+// Exit statuses a job script can tell apart.
+constexpr int kExitCaseError = 2;    // bad case file or option: fix the input
+constexpr int kExitRuntimeError = 3; // the run failed (solver diverged, I/O error, ...)
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dunesim: sand, water and wet sand as particles on a distributed MAC grid"};
+  app.require_subcommand(1);
+  std::string case_file;
+  dunesim::RunOptions options;
+  std::string petsc_options;
+
+  CLI::App* run = app.add_subcommand("run", "run a case (under mpiexec for several ranks)");
+  run->add_option("case", case_file, "case file (TOML)")->required();
+  run->add_option("--output", options.output_directory, "output directory (overrides the case)");
+  run->add_option("--max-steps", options.max_steps, "stop after this many steps");
+  run->add_option("--end-time", options.end_time, "simulated end time in s (overrides the case)");
+  run->add_flag("--no-frames", [&](int64_t) { options.write_frames = false; },
+                "write no output frames (benchmarks)");
+  run->add_flag("--quiet", options.quiet, "no progress lines");
+  run->add_option("--petsc", petsc_options, "extra PETSc options, e.g. \"-ksp_monitor\"");
+
+  CLI::App* check = app.add_subcommand("check", "validate a case file without running it");
+  check->add_option("case", case_file, "case file (TOML)")->required();
+
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int status = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : kExitCaseError);
+    MPI_Finalize();
+    return status == 0 ? 0 : kExitCaseError;
+  }
+
+  PetscInitializeNoArguments();
+  if (!petsc_options.empty()) PetscOptionsInsertString(nullptr, petsc_options.c_str());
+  int status = 0;
+  try {
+    dunesim::CaseConfig config = dunesim::load_case(case_file, MPI_COMM_WORLD);
+    if (check->parsed()) {
+      if (rank == 0) std::printf("%s: ok\n", case_file.c_str());
+    } else {
+      dunesim::run_case(config, options, MPI_COMM_WORLD);
+    }
+  } catch (const dunesim::CaseError& e) {
+    // Every rank parsed the same text, so every rank is here with the same error.
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
+    status = kExitCaseError;
+  } catch (const std::runtime_error& e) {
+    // By convention runtime errors (solver divergence, I/O, lost particles) are raised only
+    // after the ranks agreed on them, so every rank is here and can finalise cleanly.
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
+    status = kExitRuntimeError;
+  } catch (const std::exception& e) {
+    // Anything else may have left other ranks waiting in a collective: end the whole job.
+    std::fprintf(stderr, "internal error (rank %d): %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitRuntimeError);
+  }
+  PetscFinalize();
+  MPI_Finalize();
+  return status;
+}

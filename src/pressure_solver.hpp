@@ -1,0 +1,53 @@
+// The global pressure Poisson system over fluid cells, solved with PETSc.
+//
+// Unknowns are the physical pressures (Pa) of fluid cells only, numbered rank by rank, so
+// the matrix never carries rows for air or solid. For a fluid cell c with neighbours n
+// across faces f, the system is the discrete div((dt/rho) grad p) = div u*:
+//     sum_{f: n not solid} (p_c - p_n) / rho_f  =  rhs_c,   p_n = 0 for air,
+// and solid faces drop out (their velocity is prescribed: Neumann).
+#pragma once
+#include <petscksp.h>
+
+#include "decomposition/array3.hpp"
+#include "decomposition/halo.hpp"
+#include "decomposition/topology.hpp"
+#include "io/case_config.hpp"
+#include "src/mac_grid.hpp"
+
+namespace dunesim {
+
+struct PressureSolveStats {
+  int iterations = 0;
+  int64_t unknowns = 0;       // fluid cells, all ranks
+  double residual_norm = 0;   // final preconditioned residual norm as PETSc reports it
+};
+
+class PressureSolver {
+ public:
+  // Sets the default method (CG + hypre BoomerAMG, tuned for the changing mask) and then
+  // lets the case's petsc_options and the command line override it.
+  PressureSolver(const Topology& topo, const PressureSolverSpec& spec);
+  ~PressureSolver();
+  PressureSolver(const PressureSolver&) = delete;
+  PressureSolver& operator=(const PressureSolver&) = delete;
+
+  // Solves the system above for grid.cell_type / grid.density with right-hand side
+  // `rhs` (per fluid cell), starting from the pressure already in `pressure` (the last
+  // step's), and leaves the result in `pressure` (0 in air and solid), halo-filled.
+  // Throws std::runtime_error on every rank if PETSc reports divergence.
+  PressureSolveStats solve(const MacGrid& grid, const Array3<double>& rhs,
+                           Array3<double>& pressure, Halo& halo);
+
+ private:
+  const Topology& topo_;
+  PressureSolverSpec spec_;
+  Array3<int64_t> unknown_;  // global unknown number of each fluid cell, -1 elsewhere
+};
+
+// Face density between two cells: the mean where both are fluid, else the fluid one's.
+inline double face_density(uint8_t type_lo, double rho_lo, uint8_t type_hi, double rho_hi) {
+  if (type_lo == kFluid && type_hi == kFluid) return 0.5 * (rho_lo + rho_hi);
+  return type_lo == kFluid ? rho_lo : rho_hi;
+}
+
+}  // namespace dunesim

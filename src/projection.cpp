@@ -1,0 +1,44 @@
+#include "src/projection.hpp"
+
+namespace dunesim {
+
+void compute_divergence(const MacGrid& g, const Box& owned, Array3<double>& div) {
+  div.fill(0.0);
+  const double inv_dx = 1.0 / g.dx;
+  for_each_index(owned, [&](int i, int j, int k) {
+    if (g.cell_type(i, j, k) != kFluid) return;
+    div(i, j, k) = (g.vel[0](i + 1, j, k) - g.vel[0](i, j, k) + g.vel[1](i, j + 1, k) -
+                    g.vel[1](i, j, k) + g.vel[2](i, j, k + 1) - g.vel[2](i, j, k)) *
+                   inv_dx;
+  });
+}
+
+PressureSolveStats project_pressure(MacGrid& g, double dt, const Topology& topo,
+                                    PressureSolver& solver, Halo& halo) {
+  const Box owned = topo.owned_cells(topo.rank());
+  // With coefficients 1/rho_f the solved p is the physical pressure when the right-hand
+  // side is -dx^2/dt times the divergence (see pressure_solver.hpp).
+  compute_divergence(g, owned, g.divergence);
+  const double scale = -g.dx * g.dx / dt;
+  for_each_index(owned, [&](int i, int j, int k) { g.divergence(i, j, k) *= scale; });
+  PressureSolveStats stats = solver.solve(g, g.divergence, g.pressure, halo);
+
+  const Array3<uint8_t>& type = g.cell_type;
+  for (int a = 0; a < 3; ++a) {
+    Array3<double>& v = g.vel[a];
+    // Faces inside the domain only: wall faces outside it always touch a solid.
+    const Box faces = topo.owned(face_stagger(a)).intersect(topo.global(face_stagger(a)));
+    for_each_index(faces, [&](int i, int j, int k) {
+      Index3 lo = lower_cell(a, i, j, k);
+      uint8_t t_lo = type(lo[0], lo[1], lo[2]), t_hi = type(i, j, k);
+      if (t_lo == kSolid || t_hi == kSolid) return;
+      if (t_lo != kFluid && t_hi != kFluid) return;
+      double rho = face_density(t_lo, g.density(lo[0], lo[1], lo[2]), t_hi, g.density(i, j, k));
+      v(i, j, k) -= dt / (rho * g.dx) * (g.pressure(i, j, k) - g.pressure(lo[0], lo[1], lo[2]));
+    });
+  }
+  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+  return stats;
+}
+
+}  // namespace dunesim

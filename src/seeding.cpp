@@ -1,0 +1,56 @@
+#include "src/seeding.hpp"
+
+namespace dunesim {
+
+namespace {
+
+// SplitMix64: a counter-based generator, so each particle's jitter is a pure function of
+// its global index (no sequential state that would depend on the rank layout).
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+double unit_random(uint64_t seed, uint64_t counter) {
+  return double(splitmix64(seed * 0x2545F4914F6CDD1Dull + counter) >> 11) * 0x1.0p-53;
+}
+
+}  // namespace
+
+Particles seed_particles(const CaseConfig& config, const Topology& topo, const MacGrid& g) {
+  Particles p;
+  const double dx = g.dx;
+  const Index3& n = config.cells;
+  for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
+    if (g.solid(i, j, k)) return;
+    const int64_t cell = i + int64_t(n[0]) * (j + int64_t(n[1]) * k);
+    for (int sub = 0; sub < kParticlesPerCell; ++sub) {
+      const int64_t id = cell * kParticlesPerCell + sub;
+      const int corner[3] = {i, j, k};
+      Vec3 pos;
+      for (int a = 0; a < 3; ++a) {
+        double r = unit_random(config.seed, uint64_t(id) * 3 + a) - 0.5;  // [-0.5, 0.5)
+        double subcell_centre = 0.25 + 0.5 * ((sub >> a) & 1);
+        pos[a] = (corner[a] + subcell_centre + 0.5 * config.jitter * r) * dx;
+      }
+      int source = -1;
+      for (size_t s = 0; s < config.sources.size(); ++s)
+        if (config.sources[s].shape.contains(pos)) source = int(s);
+      if (source < 0) continue;
+      const SourceSpec& src = config.sources[source];
+      p.x.push_back(pos[0]);
+      p.y.push_back(pos[1]);
+      p.z.push_back(pos[2]);
+      p.vx.push_back(src.velocity[0]);
+      p.vy.push_back(src.velocity[1]);
+      p.vz.push_back(src.velocity[2]);
+      p.id.push_back(id);
+      p.material.push_back(uint8_t(src.material));
+    }
+  });
+  return p;
+}
+
+}  // namespace dunesim

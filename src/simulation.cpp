@@ -1,0 +1,123 @@
+#include "src/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "decomposition/migration.hpp"
+#include "decomposition/reductions.hpp"
+#include "src/advection.hpp"
+#include "src/extrapolation.hpp"
+#include "src/projection.hpp"
+#include "src/seeding.hpp"
+#include "src/transfer.hpp"
+
+namespace dunesim {
+
+namespace {
+std::vector<std::string> stage_names() {
+  return {"particles_to_grid", "save_grid_velocity", "add_body_forces",
+          "enforce_boundaries", "project_pressure", "extrapolate_velocity",
+          "grid_to_particles", "advect_particles", "migrate_particles", "output"};
+}
+}  // namespace
+
+int Simulation::ghost_width(double cfl) { return int(std::ceil(cfl)) + 2; }
+
+Simulation::Simulation(const CaseConfig& config, MPI_Comm comm)
+    : config_(config), clock_(stage_names()) {
+  topo_ = std::make_unique<Topology>(comm, config_.cells, ghost_width(config_.cfl));
+  halo_ = std::make_unique<Halo>(*topo_);
+  pressure_solver_ = std::make_unique<PressureSolver>(*topo_, config_.pressure);
+  push_out_ = std::make_unique<SolidPushOut>(config_, config_.cell_size);
+  grid_.allocate(*topo_, config_.cell_size);
+  mark_static_solids(config_, grid_);
+  particles_ = seed_particles(config_, *topo_, grid_);
+}
+
+double Simulation::stable_dt() const {
+  double vmax2 = 0;
+  for (size_t n = 0; n < particles_.size(); ++n)
+    vmax2 = std::max(vmax2, particles_.vx[n] * particles_.vx[n] +
+                                particles_.vy[n] * particles_.vy[n] +
+                                particles_.vz[n] * particles_.vz[n]);
+  const double vmax = global_max(*topo_, std::sqrt(vmax2));
+  const Vec3& gr = config_.gravity;
+  const double gmag = std::sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
+  // sqrt(g dx) is the speed gravity adds over a step that crosses one cell from rest, so
+  // a column at rest still gets a step that resolves its first fall.
+  const double speed = vmax + std::sqrt(gmag * config_.cell_size);
+  double dt = config_.max_dt;
+  if (speed > 0) dt = std::min(dt, config_.cfl * config_.cell_size / speed);
+  return dt;
+}
+
+// One step, in the order of thesis sections 2.3.3 and 3.2.
+void Simulation::step(double dt) {
+  particles_to_grid();
+  save_grid_velocity();
+  add_body_forces(dt);
+  enforce_boundaries();
+  project_pressure(dt);
+  extrapolate_velocity();
+  grid_to_particles();
+  advect_particles(dt);
+  migrate_particles();
+  time_ += dt;
+  ++steps_;
+}
+
+void Simulation::particles_to_grid() {
+  auto t = clock_.time(kParticlesToGrid);
+  dunesim::particles_to_grid(particles_, config_.materials, *halo_, *topo_, grid_);
+}
+
+void Simulation::save_grid_velocity() {
+  auto t = clock_.time(kSaveGridVelocity);
+  for (int a = 0; a < 3; ++a) grid_.vel_saved[a] = grid_.vel[a];
+}
+
+void Simulation::add_body_forces(double dt) {
+  auto t = clock_.time(kAddBodyForces);
+  for (int a = 0; a < 3; ++a) {
+    const double dv = config_.gravity[a] * dt;
+    if (dv == 0.0) continue;
+    double* v = grid_.vel[a].data();
+    for (size_t n = 0; n < grid_.vel[a].size(); ++n) v[n] += dv;
+  }
+}
+
+void Simulation::enforce_boundaries() {
+  auto t = clock_.time(kEnforceBoundaries);
+  enforce_solid_velocity(grid_);
+}
+
+void Simulation::project_pressure(double dt) {
+  auto t = clock_.time(kProjectPressure);
+  last_solve_ = dunesim::project_pressure(grid_, dt, *topo_, *pressure_solver_, *halo_);
+}
+
+void Simulation::extrapolate_velocity() {
+  auto t = clock_.time(kExtrapolateVelocity);
+  mark_valid_faces(grid_);
+  dunesim::extrapolate_velocity(grid_, *halo_, topo_->ghost());
+  enforce_solid_velocity(grid_);
+}
+
+void Simulation::grid_to_particles() {
+  auto t = clock_.time(kGridToParticles);
+  dunesim::grid_to_particles(grid_, config_.materials, particles_);
+}
+
+void Simulation::advect_particles(double dt) {
+  auto t = clock_.time(kAdvectParticles);
+  dunesim::advect_particles(grid_, dt, *push_out_, particles_);
+}
+
+void Simulation::migrate_particles() {
+  auto t = clock_.time(kMigrateParticles);
+  MigrationStats s = dunesim::migrate_particles(*topo_, grid_.dx, particles_);
+  migrated_sent_ += s.sent;
+  migration_bytes_ += s.bytes_sent;
+}
+
+}  // namespace dunesim

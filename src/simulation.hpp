@@ -1,0 +1,76 @@
+// The distributed PIC/FLIP solver: one rank's particles and grid block, and the time step.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "decomposition/halo.hpp"
+#include "decomposition/topology.hpp"
+#include "io/case_config.hpp"
+#include "io/timing_report.hpp"
+#include "src/boundaries.hpp"
+#include "src/mac_grid.hpp"
+#include "src/particles.hpp"
+#include "src/pressure_solver.hpp"
+#include "src/stage_clock.hpp"
+
+namespace dunesim {
+
+// Stages of one step, in order; they name the timing report's entries.
+enum Stage : int {
+  kParticlesToGrid, kSaveGridVelocity, kAddBodyForces, kEnforceBoundaries, kProjectPressure,
+  kExtrapolateVelocity, kGridToParticles, kAdvectParticles, kMigrateParticles, kOutput,
+  kStageCount
+};
+
+class Simulation {
+ public:
+  // Collective over comm: lays out the ranks, marks solids and seeds particles.
+  Simulation(const CaseConfig& config, MPI_Comm comm);
+
+  // Time step allowed by the CFL number (global max speed) and the case's max_dt.
+  double stable_dt() const;
+  // Advances every rank by dt (collective).
+  void step(double dt);
+
+  const CaseConfig& config() const { return config_; }
+  const Topology& topology() const { return *topo_; }
+  Halo& halo() { return *halo_; }
+  MacGrid& grid() { return grid_; }
+  Particles& particles() { return particles_; }
+  const Particles& particles() const { return particles_; }
+  double time() const { return time_; }
+  int64_t steps() const { return steps_; }
+  const PressureSolveStats& last_pressure_solve() const { return last_solve_; }
+  StageClock& clock() { return clock_; }
+  int64_t migrated_particles_sent() const { return migrated_sent_; }
+  int64_t migration_bytes_sent() const { return migration_bytes_; }
+
+  // Ghost width: advection may reach ceil(cfl) cells past the block, plus the stencil.
+  static int ghost_width(double cfl);
+
+ private:
+  void particles_to_grid();
+  void save_grid_velocity();
+  void add_body_forces(double dt);
+  void enforce_boundaries();
+  void project_pressure(double dt);
+  void extrapolate_velocity();
+  void grid_to_particles();
+  void advect_particles(double dt);
+  void migrate_particles();
+
+  CaseConfig config_;
+  std::unique_ptr<Topology> topo_;
+  std::unique_ptr<Halo> halo_;
+  std::unique_ptr<PressureSolver> pressure_solver_;
+  std::unique_ptr<SolidPushOut> push_out_;
+  MacGrid grid_;
+  Particles particles_;
+  StageClock clock_;
+  PressureSolveStats last_solve_;
+  double time_ = 0;
+  int64_t steps_ = 0;
+  int64_t migrated_sent_ = 0, migration_bytes_ = 0;
+};
+
+}  // namespace dunesim

@@ -1,0 +1,81 @@
+#include "src/transfer.hpp"
+
+#include <cmath>
+
+#include "src/interpolation.hpp"
+
+namespace dunesim {
+
+void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& materials,
+                       Halo& halo, const Topology& topo, MacGrid& g) {
+  for (int a = 0; a < 3; ++a) {
+    g.vel[a].fill(0.0);
+    g.weight[a].fill(0.0);
+  }
+  g.particle_count.fill(0.0);
+  g.density.fill(0.0);
+
+  const double dx = g.dx;
+  const double* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  for (size_t n = 0; n < p.size(); ++n) {
+    for (int a = 0; a < 3; ++a) {
+      Stencil s = make_stencil(g.vel[a], a, dx, p.x[n], p.y[n], p.z[n]);
+      double* v = g.vel[a].data() + s.base;
+      double* w = g.weight[a].data() + s.base;
+      const double va = vel_of[a][n];
+      for (int c = 0; c < 8; ++c) {
+        v[s.off[c]] += s.w[c] * va;
+        w[s.off[c]] += s.w[c];
+      }
+    }
+    int i = int(std::floor(p.x[n] / dx)), j = int(std::floor(p.y[n] / dx)),
+        k = int(std::floor(p.z[n] / dx));
+    g.particle_count(i, j, k) += 1.0;
+    g.density(i, j, k) += materials[p.material[n]].density;
+  }
+
+  halo.sum<double>({&g.vel[0], &g.vel[1], &g.vel[2], &g.weight[0], &g.weight[1], &g.weight[2]});
+  for (int a = 0; a < 3; ++a) {
+    Array3<double>& v = g.vel[a];
+    const Array3<double>& w = g.weight[a];
+    Array3<uint8_t>& ok = g.valid[a];
+    for_each_index(topo.owned(face_stagger(a)), [&](int i, int j, int k) {
+      double ws = w(i, j, k);
+      bool has = ws > 0.0;
+      v(i, j, k) = has ? v(i, j, k) / ws : 0.0;
+      ok(i, j, k) = has ? 1 : 0;
+    });
+  }
+  // Static solids everywhere (walls outside the domain stay solid), then owned cells.
+  for (size_t n = 0; n < g.cell_type.size(); ++n)
+    g.cell_type.data()[n] = g.solid.data()[n] ? kSolid : kAir;
+  for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
+    double count = g.particle_count(i, j, k);
+    if (count > 0 && !g.solid(i, j, k)) {
+      g.cell_type(i, j, k) = kFluid;
+      g.density(i, j, k) /= count;
+    } else {
+      g.density(i, j, k) = 0.0;
+    }
+  });
+  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2], &g.density});
+  halo.fill<uint8_t>({&g.valid[0], &g.valid[1], &g.valid[2], &g.cell_type});
+}
+
+void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials,
+                       Particles& p) {
+  const double dx = g.dx;
+  double* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  for (size_t n = 0; n < p.size(); ++n) {
+    const double flip = materials[p.material[n]].flip_ratio;
+    for (int a = 0; a < 3; ++a) {
+      Stencil s = make_stencil(g.vel[a], a, dx, p.x[n], p.y[n], p.z[n]);
+      double v_new = interpolate(g.vel[a], s);
+      double v_old = interpolate(g.vel_saved[a], s);
+      double& vp = vel_of[a][n];
+      vp = flip * (vp + v_new - v_old) + (1.0 - flip) * v_new;
+    }
+  }
+}
+
+}  // namespace dunesim

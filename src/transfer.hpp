@@ -1,0 +1,24 @@
+// Particle <-> grid transfers of the PIC/FLIP method (thesis section 3.2).
+#pragma once
+#include <vector>
+
+#include "decomposition/halo.hpp"
+#include "io/case_config.hpp"
+#include "src/mac_grid.hpp"
+#include "src/particles.hpp"
+
+namespace dunesim {
+
+// P2G: each face velocity becomes the trilinear-weighted average of nearby particle
+// velocities (contributions from ghost faces are summed into their owners). Faces with no
+// particle weight get 0 and valid = 0. Cells holding a particle become fluid, with the
+// mean density of their particles. Leaves every array halo-consistent.
+void particles_to_grid(const Particles& particles, const std::vector<MaterialSpec>& materials,
+                       Halo& halo, const Topology& topo, MacGrid& grid);
+
+// G2P: blends PIC (the new grid velocity) and FLIP (the particle velocity plus the grid's
+// change since P2G) with each material's flip_ratio.
+void grid_to_particles(const MacGrid& grid, const std::vector<MaterialSpec>& materials,
+                       Particles& particles);
+
+}  // namespace dunesim

@@ -1,0 +1,407 @@
+// Case-file parsing: the shipped cases, defaults, derived values, every class of user error
+// (checked by the substring a user would read) and the analytic shapes' distances.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "io/case_config.hpp"
+
+namespace dunesim {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+CaseConfig parse_shipped(const std::string& name) {
+  std::string path = std::string(DUNESIM_CASES_DIR) + "/" + name;
+  std::string text = read_text(path);
+  EXPECT_FALSE(text.empty()) << "cannot read " << path;
+  return parse_case_text(text, path);
+}
+
+// The smallest valid case; error tests append or replace pieces of it.
+const std::string kDomain = R"(
+[domain]
+size = [0.2, 0.2, 0.2]
+cell_size = 0.05
+)";
+const std::string kTime = R"(
+[time]
+end = 0.5
+)";
+const std::string kWater = R"(
+[[material]]
+name = "water"
+kind = "water"
+)";
+const std::string kSource = R"(
+[[source]]
+material = "water"
+shape = "block"
+min = [0.0, 0.0, 0.0]
+max = [0.2, 0.2, 0.1]
+)";
+const std::string kMinimal = kDomain + kTime + kWater + kSource;
+
+// Parses `text` expecting a CaseError whose message contains every one of `parts`.
+void expect_error(const std::string& text, std::initializer_list<std::string> parts) {
+  try {
+    parse_case_text(text, "cases/test.toml");
+    ADD_FAILURE() << "no error for:\n" << text;
+  } catch (const CaseError& e) {
+    std::string message = e.what();
+    EXPECT_EQ(e.file(), "cases/test.toml");
+    for (const std::string& part : parts)
+      EXPECT_NE(message.find(part), std::string::npos)
+          << "message: " << message << "\nlacks: " << part;
+  }
+}
+
+TEST(CaseConfig, DamBreakCase) {
+  CaseConfig cfg = parse_shipped("dam_break.toml");
+  EXPECT_EQ(cfg.name, "dam_break");
+  EXPECT_EQ(cfg.cells, (std::array<int, 3>{50, 25, 30}));
+  EXPECT_DOUBLE_EQ(cfg.cell_size, 0.02);
+  EXPECT_DOUBLE_EQ(cfg.gravity[2], -9.81);
+  EXPECT_DOUBLE_EQ(cfg.end_time, 2.0);
+  EXPECT_EQ(cfg.output.directory, "output/dam_break");
+  EXPECT_DOUBLE_EQ(cfg.output.interval, 0.04);
+  ASSERT_EQ(cfg.materials.size(), 1u);
+  EXPECT_EQ(cfg.materials[0].kind, MaterialKind::Water);
+  ASSERT_EQ(cfg.sources.size(), 1u);
+  const ShapeSpec& column = cfg.sources[0].shape;
+  EXPECT_EQ(column.kind, ShapeSpec::Kind::Block);
+  EXPECT_DOUBLE_EQ(column.max[0], 0.4);
+  EXPECT_DOUBLE_EQ(column.max[1], 0.5);
+  EXPECT_DOUBLE_EQ(column.max[2], 0.35);
+  EXPECT_TRUE(cfg.colliders.empty());
+  EXPECT_NE(cfg.file.find("dam_break.toml"), std::string::npos);
+  EXPECT_EQ(cfg.text, read_text(cfg.file));
+}
+
+TEST(CaseConfig, StillWaterCase) {
+  CaseConfig cfg = parse_shipped("still_water.toml");
+  EXPECT_EQ(cfg.name, "still_water");
+  EXPECT_EQ(cfg.cells, (std::array<int, 3>{20, 20, 20}));
+  EXPECT_DOUBLE_EQ(cfg.end_time, 1.0);
+  EXPECT_TRUE(cfg.output.grid_fields);
+  EXPECT_EQ(cfg.output.directory, "output/still_water");
+  ASSERT_EQ(cfg.sources.size(), 1u);
+  EXPECT_DOUBLE_EQ(cfg.sources[0].shape.max[2], 0.2);
+}
+
+TEST(CaseConfig, Defaults) {
+  CaseConfig cfg = parse_case_text(kMinimal, "some/dir/tiny_tank.toml");
+  EXPECT_EQ(cfg.file, "some/dir/tiny_tank.toml");
+  EXPECT_EQ(cfg.text, kMinimal);
+  EXPECT_EQ(cfg.name, "tiny_tank");  // the file's stem
+  EXPECT_EQ(cfg.cells, (std::array<int, 3>{4, 4, 4}));
+  EXPECT_EQ(cfg.gravity, (Vec3{0.0, 0.0, -9.81}));
+  EXPECT_EQ(cfg.max_steps, 0);
+  EXPECT_DOUBLE_EQ(cfg.cfl, 1.0);
+  EXPECT_DOUBLE_EQ(cfg.max_dt, 0.01);
+  EXPECT_DOUBLE_EQ(cfg.jitter, 1.0);
+  EXPECT_EQ(cfg.seed, 1u);
+  EXPECT_EQ(cfg.output.directory, "output/tiny_tank");
+  EXPECT_DOUBLE_EQ(cfg.output.interval, 0.04);
+  EXPECT_FALSE(cfg.output.grid_fields);
+  EXPECT_DOUBLE_EQ(cfg.pressure.rtol, 1e-6);
+  EXPECT_EQ(cfg.pressure.max_iterations, 500);
+  EXPECT_EQ(cfg.pressure.petsc_options, "");
+  EXPECT_DOUBLE_EQ(cfg.materials[0].density, 1000.0);
+  EXPECT_DOUBLE_EQ(cfg.materials[0].flip_ratio, 0.95);
+  EXPECT_EQ(cfg.sources[0].velocity, (Vec3{0.0, 0.0, 0.0}));
+}
+
+TEST(CaseConfig, SandDefaultsAndFullSchema) {
+  std::string text = R"(
+[case]
+name = "everything"
+[domain]
+size = [1, 0.5, 0.25]      # integers are accepted where numbers are expected
+cell_size = 0.025
+[physics]
+gravity = [0, 0, -1]
+[time]
+end = 3
+max_steps = 1000
+cfl = 2.5
+max_dt = 0.005
+[seeding]
+jitter = 0.5
+seed = 42
+[output]
+directory = "/scratch/run1"
+interval = 0
+grid_fields = true
+[pressure]
+rtol = 1e-8
+max_iterations = 200
+petsc_options = "-pc_type gamg"
+[[material]]
+name = "water"
+kind = "water"
+density = 998.2
+flip_ratio = 0.9
+[[material]]
+name = "sand"
+kind = "sand"
+[[material]]
+name = "wet_sand"
+kind = "sand"
+density = 2000
+flip_ratio = 0
+friction_angle = 35.5
+cohesion = 150
+[[source]]
+material = "sand"
+shape = "sphere"
+center = [0.5, 0.25, 0.1]
+radius = 0.05
+velocity = [1, 0, 0]
+[[source]]
+material = "wet_sand"
+shape = "block"
+min = [-1, -1, -1]          # may reach outside the domain as long as it overlaps it
+max = [0.2, 0.5, 0.1]
+[[collider]]
+shape = "sphere"
+center = [0.8, 0.25, 0.0]
+radius = 0.1
+friction = 0.6
+[[collider]]
+shape = "block"
+min = [0.4, 0.0, 0.0]
+max = [0.45, 0.5, 0.05]
+)";
+  CaseConfig cfg = parse_case_text(text, "x.toml");
+  EXPECT_EQ(cfg.name, "everything");
+  EXPECT_EQ(cfg.cells, (std::array<int, 3>{40, 20, 10}));
+  EXPECT_EQ(cfg.gravity, (Vec3{0.0, 0.0, -1.0}));
+  EXPECT_DOUBLE_EQ(cfg.end_time, 3.0);
+  EXPECT_EQ(cfg.max_steps, 1000);
+  EXPECT_DOUBLE_EQ(cfg.cfl, 2.5);
+  EXPECT_DOUBLE_EQ(cfg.max_dt, 0.005);
+  EXPECT_DOUBLE_EQ(cfg.jitter, 0.5);
+  EXPECT_EQ(cfg.seed, 42u);
+  EXPECT_EQ(cfg.output.directory, "/scratch/run1");
+  EXPECT_DOUBLE_EQ(cfg.output.interval, 0.0);
+  EXPECT_TRUE(cfg.output.grid_fields);
+  EXPECT_DOUBLE_EQ(cfg.pressure.rtol, 1e-8);
+  EXPECT_EQ(cfg.pressure.max_iterations, 200);
+  EXPECT_EQ(cfg.pressure.petsc_options, "-pc_type gamg");
+
+  ASSERT_EQ(cfg.materials.size(), 3u);
+  EXPECT_DOUBLE_EQ(cfg.materials[0].density, 998.2);
+  EXPECT_DOUBLE_EQ(cfg.materials[0].flip_ratio, 0.9);
+  const MaterialSpec& sand = cfg.materials[1];
+  EXPECT_EQ(sand.kind, MaterialKind::Sand);
+  EXPECT_DOUBLE_EQ(sand.density, 1600.0);
+  EXPECT_DOUBLE_EQ(sand.flip_ratio, 0.05);
+  EXPECT_DOUBLE_EQ(sand.friction_angle_deg, 30.0);
+  EXPECT_DOUBLE_EQ(sand.cohesion, 0.0);
+  const MaterialSpec& wet = cfg.materials[2];
+  EXPECT_DOUBLE_EQ(wet.density, 2000.0);
+  EXPECT_DOUBLE_EQ(wet.flip_ratio, 0.0);
+  EXPECT_DOUBLE_EQ(wet.friction_angle_deg, 35.5);
+  EXPECT_DOUBLE_EQ(wet.cohesion, 150.0);
+
+  ASSERT_EQ(cfg.sources.size(), 2u);
+  EXPECT_EQ(cfg.sources[0].material, 1);
+  EXPECT_EQ(cfg.sources[0].shape.kind, ShapeSpec::Kind::Sphere);
+  EXPECT_DOUBLE_EQ(cfg.sources[0].shape.radius, 0.05);
+  EXPECT_EQ(cfg.sources[0].velocity, (Vec3{1.0, 0.0, 0.0}));
+  EXPECT_EQ(cfg.sources[1].material, 2);
+  EXPECT_EQ(cfg.sources[1].shape.min, (Vec3{-1.0, -1.0, -1.0}));
+
+  ASSERT_EQ(cfg.colliders.size(), 2u);
+  EXPECT_DOUBLE_EQ(cfg.colliders[0].friction, 0.6);
+  EXPECT_EQ(cfg.colliders[1].shape.kind, ShapeSpec::Kind::Block);
+  EXPECT_DOUBLE_EQ(cfg.colliders[1].friction, 0.0);
+}
+
+TEST(CaseConfigErrors, UnknownKeySuggestsClosest) {
+  std::string text = kMinimal + R"(
+[[material]]
+name = "sand"
+kind = "sand"
+frction_angle = 33.0
+)";
+  expect_error(text, {"cases/test.toml", "material[1].frction_angle", "unknown key",
+                      "did you mean 'friction_angle'?"});
+  expect_error(kMinimal + "[output]\ninterval = 0.1\ngrid_field = true\n",
+               {"output.grid_field", "did you mean 'grid_fields'?"});
+  expect_error(kMinimal + "[domian]\n", {"key 'domian'", "did you mean 'domain'?"});
+  expect_error(kMinimal + "[time.extra]\nx = 1\n", {"time.extra", "unknown key"});
+}
+
+TEST(CaseConfigErrors, UnknownKeyWithoutCloseMatchListsAllowedKeys) {
+  expect_error(kMinimal + "[physics]\nviscosity = 1e-3\n",
+               {"physics.viscosity", "allowed keys here are 'gravity'"});
+}
+
+TEST(CaseConfigErrors, WrongType) {
+  std::string text = R"(
+[domain]
+size = [0.2, 0.2, 0.2]
+cell_size = "0.05"
+)" + kTime + kWater + kSource;
+  expect_error(text, {"domain.cell_size", "expected a number, got a string", "line 4"});
+  expect_error(kDomain + "[time]\nend = 1\nmax_steps = 2.5\n" + kWater + kSource,
+               {"time.max_steps", "expected an integer, got a floating-point number"});
+  expect_error(kMinimal + "[output]\ngrid_fields = 1\n",
+               {"output.grid_fields", "expected a boolean"});
+  expect_error(kMinimal + "[physics]\ngravity = [0, -9.81]\n",
+               {"physics.gravity", "expected an array of 3 numbers"});
+  expect_error(kMinimal + "[physics]\ngravity = [0, 0, \"down\"]\n",
+               {"physics.gravity[2]", "expected a number, got a string"});
+  expect_error(kMinimal + "[physics]\ngravity = [0, 0, nan]\n",
+               {"physics.gravity[2]", "expected a finite number"});
+  expect_error(kDomain + kTime + "[material]\nname = \"water\"\nkind = \"water\"\n" + kSource,
+               {"key 'material'", "expected an array of tables ([[material]])"});
+  expect_error("domain = 3\n" + kTime + kWater + kSource, {"key 'domain'", "expected a table"});
+}
+
+TEST(CaseConfigErrors, OutOfRange) {
+  expect_error(kDomain + "[time]\nend = 1\ncfl = 8\n" + kWater + kSource,
+               {"time.cfl", "expected a value in (0, 5], got 8"});
+  expect_error(kDomain + "[time]\nend = 0\n" + kWater + kSource,
+               {"time.end", "expected a value > 0, got 0"});
+  expect_error(kDomain + "[time]\nend = 1\nmax_steps = -1\n" + kWater + kSource,
+               {"time.max_steps", "got -1"});
+  expect_error(kMinimal + "[seeding]\njitter = 1.5\n", {"seeding.jitter", "in [0, 1]"});
+  expect_error(kMinimal + "[pressure]\nrtol = 1\n", {"pressure.rtol", "in (0, 1)"});
+  expect_error(kMinimal + "[pressure]\nmax_iterations = 0\n", {"pressure.max_iterations"});
+  expect_error(kMinimal + "[output]\ninterval = -0.1\n", {"output.interval", ">= 0"});
+  expect_error(kMinimal + "[output]\ndirectory = \"\"\n", {"output.directory", "non-empty"});
+  expect_error("[domain]\nsize = [0.2, -0.2, 0.2]\ncell_size = 0.05\n" + kTime + kWater + kSource,
+               {"domain.size[1]", "expected a value > 0, got -0.2"});
+  expect_error(kDomain + kTime + "[[material]]\nname = \"w\"\nkind = \"water\"\ndensity = -1\n" +
+                   "[[source]]\nmaterial = \"w\"\nshape = \"sphere\"\ncenter = [0,0,0]\n" +
+                   "radius = 0.1\n",
+               {"material[0].density", "> 0"});
+  expect_error(kDomain + kTime + kWater + "[[material]]\nname = \"s\"\nkind = \"sand\"\n" +
+                   "friction_angle = 90\n" + kSource,
+               {"material[1].friction_angle", "in (0, 90)"});
+  expect_error(kMinimal + "[[collider]]\nshape = \"sphere\"\ncenter = [0.1, 0.1, 0.1]\n" +
+                   "radius = 0.05\nfriction = -0.5\n",
+               {"collider[0].friction", ">= 0"});
+}
+
+TEST(CaseConfigErrors, DomainCells) {
+  expect_error("[domain]\nsize = [1.0, 0.5, 0.6]\ncell_size = 0.03\n" + kTime + kWater + kSource,
+               {"domain.cell_size", "not a whole number of cells"});
+  expect_error("[domain]\nsize = [1.0, 0.1, 0.6]\ncell_size = 0.05\n" + kTime + kWater + kSource,
+               {"domain.cell_size", "2 cell(s) along y", "at least 4"});
+  expect_error("[domain]\nsize = [1.0, 1.0, 1.0]\ncell_size = 1e-7\n" + kTime + kWater + kSource,
+               {"domain.cell_size", "at most"});
+}
+
+TEST(CaseConfigErrors, MissingRequired) {
+  expect_error("[domain]\nsize = [0.2, 0.2, 0.2]\n" + kTime + kWater + kSource,
+               {"key 'domain.cell_size': required key is missing"});
+  expect_error(kTime + kWater + kSource, {"domain.size", "required key is missing"});
+  expect_error(kDomain + kWater + kSource, {"time.end", "required key is missing"});
+  expect_error(kDomain + kTime + kSource, {"key 'material'", "at least one [[material]]"});
+  expect_error(kDomain + kTime + kWater, {"key 'source'", "at least one [[source]]"});
+  expect_error(kDomain + kTime + "[[material]]\nname = \"w\"\n" + kSource,
+               {"material[0].kind", "required key is missing"});
+  expect_error(kDomain + kTime + kWater + "[[source]]\nmaterial = \"water\"\nshape = \"block\"\n" +
+                   "min = [0, 0, 0]\n",
+               {"source[0].max", "required key is missing"});
+  expect_error(kDomain + kTime + kWater + "[[source]]\nmaterial = \"water\"\nshape = \"sphere\"\n" +
+                   "center = [0, 0, 0]\n",
+               {"source[0].radius", "required key is missing"});
+}
+
+TEST(CaseConfigErrors, BadMaterialReference) {
+  expect_error(kDomain + kTime + kWater +
+                   "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\n"
+                   "min = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\n",
+               {"source[0].material", "no [[material]] named \"sand\"", "defined: \"water\""});
+  expect_error(kDomain + kTime + kWater + kWater + kSource,
+               {"material[1].name", "defined twice"});
+  expect_error(kDomain + kTime + "[[material]]\nname = \"w\"\nkind = \"mud\"\n" + kSource,
+               {"material[0].kind", "expected \"water\" or \"sand\", got \"mud\""});
+}
+
+TEST(CaseConfigErrors, SandKeyOnWater) {
+  expect_error(kDomain + kTime + "[[material]]\nname = \"water\"\nkind = \"water\"\n" +
+                   "friction_angle = 30\n" + kSource,
+               {"material[0].friction_angle",
+                "only used when kind = \"sand\", but this has kind = \"water\""});
+  expect_error(kDomain + kTime + "[[material]]\nname = \"water\"\nkind = \"water\"\n" +
+                   "cohesion = 10\n" + kSource,
+               {"material[0].cohesion", "only used when kind = \"sand\""});
+}
+
+TEST(CaseConfigErrors, Shapes) {
+  std::string head = kDomain + kTime + kWater + "[[source]]\nmaterial = \"water\"\n";
+  expect_error(head + "shape = \"cone\"\n", {"source[0].shape", "\"block\" or \"sphere\""});
+  expect_error(head + "shape = \"block\"\nmin = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\nradius = 1\n",
+               {"source[0].radius", "only used when shape = \"sphere\""});
+  expect_error(head + "shape = \"sphere\"\ncenter = [0, 0, 0]\nradius = 0.1\nmin = [0, 0, 0]\n",
+               {"source[0].min", "only used when shape = \"block\""});
+  expect_error(head + "shape = \"block\"\nmin = [0, 0.1, 0]\nmax = [0.1, 0.1, 0.1]\n",
+               {"source[0].max", "max > min on every axis", "max[1] = 0.1 <= min[1] = 0.1"});
+  expect_error(head + "shape = \"block\"\nmin = [0, 0, 0.2]\nmax = [0.1, 0.1, 0.3]\n",
+               {"key 'source[0]'", "outside the domain along z"});
+  expect_error(head + "shape = \"sphere\"\ncenter = [0.5, 0.5, 0.5]\nradius = 0.1\n",
+               {"key 'source[0]'", "sphere lies entirely outside the domain"});
+  expect_error(head + "shape = \"sphere\"\ncenter = [0.1, 0.1, 0.1]\nradius = 0\n",
+               {"source[0].radius", "> 0"});
+  expect_error(kMinimal + "[[collider]]\nshape = \"block\"\nmin = [-1, -1, -1]\n" +
+                   "max = [-0.5, 0.1, 0.1]\n",
+               {"key 'collider[0]'", "outside the domain along x"});
+}
+
+TEST(CaseConfigErrors, SyntaxErrorNamesLine) {
+  std::string text = "[domain]\nsize = [1.0, 0.5, 0.6]\ncell_size = = 0.02\n";
+  expect_error(text, {"cases/test.toml", "TOML syntax error", "line 3"});
+  expect_error("[domain\n", {"TOML syntax error", "line 1"});
+}
+
+TEST(ShapeSpec, BlockDistances) {
+  ShapeSpec block;
+  block.kind = ShapeSpec::Kind::Block;
+  block.min = {0.0, 0.0, 0.0};
+  block.max = {1.0, 2.0, 3.0};
+  // Inside: minus the distance to the nearest face.
+  EXPECT_DOUBLE_EQ(block.signed_distance({0.5, 1.0, 1.5}), -0.5);
+  EXPECT_DOUBLE_EQ(block.signed_distance({0.9, 1.0, 1.5}), -0.1);
+  EXPECT_DOUBLE_EQ(block.signed_distance({0.5, 1.0, 0.25}), -0.25);
+  // On a face.
+  EXPECT_DOUBLE_EQ(block.signed_distance({1.0, 1.0, 1.0}), 0.0);
+  // Outside a face, an edge and a corner: exact Euclidean distance.
+  EXPECT_DOUBLE_EQ(block.signed_distance({1.5, 1.0, 1.0}), 0.5);
+  EXPECT_DOUBLE_EQ(block.signed_distance({-3.0, -4.0, 1.0}), 5.0);
+  EXPECT_DOUBLE_EQ(block.signed_distance({2.0, 4.0, 5.0}), 3.0);
+  EXPECT_TRUE(block.contains({0.5, 1.0, 1.5}));
+  EXPECT_TRUE(block.contains({0.0, 2.0, 3.0}));
+  EXPECT_FALSE(block.contains({0.5, 2.1, 1.5}));
+  EXPECT_FALSE(block.contains({-0.01, 1.0, 1.0}));
+}
+
+TEST(ShapeSpec, SphereDistances) {
+  ShapeSpec sphere;
+  sphere.kind = ShapeSpec::Kind::Sphere;
+  sphere.center = {1.0, 1.0, 1.0};
+  sphere.radius = 0.5;
+  EXPECT_DOUBLE_EQ(sphere.signed_distance({1.0, 1.0, 1.0}), -0.5);
+  EXPECT_DOUBLE_EQ(sphere.signed_distance({1.0, 1.2, 1.0}), -0.3);
+  EXPECT_DOUBLE_EQ(sphere.signed_distance({1.5, 1.0, 1.0}), 0.0);
+  EXPECT_DOUBLE_EQ(sphere.signed_distance({4.0, 5.0, 1.0}), 4.5);
+  EXPECT_NEAR(sphere.signed_distance({2.0, 2.0, 2.0}), std::sqrt(3.0) - 0.5, 1e-15);
+  EXPECT_TRUE(sphere.contains({1.3, 1.3, 1.0}));
+  EXPECT_FALSE(sphere.contains({1.4, 1.4, 1.0}));
+}
+
+}  // namespace
+}  // namespace dunesim

@@ -1,0 +1,79 @@
+// Halo fill and halo sum on 1, 2 and 4 ranks against what one rank holding the whole grid
+// would see: fill copies the owner's value into every ghost, sum adds every rank's
+// contribution into the owner exactly once.
+#include <gtest/gtest.h>
+
+#include "decomposition/halo.hpp"
+#include "decomposition/topology.hpp"
+
+using namespace dunesim;
+
+namespace {
+
+double field_value(int s, int i, int j, int k) { return 1000.0 * s + i + 100.0 * j + 1e4 * k; }
+
+}  // namespace
+
+TEST(Halo, FillMatchesOwnerValuesForEveryStaggering) {
+  Topology topo(MPI_COMM_WORLD, {12, 10, 8}, 2);
+  Halo halo(topo);
+  for (int s = 0; s < 4; ++s) {
+    Stagger st = static_cast<Stagger>(s);
+    Array3<double> a(topo.local(st), st, -1.0);
+    for_each_index(topo.owned(st), [&](int i, int j, int k) { a(i, j, k) = field_value(s, i, j, k); });
+    halo.fill<double>({&a});
+    // Every entry, wall layers outside the domain included, has an owner.
+    for_each_index(a.box(), [&](int i, int j, int k) {
+      ASSERT_EQ(a(i, j, k), field_value(s, i, j, k))
+          << "stagger " << s << " at " << i << "," << j << "," << k;
+    });
+  }
+}
+
+TEST(Halo, SumAddsEachRanksGhostContributionIntoTheOwner) {
+  Topology topo(MPI_COMM_WORLD, {12, 10, 8}, 2);
+  Halo halo(topo);
+  for (int s = 0; s < 4; ++s) {
+    Stagger st = static_cast<Stagger>(s);
+    Array3<double> a(topo.local(st), st, 0.0);
+    // Every rank deposits the same value on every entry of its array.
+    for_each_index(a.box(), [&](int i, int j, int k) { a(i, j, k) = field_value(s, i, j, k); });
+    halo.sum<double>({&a});
+    for_each_index(topo.owned(st), [&](int i, int j, int k) {
+      int holders = 0;  // ranks whose array covers this entry
+      for (int r = 0; r < topo.size(); ++r) holders += topo.local(st, r).contains(i, j, k);
+      ASSERT_DOUBLE_EQ(a(i, j, k), holders * field_value(s, i, j, k));
+    });
+  }
+}
+
+TEST(Halo, BatchedArraysOfDifferentStaggeringsAndTypes) {
+  Topology topo(MPI_COMM_WORLD, {9, 7, 11}, 3);
+  Halo halo(topo);
+  Array3<int64_t> cells(topo.local(Stagger::Cell), Stagger::Cell, -1);
+  Array3<int64_t> faces(topo.local(Stagger::FaceZ), Stagger::FaceZ, -1);
+  for_each_index(topo.owned(Stagger::Cell), [&](int i, int j, int k) { cells(i, j, k) = i + 10 * j + 100 * k; });
+  for_each_index(topo.owned(Stagger::FaceZ), [&](int i, int j, int k) { faces(i, j, k) = -(i + 10 * j + 100 * k) - 2; });
+  halo.fill<int64_t>({&cells, &faces});
+  for_each_index(cells.box(),
+                 [&](int i, int j, int k) { ASSERT_EQ(cells(i, j, k), i + 10 * j + 100 * k); });
+  for_each_index(faces.box(),
+                 [&](int i, int j, int k) { ASSERT_EQ(faces(i, j, k), -(i + 10 * j + 100 * k) - 2); });
+}
+
+TEST(Topology, OwnershipCoversTheGridAndItsWallsExactlyOnce) {
+  Topology topo(MPI_COMM_WORLD, {13, 6, 9}, 2);
+  for (int s = 0; s < 4; ++s) {
+    Stagger st = static_cast<Stagger>(s);
+    int64_t total = 0;
+    for (int r = 0; r < topo.size(); ++r) {
+      total += topo.owned(st, r).volume();
+      for (int q = 0; q < r; ++q) EXPECT_TRUE(topo.owned(st, r).intersect(topo.owned(st, q)).empty());
+    }
+    EXPECT_EQ(total, topo.extended(st).volume());
+  }
+  for_each_index(topo.global(Stagger::Cell), [&](int i, int j, int k) {
+    int owner = topo.owner_of_cell(i, j, k);
+    ASSERT_TRUE(topo.owned_cells(owner).contains(i, j, k));
+  });
+}
