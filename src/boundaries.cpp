@@ -5,16 +5,16 @@
 
 namespace dunesim {
 
-void mark_static_solids(const CaseConfig& config, MacGrid& g) {
-  const Box& b = g.solid.box();
-  for_each_index(b, [&](int i, int j, int k) {
+void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid) {
+  const double dx = config.cell_size;
+  for_each_index(solid.box(), [&](int i, int j, int k) {
     bool outside = i < 0 || j < 0 || k < 0 || i >= config.cells[0] || j >= config.cells[1] ||
                    k >= config.cells[2];
     bool in_collider = false;
-    Vec3 c = g.cell_centre(i, j, k);
+    Vec3 c{(i + 0.5) * dx, (j + 0.5) * dx, (k + 0.5) * dx};
     for (const ColliderSpec& col : config.colliders)
       in_collider = in_collider || col.shape.signed_distance(c) < 0.0;
-    g.solid(i, j, k) = (outside || in_collider) ? 1 : 0;
+    solid(i, j, k) = (outside || in_collider) ? 1 : 0;
   });
 }
 

@@ -8,8 +8,9 @@
 
 namespace dunesim {
 
-// Marks cells outside the domain and cells whose centre lies inside a collider as solid.
-void mark_static_solids(const CaseConfig& config, MacGrid& grid);
+// Marks cells outside the domain and cells whose centre lies inside a collider as solid
+// (1) in `solid`, over its whole box.
+void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid);
 
 // No flow through solids: the normal velocity on every face between a solid and a
 // non-solid cell becomes the solid's (static solids: zero). Faces inside a solid keep

@@ -19,12 +19,12 @@ double unit_random(uint64_t seed, uint64_t counter) {
 
 }  // namespace
 
-Particles seed_particles(const CaseConfig& config, const Topology& topo, const MacGrid& g) {
-  Particles p;
-  const double dx = g.dx;
+void for_each_seed(const CaseConfig& config, const Topology& topo, const Array3<uint8_t>& solid,
+                   const std::function<void(const Vec3&, int, int64_t)>& visit) {
+  const double dx = config.cell_size;
   const Index3& n = config.cells;
   for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
-    if (g.solid(i, j, k)) return;
+    if (solid(i, j, k)) return;
     const int64_t cell = i + int64_t(n[0]) * (j + int64_t(n[1]) * k);
     for (int sub = 0; sub < kParticlesPerCell; ++sub) {
       const int64_t id = cell * kParticlesPerCell + sub;
@@ -38,17 +38,28 @@ Particles seed_particles(const CaseConfig& config, const Topology& topo, const M
       int source = -1;
       for (size_t s = 0; s < config.sources.size(); ++s)
         if (config.sources[s].shape.contains(pos)) source = int(s);
-      if (source < 0) continue;
-      const SourceSpec& src = config.sources[source];
-      p.x.push_back(pos[0]);
-      p.y.push_back(pos[1]);
-      p.z.push_back(pos[2]);
-      p.vx.push_back(src.velocity[0]);
-      p.vy.push_back(src.velocity[1]);
-      p.vz.push_back(src.velocity[2]);
-      p.id.push_back(id);
-      p.material.push_back(uint8_t(src.material));
+      if (source >= 0) visit(pos, source, id);
     }
+  });
+}
+
+Particles seed_particles(const CaseConfig& config, const Topology& topo,
+                         const Array3<uint8_t>& solid) {
+  // Count first so the arrays are allocated once, at their final size.
+  size_t count = 0;
+  for_each_seed(config, topo, solid, [&](const Vec3&, int, int64_t) { ++count; });
+  Particles p;
+  p.reserve(count);
+  for_each_seed(config, topo, solid, [&](const Vec3& pos, int source, int64_t id) {
+    const SourceSpec& src = config.sources[source];
+    p.x.push_back(pos[0]);
+    p.y.push_back(pos[1]);
+    p.z.push_back(pos[2]);
+    p.vx.push_back(src.velocity[0]);
+    p.vy.push_back(src.velocity[1]);
+    p.vz.push_back(src.velocity[2]);
+    p.id.push_back(id);
+    p.material.push_back(uint8_t(src.material));
   });
   return p;
 }

@@ -1,5 +1,7 @@
 // Initial particles: 8 per cell, jittered from the 2x2x2 sub-grid (thesis section 3.2).
 #pragma once
+#include <functional>
+
 #include "decomposition/topology.hpp"
 #include "io/case_config.hpp"
 #include "src/mac_grid.hpp"
@@ -13,6 +15,12 @@ constexpr int kParticlesPerCell = 8;
 // seed and its global cell index, and its id is 8 * (global cell index) + sub-cell, so any
 // number of ranks creates exactly the same particles. A sub-cell position belongs to the
 // last source that contains it; positions in solid cells get no particle.
-Particles seed_particles(const CaseConfig& config, const Topology& topo, const MacGrid& grid);
+Particles seed_particles(const CaseConfig& config, const Topology& topo,
+                         const Array3<uint8_t>& solid);
+
+// The same positions without storing them: calls visit(position, source index, id) for each
+// particle that seed_particles would create (used to measure work before the layout exists).
+void for_each_seed(const CaseConfig& config, const Topology& topo, const Array3<uint8_t>& solid,
+                   const std::function<void(const Vec3&, int, int64_t)>& visit);
 
 }  // namespace dunesim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "decomposition/load_balance.hpp"
 #include "decomposition/migration.hpp"
 #include "decomposition/reductions.hpp"
 #include "src/advection.hpp"
@@ -23,15 +24,40 @@ std::vector<std::string> stage_names() {
 
 int Simulation::ghost_width(double cfl) { return int(std::ceil(cfl)) + 2; }
 
+namespace {
+
+// Work of a cell in particle-equivalents: each particle, plus a share for the grid loops
+// that visit every cell whether or not it holds fluid.
+constexpr double kGridWorkPerCell = 0.5;
+
+// Cuts that give every rank a similar amount of initial work. Seeding is a pure function
+// of the case, so the particles can be counted on an even layout and seeded for real on the
+// balanced one.
+BlockCuts balanced_initial_cuts(const CaseConfig& config, MPI_Comm comm, int ghost) {
+  Topology even(comm, config.cells, ghost);
+  Array3<uint8_t> solid(even.local(Stagger::Cell), Stagger::Cell, 0);
+  mark_static_solids(config, solid);
+  Array3<double> work(even.local(Stagger::Cell), Stagger::Cell, kGridWorkPerCell);
+  const double dx = config.cell_size;
+  for_each_seed(config, even, solid, [&](const Vec3& p, int, int64_t) {
+    work(int(p[0] / dx), int(p[1] / dx), int(p[2] / dx)) += 1.0;
+  });
+  return choose_balanced_layout(even, work).cuts;
+}
+
+}  // namespace
+
 Simulation::Simulation(const CaseConfig& config, MPI_Comm comm)
     : config_(config), clock_(stage_names()) {
-  topo_ = std::make_unique<Topology>(comm, config_.cells, ghost_width(config_.cfl));
+  const int ghost = ghost_width(config_.cfl);
+  topo_ = std::make_unique<Topology>(comm, config_.cells, ghost,
+                                     balanced_initial_cuts(config_, comm, ghost));
   halo_ = std::make_unique<Halo>(*topo_);
   pressure_solver_ = std::make_unique<PressureSolver>(*topo_, config_.pressure);
   push_out_ = std::make_unique<SolidPushOut>(config_, config_.cell_size);
   grid_.allocate(*topo_, config_.cell_size);
-  mark_static_solids(config_, grid_);
-  particles_ = seed_particles(config_, *topo_, grid_);
+  mark_static_solids(config_, grid_.solid);
+  particles_ = seed_particles(config_, *topo_, grid_.solid);
 }
 
 double Simulation::stable_dt() const {

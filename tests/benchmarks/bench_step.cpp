@@ -1,0 +1,120 @@
+// Benchmark of the distributed step on a real case at a chosen resolution (not a test).
+//
+//   mpiexec -n 2 bench_step CASE --cell-size 0.00833 --steps 30 --warmup 10
+//
+// Prints particle-steps per second, seconds per step for each stage (max over ranks),
+// pressure iterations, and peak memory per particle.
+#include <mpi.h>
+#include <petscsys.h>
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "decomposition/reductions.hpp"
+#include "io/case_config.hpp"
+#include "src/simulation.hpp"
+
+using namespace dunesim;
+
+namespace {
+
+// Resident set size now, from /proc (peak RSS would include start-up transients).
+int64_t current_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmRSS:") {
+      int64_t kib;
+      status >> kib;
+      return kib * 1024;
+    }
+    std::getline(status, key);
+  }
+  return 0;
+}
+
+int64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return int64_t(usage.ru_maxrss) * 1024;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dunesim step benchmark"};
+  std::string case_file;
+  double cell_size = 0;
+  int steps = 30, warmup = 10;
+  std::string petsc;
+  app.add_option("case", case_file)->required();
+  app.add_option("--cell-size", cell_size, "override the case's cell size (m)");
+  app.add_option("--steps", steps, "measured steps");
+  app.add_option("--warmup", warmup, "steps before measuring (the flow gets going)");
+  app.add_option("--petsc", petsc, "PETSc options, e.g. \"-pc_type gamg\"");
+  CLI11_PARSE(app, argc, argv);
+
+  MPI_Init(&argc, &argv);
+  PetscInitializeNoArguments();
+  {
+    CaseConfig config = load_case(case_file, MPI_COMM_WORLD);
+    if (cell_size > 0) {
+      config.cell_size = cell_size;
+      for (int a = 0; a < 3; ++a) config.cells[a] = int(std::lround(config.domain_size[a] / cell_size));
+    }
+    if (!petsc.empty()) config.pressure.petsc_options = petsc;
+    const int64_t rss_before = current_rss_bytes();
+    Simulation sim(config, MPI_COMM_WORLD);
+    const Topology& topo = sim.topology();
+    const bool root = topo.rank() == 0;
+    const int64_t particles = global_sum(topo, int64_t(sim.particles().size()));
+
+    for (int s = 0; s < warmup; ++s) sim.step(sim.stable_dt());
+    sim.clock().reset();
+    double iterations = 0, max_iterations = 0, unknowns = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    auto start = std::chrono::steady_clock::now();
+    for (int s = 0; s < steps; ++s) {
+      sim.step(sim.stable_dt());
+      iterations += sim.last_pressure_solve().iterations;
+      max_iterations = std::max(max_iterations, double(sim.last_pressure_solve().iterations));
+      unknowns += double(sim.last_pressure_solve().unknowns);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    const int64_t local = int64_t(sim.particles().size());
+    const double rss_now = double(current_rss_bytes());
+    const double state_bytes = global_sum(topo, rss_now - double(rss_before));
+    const double peak_bytes = global_sum(topo, double(peak_rss_bytes()));
+    const double imbalance = global_max(topo, double(local)) / (double(particles) / topo.size());
+    if (root) {
+      std::printf("bench case=%s ranks=%d layout=%dx%dx%d grid=%dx%dx%d particles=%lld steps=%d "
+                  "(after %d warm-up) simulated=%.4f s\n",
+                  config.name.c_str(), topo.size(), topo.dims()[0], topo.dims()[1], topo.dims()[2],
+                  config.cells[0], config.cells[1], config.cells[2], (long long)particles, steps,
+                  warmup, sim.time());
+      std::printf("particle_steps_per_second %.4g\n", double(particles) * steps / wall);
+      std::printf("seconds_per_step %.4f\n", wall / steps);
+    }
+    for (const auto& [name, seconds] : sim.clock().totals()) {
+      double worst = global_max(topo, seconds), mean = global_sum(topo, seconds) / topo.size();
+      if (root) std::printf("stage %-22s %.4f s/step max, %.4f mean\n", name.c_str(), worst / steps, mean / steps);
+    }
+    if (root) {
+      std::printf("pressure_iterations mean %.1f max %.0f (fluid cells %.0f)\n", iterations / steps,
+                  max_iterations, unknowns / steps);
+      std::printf("bytes_per_particle %.1f (memory the run added) / %.1f (peak RSS of all ranks, "
+                  "incl. MPI and PETSc)\n", state_bytes / particles, peak_bytes / particles);
+      std::printf("particle_imbalance %.3f (max/mean per rank)\n", imbalance);
+    }
+  }
+  PetscFinalize();
+  MPI_Finalize();
+  return 0;
+}
