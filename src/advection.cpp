@@ -8,8 +8,9 @@
 namespace dunesim {
 
 std::array<double, 3> grid_velocity_at(const MacGrid& g, double x, double y, double z) {
+  const GridPoint pt(x, y, z, 1.0 / g.dx);
   std::array<double, 3> u;
-  for (int a = 0; a < 3; ++a) u[a] = interpolate(g.vel[a], make_stencil(g.vel[a], a, g.dx, x, y, z));
+  for (int a = 0; a < 3; ++a) u[a] = interpolate(g.vel[a], make_stencil(g.vel[a], a, pt));
   return u;
 }
 

@@ -13,33 +13,54 @@ struct Stencil {
   int64_t off[8];     // offset of each corner relative to base
 };
 
-// Grid coordinates of position x (m) for component `a` (-1 for cell-centred data):
-// the array's entry n sits at x = n*dx on the face axis and (n+1/2)*dx on the others.
-// The point is clamped into the array's box so that lookups never leave it.
+// A point in grid units, computed once and shared by the three MAC components: along its
+// own axis a component's entry n sits at n*dx ("node"), along the others at (n+1/2)*dx
+// ("centre").
+struct GridPoint {
+  int node[3], centre[3];
+  double node_frac[3], centre_frac[3];
+
+  GridPoint(double x, double y, double z, double inv_dx) {
+    const double g[3] = {x * inv_dx, y * inv_dx, z * inv_dx};
+    for (int d = 0; d < 3; ++d) {
+      double n = std::floor(g[d]), c = std::floor(g[d] - 0.5);
+      node[d] = int(n);
+      node_frac[d] = g[d] - n;
+      centre[d] = int(c);
+      centre_frac[d] = g[d] - 0.5 - c;
+    }
+  }
+};
+
+// Stencil of component `a` (-1: cell-centred data) at point pt. A point whose stencil would
+// leave the array is clamped to its edge, so lookups never leave it.
 template <class T>
-inline Stencil make_stencil(const Array3<T>& arr, int a, double dx, double x, double y,
-                            double z) {
-  const double pos[3] = {x, y, z};
+inline Stencil make_stencil(const Array3<T>& arr, int a, const GridPoint& pt) {
   const Box& b = arr.box();
   int base[3];
   double f[3];
   for (int d = 0; d < 3; ++d) {
-    double g = pos[d] / dx - (d == a ? 0.0 : 0.5);
-    double lo = b.lo[d], hi = b.hi[d] - 1.000001;  // keep base+1 inside the box
-    g = g < lo ? lo : (g > hi ? hi : g);
-    double fl = std::floor(g);
-    base[d] = int(fl);
-    f[d] = g - fl;
+    base[d] = d == a ? pt.node[d] : pt.centre[d];
+    f[d] = d == a ? pt.node_frac[d] : pt.centre_frac[d];
+    if (base[d] < b.lo[d]) { base[d] = b.lo[d]; f[d] = 0.0; }
+    if (base[d] > b.hi[d] - 2) { base[d] = b.hi[d] - 2; f[d] = 1.0; }
   }
   Stencil s;
   s.base = arr.offset(base[0], base[1], base[2]);
   const int64_t sx = arr.stride(0), sy = arr.stride(1), sz = arr.stride(2);
+  const double gx[2] = {1 - f[0], f[0]}, gy[2] = {1 - f[1], f[1]}, gz[2] = {1 - f[2], f[2]};
   for (int c = 0; c < 8; ++c) {
     int di = c & 1, dj = (c >> 1) & 1, dk = (c >> 2) & 1;
-    s.w[c] = (di ? f[0] : 1 - f[0]) * (dj ? f[1] : 1 - f[1]) * (dk ? f[2] : 1 - f[2]);
+    s.w[c] = gx[di] * gy[dj] * gz[dk];
     s.off[c] = di * sx + dj * sy + dk * sz;
   }
   return s;
+}
+
+// Convenience for a single lookup at a position in metres.
+template <class T>
+inline Stencil make_stencil(const Array3<T>& arr, int a, double dx, double x, double y, double z) {
+  return make_stencil(arr, a, GridPoint(x, y, z, 1.0 / dx));
 }
 
 inline double interpolate(const Array3<double>& arr, const Stencil& s) {

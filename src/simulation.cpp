@@ -8,6 +8,7 @@
 #include "decomposition/reductions.hpp"
 #include "src/advection.hpp"
 #include "src/extrapolation.hpp"
+#include "src/particle_sort.hpp"
 #include "src/projection.hpp"
 #include "src/seeding.hpp"
 #include "src/transfer.hpp"
@@ -18,7 +19,8 @@ namespace {
 std::vector<std::string> stage_names() {
   return {"particles_to_grid", "save_grid_velocity", "add_body_forces",
           "enforce_boundaries", "project_pressure", "extrapolate_velocity",
-          "grid_to_particles", "advect_particles", "migrate_particles", "output"};
+          "grid_to_particles", "advect_particles", "migrate_particles", "sort_particles",
+          "output"};
 }
 }  // namespace
 
@@ -90,6 +92,7 @@ void Simulation::step(double dt) {
   migrate_particles();
   time_ += dt;
   ++steps_;
+  if (steps_ % kSortInterval == 0) sort_particles();
 }
 
 void Simulation::particles_to_grid() {
@@ -144,6 +147,11 @@ void Simulation::migrate_particles() {
   MigrationStats s = dunesim::migrate_particles(*topo_, grid_.dx, particles_);
   migrated_sent_ += s.sent;
   migration_bytes_ += s.bytes_sent;
+}
+
+void Simulation::sort_particles() {
+  auto t = clock_.time(kSortParticles);
+  sort_particles_by_cell(topo_->owned_cells(topo_->rank()), grid_.dx, particles_);
 }
 
 }  // namespace dunesim

@@ -18,8 +18,8 @@ namespace dunesim {
 // Stages of one step, in order; they name the timing report's entries.
 enum Stage : int {
   kParticlesToGrid, kSaveGridVelocity, kAddBodyForces, kEnforceBoundaries, kProjectPressure,
-  kExtrapolateVelocity, kGridToParticles, kAdvectParticles, kMigrateParticles, kOutput,
-  kStageCount
+  kExtrapolateVelocity, kGridToParticles, kAdvectParticles, kMigrateParticles,
+  kSortParticles, kOutput, kStageCount
 };
 
 class Simulation {
@@ -45,6 +45,9 @@ class Simulation {
   int64_t migrated_particles_sent() const { return migrated_sent_; }
   int64_t migration_bytes_sent() const { return migration_bytes_; }
 
+  // Steps between reorderings of the particles by cell (for memory locality).
+  static constexpr int kSortInterval = 10;
+
   // Ghost width: advection may reach ceil(cfl) cells past the block, plus the stencil.
   static int ghost_width(double cfl);
 
@@ -58,6 +61,7 @@ class Simulation {
   void grid_to_particles();
   void advect_particles(double dt);
   void migrate_particles();
+  void sort_particles();
 
   CaseConfig config_;
   std::unique_ptr<Topology> topo_;

@@ -16,10 +16,12 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
   g.density.fill(0.0);
 
   const double dx = g.dx;
+  const double inv_dx = 1.0 / dx;
   const double* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
   for (size_t n = 0; n < p.size(); ++n) {
+    const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
     for (int a = 0; a < 3; ++a) {
-      Stencil s = make_stencil(g.vel[a], a, dx, p.x[n], p.y[n], p.z[n]);
+      Stencil s = make_stencil(g.vel[a], a, pt);
       double* v = g.vel[a].data() + s.base;
       double* w = g.weight[a].data() + s.base;
       const double va = vel_of[a][n];
@@ -28,10 +30,8 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
         w[s.off[c]] += s.w[c];
       }
     }
-    int i = int(std::floor(p.x[n] / dx)), j = int(std::floor(p.y[n] / dx)),
-        k = int(std::floor(p.z[n] / dx));
-    g.particle_count(i, j, k) += 1.0;
-    g.density(i, j, k) += materials[p.material[n]].density;
+    g.particle_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
+    g.density(pt.node[0], pt.node[1], pt.node[2]) += materials[p.material[n]].density;
   }
 
   halo.sum<double>({&g.vel[0], &g.vel[1], &g.vel[2], &g.weight[0], &g.weight[1], &g.weight[2]});
@@ -64,12 +64,13 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
 
 void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials,
                        Particles& p) {
-  const double dx = g.dx;
+  const double inv_dx = 1.0 / g.dx;
   double* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
   for (size_t n = 0; n < p.size(); ++n) {
     const double flip = materials[p.material[n]].flip_ratio;
+    const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
     for (int a = 0; a < 3; ++a) {
-      Stencil s = make_stencil(g.vel[a], a, dx, p.x[n], p.y[n], p.z[n]);
+      Stencil s = make_stencil(g.vel[a], a, pt);
       double v_new = interpolate(g.vel[a], s);
       double v_old = interpolate(g.vel_saved[a], s);
       double& vp = vel_of[a][n];

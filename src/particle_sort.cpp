@@ -1,0 +1,36 @@
+#include "src/particle_sort.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace dunesim {
+
+void sort_particles_by_cell(const Box& cells, double dx, Particles& p) {
+  const size_t n = p.size();
+  const int nx = cells.hi[0] - cells.lo[0], ny = cells.hi[1] - cells.lo[1],
+            nz = cells.hi[2] - cells.lo[2];
+  auto clamp_index = [](double g, int lo, int count) {
+    return std::clamp(int(std::floor(g)) - lo, 0, count - 1);
+  };
+  std::vector<uint32_t> key(n);
+  std::vector<size_t> start(size_t(cells.volume()) + 1, 0);
+  for (size_t q = 0; q < n; ++q) {
+    int i = clamp_index(p.x[q] / dx, cells.lo[0], nx), j = clamp_index(p.y[q] / dx, cells.lo[1], ny),
+        k = clamp_index(p.z[q] / dx, cells.lo[2], nz);
+    key[q] = uint32_t(i + int64_t(nx) * (j + int64_t(ny) * k));
+    ++start[key[q] + 1];
+  }
+  for (size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+  std::vector<size_t> destination(n);
+  for (size_t q = 0; q < n; ++q) destination[q] = start[key[q]]++;
+
+  p.for_each_array([&](auto& values) {
+    using T = typename std::decay_t<decltype(values)>::value_type;
+    std::vector<T> sorted(n);
+    for (size_t q = 0; q < n; ++q) sorted[destination[q]] = values[q];
+    values.swap(sorted);
+  });
+}
+
+}  // namespace dunesim
