@@ -20,8 +20,12 @@ packages=(
   libgtest-dev libbenchmark-dev
   libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev
   python3-h5py python3-numpy python3-matplotlib
-  xvfb
+  paraview paraview-dev python3-paraview xvfb
+  slurm-wlm munge
 )
+# node and npm make the bunny mesh. An npm that came with another nodejs build counts: NodeSource's
+# nodejs bundles npm and conflicts with Debian's npm package.
+if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
@@ -36,6 +40,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
     "${missing[@]}"
 fi
+
+# The Stanford bunny for the *_bunny cases: made from the npm package, not committed.
+cases/meshes/fetch_bunny.sh
 
 # Open MPI refuses to start as root unless told that it is intended (containers, CI).
 if [ "$(id -u)" -eq 0 ]; then

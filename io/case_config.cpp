@@ -5,6 +5,8 @@
 
 #include <toml++/toml.h>
 
+#include "io/triangle_mesh.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -20,7 +22,23 @@
 
 namespace dunesim {
 
+namespace {
+
+// Height of a heightfield at x (linear between profile points), or -1 outside its x range.
+double profile_height_at(const ShapeSpec& s, double x) {
+  const std::vector<double>& xs = s.profile_x;
+  if (x < xs.front() || x > xs.back()) return -1.0;
+  size_t n = size_t(std::upper_bound(xs.begin(), xs.end(), x) - xs.begin());
+  if (n >= xs.size()) return s.profile_height.back();
+  const double t = (x - xs[n - 1]) / (xs[n] - xs[n - 1]);
+  return s.profile_height[n - 1] + t * (s.profile_height[n] - s.profile_height[n - 1]);
+}
+
+}  // namespace
+
 bool ShapeSpec::contains(const Vec3& p) const {
+  if (kind == Kind::Mesh) return mesh->contains(p);
+  if (kind == Kind::Heightfield) return p[2] <= profile_height_at(*this, p[0]);
   if (kind == Kind::Sphere) {
     double d2 = 0.0;
     for (int a = 0; a < 3; ++a) d2 += (p[a] - center[a]) * (p[a] - center[a]);
@@ -32,6 +50,12 @@ bool ShapeSpec::contains(const Vec3& p) const {
 }
 
 double ShapeSpec::signed_distance(const Vec3& p) const {
+  if (kind == Kind::Mesh) return mesh->signed_distance(p);
+  if (kind == Kind::Heightfield) {
+    const double h = profile_height_at(*this, p[0]);
+    const double beyond = std::max(profile_x.front() - p[0], p[0] - profile_x.back());
+    return h < 0 ? beyond : p[2] - h;
+  }
   if (kind == Kind::Sphere) {
     double d2 = 0.0;
     for (int a = 0; a < 3; ++a) d2 += (p[a] - center[a]) * (p[a] - center[a]);
@@ -301,6 +325,26 @@ class Table {
     return v;
   }
 
+  // An array of at least `min_count` numbers, each in `range`.
+  std::vector<double> numbers(std::string_view key, const Range& range, size_t min_count) const {
+    const toml::node* node = find(key);
+    if (!node) throw CaseError(*file_, key_path(key), "required key is missing");
+    const toml::array* array = node->as_array();
+    if (!array || array->size() < min_count)
+      fail(key, "expected an array of at least " + std::to_string(min_count) + " numbers, got " +
+                    describe(*node));
+    std::vector<double> values;
+    for (size_t n = 0; n < array->size(); ++n) {
+      std::string path = key_path(key) + "[" + std::to_string(n) + "]";
+      const toml::node& element = *array->get(n);
+      values.push_back(to_number(element, *file_, path));
+      if (!range.contains(values.back()))
+        fail_at(*file_, path, &element,
+                "expected a value " + range.describe() + ", got " + format_number(values.back()));
+    }
+    return values;
+  }
+
   // Rejects keys of this table's schema that belong to another variant than the one
   // chosen (sand-only keys on water, sphere keys on a block): they would be ignored.
   void forbid(std::initializer_list<std::string_view> keys, const std::string& needed,
@@ -330,12 +374,54 @@ ShapeSpec domain_block(const Vec3& size) {
   return box;
 }
 
+// Loads, places and samples the mesh of a shape = "mesh" table.
+void read_mesh(const Table& t, const CaseConfig& cfg, ShapeSpec& shape) {
+  shape.kind = ShapeSpec::Kind::Mesh;
+  std::string file = t.non_empty_string("file", kRequired);
+  shape.scale = t.number("scale", kPositive, shape.scale);
+  shape.translate = t.vec3("translate", kAnyValue, shape.translate);
+  // Relative to the case file, so that a case and its meshes can move together.
+  std::filesystem::path path(file);
+  if (path.is_relative()) path = std::filesystem::path(cfg.file).parent_path() / path;
+  shape.mesh_file = path.lexically_normal().string();
+  TriangleMesh mesh;
+  try {
+    mesh = read_obj(shape.mesh_file);
+  } catch (const MeshError& e) {
+    t.fail("file", std::string("mesh ") + e.what());
+  }
+  mesh.transform(shape.scale, shape.translate);
+
+  // A flat surface bounds no solid, so it would seed and block nothing.
+  const auto [lo, hi] = mesh.bounds();
+  double extent = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+  if (!(std::abs(mesh.signed_volume()) > 1e-9 * extent * extent * extent))
+    t.fail("file", "mesh " + shape.mesh_file + " encloses no volume; a closed surface is needed");
+  for (int a = 0; a < 3; ++a) {
+    if (hi[a] <= 0.0 || lo[a] >= cfg.domain_size[a]) {
+      t.fail_table(std::string("the mesh lies outside the domain along ") + kAxisNames[a] +
+                   ": after scale and translate it spans [" + format_number(lo[a]) + ", " +
+                   format_number(hi[a]) + "], which does not overlap [0, " +
+                   format_number(cfg.domain_size[a]) + "]");
+    }
+  }
+  // Half a cell: the solid mask samples cell centres and particles are pushed out along the
+  // gradient, both of which need the surface resolved finer than the cells.
+  shape.mesh = std::make_shared<const MeshShape>(std::move(mesh), 0.5 * cfg.cell_size);
+}
+
 // Reads the shape keys shared by [[source]] and [[collider]] and checks that the shape
 // reaches into the domain: a shape entirely outside would silently do nothing.
-ShapeSpec read_shape(const Table& t, const Vec3& domain_size) {
+ShapeSpec read_shape(const Table& t, const CaseConfig& cfg) {
+  const Vec3& domain_size = cfg.domain_size;
   ShapeSpec shape;
-  if (t.choice("shape", {"block", "sphere"}) == "block") {
+  std::string kind = t.choice("shape", {"block", "sphere", "mesh", "heightfield"});
+  if (kind != "heightfield")
+    t.forbid({"profile_x", "profile_height"}, "shape = \"heightfield\"",
+             "shape = \"" + kind + "\"");
+  if (kind == "block") {
     t.forbid({"center", "radius"}, "shape = \"sphere\"", "shape = \"block\"");
+    t.forbid({"file", "scale", "translate"}, "shape = \"mesh\"", "shape = \"block\"");
     shape.kind = ShapeSpec::Kind::Block;
     shape.min = t.vec3("min", kAnyValue, kRequired);
     shape.max = t.vec3("max", kAnyValue, kRequired);
@@ -353,22 +439,46 @@ ShapeSpec read_shape(const Table& t, const Vec3& domain_size) {
                      "] does not overlap [0, " + format_number(domain_size[a]) + "]");
       }
     }
-  } else {
+  } else if (kind == "sphere") {
     t.forbid({"min", "max"}, "shape = \"block\"", "shape = \"sphere\"");
+    t.forbid({"file", "scale", "translate"}, "shape = \"mesh\"", "shape = \"sphere\"");
     shape.kind = ShapeSpec::Kind::Sphere;
     shape.center = t.vec3("center", kAnyValue, kRequired);
     shape.radius = t.number("radius", kPositive, kRequired);
     if (domain_block(domain_size).signed_distance(shape.center) >= shape.radius)
       t.fail_table("the sphere lies entirely outside the domain");
+  } else if (kind == "heightfield") {
+    const std::string chosen = "shape = \"heightfield\"";
+    t.forbid({"min", "max"}, "shape = \"block\"", chosen);
+    t.forbid({"center", "radius"}, "shape = \"sphere\"", chosen);
+    t.forbid({"file", "scale", "translate"}, "shape = \"mesh\"", chosen);
+    shape.kind = ShapeSpec::Kind::Heightfield;
+    shape.profile_x = t.numbers("profile_x", kAnyValue, 2);
+    shape.profile_height = t.numbers("profile_height", kNonNegative, 2);
+    if (shape.profile_height.size() != shape.profile_x.size())
+      t.fail("profile_height", "expected as many heights as profile_x has points (" +
+                                   std::to_string(shape.profile_x.size()) + "), got " +
+                                   std::to_string(shape.profile_height.size()));
+    for (size_t n = 1; n < shape.profile_x.size(); ++n)
+      if (!(shape.profile_x[n] > shape.profile_x[n - 1]))
+        t.fail("profile_x", "expected increasing x, got " + format_number(shape.profile_x[n]) +
+                                " after " + format_number(shape.profile_x[n - 1]));
+    if (shape.profile_x.back() <= 0.0 || shape.profile_x.front() >= domain_size[0])
+      t.fail_table("the heightfield lies outside the domain along x");
+  } else {
+    t.forbid({"min", "max"}, "shape = \"block\"", "shape = \"mesh\"");
+    t.forbid({"center", "radius"}, "shape = \"sphere\"", "shape = \"mesh\"");
+    read_mesh(t, cfg, shape);
   }
   return shape;
 }
 
 void read_domain(const Table& root, CaseConfig& cfg) {
   Table domain = root.table("domain");
-  domain.allow_only({"size", "cell_size"});
+  domain.allow_only({"size", "cell_size", "wall_friction"});
   cfg.domain_size = domain.vec3("size", kPositive, kRequired);
   cfg.cell_size = domain.number("cell_size", kPositive, kRequired);
+  cfg.wall_friction = domain.number("wall_friction", kNonNegative, cfg.wall_friction);
   for (int a = 0; a < 3; ++a) {
     double size = cfg.domain_size[a];
     double count = std::round(size / cfg.cell_size);
@@ -402,6 +512,11 @@ void read_materials(const Table& root, CaseConfig& cfg) {
       if (earlier.name == spec.name)
         m.fail("name", "material " + in_quotes(spec.name) + " is defined twice");
     bool sand = m.choice("kind", {"water", "sand"}) == "sand";
+    // The plasticity stage takes its friction angle and cohesion from one sand material.
+    for (const MaterialSpec& earlier : cfg.materials)
+      if (sand && earlier.kind == MaterialKind::Sand)
+        m.fail("kind", "only one sand material per case is supported (" +
+                           in_quotes(earlier.name) + " is already sand)");
     spec.kind = sand ? MaterialKind::Sand : MaterialKind::Water;
     spec.density = m.number("density", kPositive, sand ? 1600.0 : 1000.0);
     spec.flip_ratio = m.number("flip_ratio", kUnitInterval, sand ? 0.05 : 0.95);
@@ -420,7 +535,8 @@ void read_sources(const Table& root, CaseConfig& cfg) {
   if (entries.empty())
     throw CaseError(cfg.file, "source", "at least one [[source]] table is required");
   for (const Table& s : entries) {
-    s.allow_only({"material", "shape", "min", "max", "center", "radius", "velocity"});
+    s.allow_only({"material", "shape", "min", "max", "center", "radius", "file", "scale",
+                  "translate", "profile_x", "profile_height", "velocity"});
     SourceSpec spec;
     std::string material = s.string("material", kRequired);
     auto found = std::find_if(cfg.materials.begin(), cfg.materials.end(),
@@ -433,7 +549,7 @@ void read_sources(const Table& root, CaseConfig& cfg) {
              "no [[material]] named " + in_quotes(material) + " (defined: " + defined + ")");
     }
     spec.material = static_cast<int>(found - cfg.materials.begin());
-    spec.shape = read_shape(s, cfg.domain_size);
+    spec.shape = read_shape(s, cfg);
     spec.velocity = s.vec3("velocity", kAnyValue, Vec3{0.0, 0.0, 0.0});
     cfg.sources.push_back(spec);
   }
@@ -441,11 +557,46 @@ void read_sources(const Table& root, CaseConfig& cfg) {
 
 void read_colliders(const Table& root, CaseConfig& cfg) {
   for (const Table& c : root.table_array("collider")) {
-    c.allow_only({"shape", "min", "max", "center", "radius", "friction"});
+    c.allow_only({"shape", "min", "max", "center", "radius", "file", "scale", "translate",
+                  "profile_x", "profile_height", "friction"});
     ColliderSpec spec;
-    spec.shape = read_shape(c, cfg.domain_size);
+    spec.shape = read_shape(c, cfg);
     spec.friction = c.number("friction", kNonNegative, 0.0);
     cfg.colliders.push_back(spec);
+  }
+}
+
+// [catalyst]: pipeline script paths are relative to the case file, like mesh files.
+void read_catalyst(const Table& root, CaseConfig& cfg) {
+  Table catalyst = root.table("catalyst");
+  catalyst.allow_only({"scripts", "interval_steps"});
+  cfg.catalyst.interval_steps = catalyst.integer(
+      "interval_steps", 1, std::numeric_limits<int64_t>::max(), cfg.catalyst.interval_steps);
+  const toml::node* node = catalyst.find("scripts");
+  if (!node) return;
+  const toml::array* scripts = node->as_array();
+  if (!scripts) catalyst.fail("scripts", "expected an array of file names, got " + describe(*node));
+#if !DUNESIM_WITH_CATALYST
+  if (!scripts->empty()) {
+    catalyst.fail("scripts", "this dunesim was built without ParaView Catalyst; rebuild with "
+                             "-DDUNESIM_WITH_CATALYST=ON or remove the key");
+  }
+#endif
+  for (size_t i = 0; i < scripts->size(); ++i) {
+    std::string path_key = catalyst.key_path("scripts") + "[" + std::to_string(i) + "]";
+    const toml::node& element = *scripts->get(i);
+    auto name = element.as_string();
+    if (!name || name->get().empty()) {
+      fail_at(cfg.file, path_key, &element,
+              "expected a non-empty string (a script file), got " + describe(element));
+    }
+    std::filesystem::path path(name->get());
+    if (path.is_relative()) path = std::filesystem::path(cfg.file).parent_path() / path;
+    path = path.lexically_normal();
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error))
+      fail_at(cfg.file, path_key, &element, "no such script file: " + path.string());
+    cfg.catalyst.scripts.push_back(path.string());
   }
 }
 
@@ -492,8 +643,8 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   cfg.file = file;
   cfg.text = text;
   Table root(&document, "", file);
-  root.allow_only({"case", "domain", "physics", "time", "seeding", "output", "pressure",
-                   "material", "source", "collider"});
+  root.allow_only({"case", "domain", "physics", "time", "seeding", "output", "checkpoint",
+                   "catalyst", "pressure", "material", "source", "collider"});
 
   Table case_table = root.table("case");
   case_table.allow_only({"name"});
@@ -523,6 +674,19 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   cfg.output.directory = output.non_empty_string("directory", "output/" + cfg.name);
   cfg.output.interval = output.number("interval", kNonNegative, cfg.output.interval);
   cfg.output.grid_fields = output.boolean("grid_fields", cfg.output.grid_fields);
+
+  Table checkpoint = root.table("checkpoint");
+  checkpoint.allow_only({"interval_steps", "interval_seconds", "keep", "directory"});
+  cfg.checkpoint.interval_steps = checkpoint.integer(
+      "interval_steps", 0, std::numeric_limits<int64_t>::max(), cfg.checkpoint.interval_steps);
+  cfg.checkpoint.interval_seconds =
+      checkpoint.number("interval_seconds", kNonNegative, cfg.checkpoint.interval_seconds);
+  cfg.checkpoint.keep =
+      static_cast<int>(checkpoint.integer("keep", 1, INT_MAX, cfg.checkpoint.keep));
+  if (checkpoint.has("directory"))
+    cfg.checkpoint.directory = checkpoint.non_empty_string("directory", kRequired);
+
+  read_catalyst(root, cfg);
 
   Table pressure = root.table("pressure");
   pressure.allow_only({"rtol", "max_iterations", "petsc_options"});

@@ -4,11 +4,14 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace dunesim {
+
+class MeshShape;  // io/triangle_mesh.hpp
 
 using Vec3 = std::array<double, 3>;
 
@@ -37,16 +40,24 @@ struct MaterialSpec {
   double cohesion = 0.0;      // Pa
 };
 
-// An analytic shape: an axis-aligned block or a sphere.
+// A shape: an axis-aligned block, a sphere, or a triangle mesh read from a file.
 struct ShapeSpec {
-  enum class Kind { Block, Sphere } kind = Kind::Block;
+  enum class Kind { Block, Sphere, Mesh, Heightfield } kind = Kind::Block;
   Vec3 min{0, 0, 0}, max{0, 0, 0};  // block corners, m
   Vec3 center{0, 0, 0};             // sphere centre, m
   double radius = 0;                // sphere radius, m
+  std::string mesh_file;            // mesh: the OBJ file, resolved against the case's directory
+  double scale = 1;                 // mesh: p_world = scale * p_file + translate
+  Vec3 translate{0, 0, 0};          // mesh, m
+  std::shared_ptr<const MeshShape> mesh;  // mesh: the transformed triangles and distance grid
+  // heightfield: everything from the floor up to a piecewise-linear height h(x) between the
+  // profile's points (x increasing, m), extruded along y (dunes, heaps, terrain).
+  std::vector<double> profile_x, profile_height;
 
   bool contains(const Vec3& p) const;
   // Negative inside, positive outside, in metres (exact for the sphere, exact outside and
-  // a max-norm inside for the block).
+  // a max-norm inside for the block, interpolated from a grid for a mesh, the vertical
+  // distance to the surface for a heightfield).
   double signed_distance(const Vec3& p) const;
 };
 
@@ -69,6 +80,21 @@ struct OutputSpec {
   bool grid_fields = false;          // also write pressure and fluid mask
 };
 
+// In situ visualisation: ParaView Catalyst pipeline scripts run during the run.
+struct CatalystSpec {
+  std::vector<std::string> scripts;  // resolved against the case file's directory; empty = off
+  int64_t interval_steps = 10;       // run the scripts after every this many steps
+};
+
+// Checkpoints for restarts: written every so many steps and/or wall-clock seconds, and when
+// the run is asked to stop (SIGTERM, SIGUSR1).
+struct CheckpointSpec {
+  int64_t interval_steps = 0;        // 0 = no step trigger
+  double interval_seconds = 0;       // wall-clock s; 0 = no time trigger
+  int keep = 3;                      // newest checkpoints kept
+  std::string directory;             // empty = <output directory>/checkpoints
+};
+
 struct PressureSolverSpec {
   double rtol = 1e-6;
   int max_iterations = 500;
@@ -80,6 +106,7 @@ struct CaseConfig {
   std::string name;                  // [case] name, defaults to the file's stem
   Vec3 domain_size{1, 1, 1};         // m; the domain is [0, size] on each axis
   double cell_size = 0.05;           // m
+  double wall_friction = 0.0;        // Coulomb mu of the box walls (sand only)
   std::array<int, 3> cells{20, 20, 20};  // derived: round(size / cell_size)
   Vec3 gravity{0, 0, -9.81};         // m/s^2 (z is up by convention)
   double end_time = 1.0;             // s
@@ -92,6 +119,8 @@ struct CaseConfig {
   std::vector<SourceSpec> sources;
   std::vector<ColliderSpec> colliders;
   OutputSpec output;
+  CheckpointSpec checkpoint;
+  CatalystSpec catalyst;
   PressureSolverSpec pressure;
   std::string text;                  // the case file's text, kept for checkpoints
 };

@@ -11,252 +11,12 @@
 #include <system_error>
 #include <utility>
 
+#include "io/parallel_hdf5.hpp"
+
 namespace dunesim {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Owns one HDF5 identifier and closes it with the matching H5?close function.
-class H5Handle {
- public:
-  using Closer = herr_t (*)(hid_t);
-  H5Handle() = default;
-  H5Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  H5Handle(H5Handle&& other) noexcept : id_(std::exchange(other.id_, H5I_INVALID_HID)),
-                                        closer_(other.closer_) {}
-  H5Handle& operator=(H5Handle&& other) noexcept {
-    if (this != &other) {
-      reset();
-      id_ = std::exchange(other.id_, H5I_INVALID_HID);
-      closer_ = other.closer_;
-    }
-    return *this;
-  }
-  H5Handle(const H5Handle&) = delete;
-  H5Handle& operator=(const H5Handle&) = delete;
-  ~H5Handle() { reset(); }
-
-  hid_t get() const { return id_; }
-  void reset() {
-    if (id_ >= 0) closer_(id_);
-    id_ = H5I_INVALID_HID;
-  }
-  // Closes now and reports failure, for closes whose success matters (the file's).
-  herr_t close() {
-    herr_t status = id_ >= 0 ? closer_(id_) : 0;
-    id_ = H5I_INVALID_HID;
-    return status;
-  }
-
- private:
-  hid_t id_ = H5I_INVALID_HID;
-  Closer closer_ = nullptr;
-};
-
-// The outermost and innermost messages of HDF5's error stack: the call that failed and the
-// cause it ran into (e.g. "unable to open file ... 'Is a directory'").
-std::string hdf5_error_detail() {
-  std::pair<std::string, std::string> outer_inner;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_DOWNWARD,
-      [](unsigned n, const H5E_error2_t* error, void* data) -> herr_t {
-        auto& messages = *static_cast<std::pair<std::string, std::string>*>(data);
-        std::string text = fmt::format("{}: {}", error->func_name ? error->func_name : "?",
-                                       error->desc ? error->desc : "");
-        if (n == 0) messages.first = text;
-        messages.second = std::move(text);
-        return 0;
-      },
-      &outer_inner);
-  if (outer_inner.first.empty()) return "no HDF5 error details";
-  if (outer_inner.first == outer_inner.second) return outer_inner.first;
-  return outer_inner.first + " <- " + outer_inner.second;
-}
-
-hid_t check_id(hid_t id, const char* what) {
-  if (id < 0) throw std::runtime_error(fmt::format("{} failed: {}", what, hdf5_error_detail()));
-  return id;
-}
-
-void check_status(herr_t status, const char* what) {
-  if (status < 0) {
-    throw std::runtime_error(fmt::format("{} failed: {}", what, hdf5_error_detail()));
-  }
-}
-
-// Silences HDF5's own error printing for its lifetime: failures become exceptions with one
-// readable message instead of a stack dump from every rank. Restores the previous handler.
-class QuietHdf5Errors {
- public:
-  QuietHdf5Errors() {
-    H5Eget_auto2(H5E_DEFAULT, &handler_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, handler_, data_); }
-  QuietHdf5Errors(const QuietHdf5Errors&) = delete;
-  QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
-
- private:
-  H5E_auto2_t handler_ = nullptr;
-  void* data_ = nullptr;
-};
-
-// Runs `step` on every rank and turns a failure on any rank into the same exception on every
-// rank, so that no rank goes on into a collective call that the others have abandoned.
-// The message is the one of the lowest failing rank, prefixed with `path`.
-template <class Step>
-void run_agreed(MPI_Comm comm, const std::string& path, Step&& step) {
-  std::string local_error;
-  try {
-    step();
-  } catch (const std::exception& e) {
-    local_error = e.what();
-    if (local_error.empty()) local_error = "unknown error";
-  }
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int mine = local_error.empty() ? size : rank;
-  int first_failed = size;
-  MPI_Allreduce(&mine, &first_failed, 1, MPI_INT, MPI_MIN, comm);
-  if (first_failed == size) return;
-  int length = int(local_error.size());
-  MPI_Bcast(&length, 1, MPI_INT, first_failed, comm);
-  local_error.resize(size_t(length));
-  MPI_Bcast(local_error.data(), length, MPI_CHAR, first_failed, comm);
-  throw std::runtime_error(fmt::format("{}: {} (on rank {})", path, local_error, first_failed));
-}
-
-// One dataspace selection: the whole extent `dims`, of which the block at `start` with
-// extent `count` is selected (nothing when any count is 0).
-struct Selection {
-  std::vector<hsize_t> dims, start, count;
-
-  bool empty() const {
-    for (hsize_t c : count)
-      if (c == 0) return true;
-    return false;
-  }
-  H5Handle space() const {
-    if (empty()) {
-      // A rank with nothing to write still joins the collective write with an empty selection.
-      std::vector<hsize_t> extent(dims.size(), 1);
-      H5Handle space(check_id(H5Screate_simple(int(extent.size()), extent.data(), nullptr),
-                              "H5Screate_simple"), H5Sclose);
-      check_status(H5Sselect_none(space.get()), "H5Sselect_none");
-      return space;
-    }
-    H5Handle space(check_id(H5Screate_simple(int(dims.size()), dims.data(), nullptr),
-                            "H5Screate_simple"), H5Sclose);
-    check_status(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr,
-                                     count.data(), nullptr),
-                 "H5Sselect_hyperslab");
-    return space;
-  }
-};
-
-// Rows [offset, offset + count) of a dataset with `global_rows` rows of `columns` values each,
-// held in a local buffer of exactly those rows.
-std::pair<Selection, Selection> row_block(int64_t global_rows, int columns, int64_t offset,
-                                          int64_t count) {
-  Selection file, memory;
-  file.dims = {hsize_t(global_rows)};
-  file.start = {hsize_t(offset)};
-  file.count = {hsize_t(count)};
-  memory.dims = {hsize_t(count)};
-  memory.start = {0};
-  memory.count = {hsize_t(count)};
-  if (columns > 1) {
-    for (Selection* s : {&file, &memory}) {
-      s->dims.push_back(hsize_t(columns));
-      s->start.push_back(0);
-      s->count.push_back(hsize_t(columns));
-    }
-  }
-  return {file, memory};
-}
-
-// Property lists shared by every dataset of a frame.
-struct WriteProperties {
-  H5Handle dataset_create, transfer;
-};
-
-WriteProperties make_write_properties() {
-  WriteProperties props;
-  props.dataset_create = H5Handle(check_id(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate"), H5Pclose);
-  check_status(H5Pset_layout(props.dataset_create.get(), H5D_CONTIGUOUS), "H5Pset_layout");
-  // Parallel HDF5 allocates datasets when they are created; without this it would also write
-  // fill values over the whole dataset before our data, doubling the bytes written.
-  check_status(H5Pset_fill_time(props.dataset_create.get(), H5D_FILL_TIME_NEVER),
-               "H5Pset_fill_time");
-  props.transfer = H5Handle(check_id(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"), H5Pclose);
-  check_status(H5Pset_dxpl_mpio(props.transfer.get(), H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
-  return props;
-}
-
-// Creates dataset `name` under `parent` with the file selection's extent and writes this
-// rank's block in one collective call.
-void write_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t memory_type,
-                   const Selection& file, const Selection& memory, const void* data,
-                   const WriteProperties& props) {
-  H5Handle global_space(
-      check_id(H5Screate_simple(int(file.dims.size()), file.dims.data(), nullptr),
-               "H5Screate_simple"),
-      H5Sclose);
-  H5Handle dataset(check_id(H5Dcreate2(parent, name.c_str(), file_type, global_space.get(),
-                                       H5P_DEFAULT, props.dataset_create.get(), H5P_DEFAULT),
-                            "H5Dcreate2"),
-                   H5Dclose);
-  // An empty dataset has no storage to write to, and HDF5 fails even on an empty selection.
-  for (hsize_t extent : file.dims)
-    if (extent == 0) return;
-  H5Handle file_space = file.space();
-  H5Handle memory_space = memory.space();
-  // HDF5 rejects a null buffer even for an empty selection on some versions.
-  static const double no_data = 0;
-  check_status(H5Dwrite(dataset.get(), memory_type, memory_space.get(), file_space.get(),
-                        props.transfer.get(), data ? data : &no_data),
-               "H5Dwrite");
-}
-
-H5Handle variable_string_type() {
-  H5Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
-  check_status(H5Tset_size(type.get(), H5T_VARIABLE), "H5Tset_size");
-  check_status(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
-  return type;
-}
-
-// Attributes are metadata: every rank calls these with the same values.
-void write_attribute(hid_t object, const char* name, hid_t file_type, hid_t memory_type,
-                     const void* value) {
-  H5Handle space(check_id(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
-  H5Handle attribute(check_id(H5Acreate2(object, name, file_type, space.get(), H5P_DEFAULT,
-                                         H5P_DEFAULT),
-                              "H5Acreate2"),
-                     H5Aclose);
-  check_status(H5Awrite(attribute.get(), memory_type, value), "H5Awrite");
-}
-
-void write_string_attribute(hid_t object, const char* name, const std::string& value) {
-  H5Handle type = variable_string_type();
-  const char* text = value.c_str();
-  write_attribute(object, name, type.get(), type.get(), &text);
-}
-
-void write_string_list_attribute(hid_t object, const char* name,
-                                 const std::vector<std::string>& values) {
-  if (values.empty()) return;  // an attribute cannot have an empty extent
-  H5Handle type = variable_string_type();
-  hsize_t count = values.size();
-  H5Handle space(check_id(H5Screate_simple(1, &count, nullptr), "H5Screate_simple"), H5Sclose);
-  H5Handle attribute(check_id(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT,
-                                         H5P_DEFAULT),
-                              "H5Acreate2"),
-                     H5Aclose);
-  std::vector<const char*> texts;
-  for (const std::string& v : values) texts.push_back(v.c_str());
-  check_status(H5Awrite(attribute.get(), type.get(), texts.data()), "H5Awrite");
-}
 
 // The file and memory selections that write a field's owned cells, in (z, y, x) order.
 std::pair<Selection, Selection> grid_block(const GridFieldView& field,
@@ -273,18 +33,7 @@ std::pair<Selection, Selection> grid_block(const GridFieldView& field,
     throw std::runtime_error("grid field '" + field.name +
                              "': owned box lies outside its array or the grid");
   }
-  Selection file, memory;
-  for (int axis = 2; axis >= 0; --axis) {
-    int extent = owned.empty() ? 0 : owned.hi[axis] - owned.lo[axis];
-    file.dims.push_back(hsize_t(global_cells[axis]));
-    file.start.push_back(owned.empty() ? 0 : hsize_t(owned.lo[axis]));
-    file.count.push_back(hsize_t(extent));
-    // The array holds ghost layers around the owned cells; select only the owned block.
-    memory.dims.push_back(hsize_t(stored.hi[axis] - stored.lo[axis]));
-    memory.start.push_back(owned.empty() ? 0 : hsize_t(owned.lo[axis] - stored.lo[axis]));
-    memory.count.push_back(hsize_t(extent));
-  }
-  return {file, memory};
+  return cell_block(owned, stored, global_cells);
 }
 
 std::string xml_escape(const std::string& text) {
@@ -329,6 +78,29 @@ std::string data_item(const std::string& dimensions, const char* number_type, in
       dimensions, number_type, precision, xml_escape(h5_name), xml_escape(dataset));
 }
 
+std::string frame_file_name(const std::string& case_name, int64_t frame) {
+  return fmt::format("{}_{:06d}.h5", case_name, frame);
+}
+
+// The grid fields a finished frame holds, read serially to continue its series.
+std::vector<std::string> grid_field_names(hid_t file) {
+  std::vector<std::string> names;
+  if (H5Lexists(file, "grid", H5P_DEFAULT) <= 0) return names;
+  H5Handle grid(check_id(H5Gopen2(file, "grid", H5P_DEFAULT), "H5Gopen2 grid"), H5Gclose);
+  H5G_info_t info;
+  check_status(H5Gget_info(grid.get(), &info), "H5Gget_info");
+  for (hsize_t n = 0; n < info.nlinks; ++n) {
+    ssize_t length = H5Lget_name_by_idx(grid.get(), ".", H5_INDEX_NAME, H5_ITER_INC, n, nullptr,
+                                        0, H5P_DEFAULT);
+    if (length < 0) check_status(-1, "H5Lget_name_by_idx");
+    std::string name(size_t(length), '\0');
+    H5Lget_name_by_idx(grid.get(), ".", H5_INDEX_NAME, H5_ITER_INC, n, name.data(),
+                       name.size() + 1, H5P_DEFAULT);
+    names.push_back(name);
+  }
+  return names;
+}
+
 const char* const kXdmfHeader =
     "<?xml version=\"1.0\" ?>\n"
     "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
@@ -365,8 +137,8 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
                                const std::vector<GridFieldView>& grid_fields) {
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
-  const int64_t frame = int64_t(frames_.size());
-  const std::string h5_name = fmt::format("{}_{:06d}.h5", case_name_, frame);
+  const int64_t frame = next_frame_;
+  const std::string h5_name = frame_file_name(case_name_, frame);
   const std::string final_path = (fs::path(directory_) / h5_name).string();
   const std::string temporary_path = final_path + ".tmp";
 
@@ -404,21 +176,8 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
   QuietHdf5Errors quiet;
   try {
     H5Handle file;
-    run_agreed(comm_, final_path, [&] {
-      H5Handle access(check_id(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
-      check_status(H5Pset_fapl_mpio(access.get(), comm_, MPI_INFO_NULL), "H5Pset_fapl_mpio");
-      // Metadata is read once and broadcast, and written in aggregated collective writes,
-      // instead of every rank issuing small independent I/O for it.
-      check_status(H5Pset_all_coll_metadata_ops(access.get(), true),
-                   "H5Pset_all_coll_metadata_ops");
-      check_status(H5Pset_coll_metadata_write(access.get(), true), "H5Pset_coll_metadata_write");
-      // Large datasets start on file-system block boundaries (the usual Lustre stripe size).
-      check_status(H5Pset_alignment(access.get(), 1 << 20, 1 << 20), "H5Pset_alignment");
-      file = H5Handle(check_id(H5Fcreate(temporary_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT,
-                                         access.get()),
-                               "H5Fcreate"),
-                      H5Fclose);
-    });
+    run_agreed(comm_, final_path,
+               [&] { file = create_parallel_file(comm_, temporary_path); });
 
     run_agreed(comm_, final_path, [&] {
       const WriteProperties props = make_write_properties();
@@ -497,10 +256,40 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
   FrameRecord record{h5_name, time, total, {}};
   for (const GridFieldView& field : grid_fields) record.grid_fields.push_back(field.name);
   frames_.push_back(std::move(record));
+  ++next_frame_;
   run_agreed(comm_, (fs::path(directory_) / (case_name_ + ".xmf")).string(), [&] {
     if (rank == 0) write_xdmf();
   });
   return final_path;
+}
+
+void FrameWriter::continue_series(int64_t frames_before) {
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  next_frame_ = frames_before;
+  frames_.clear();
+  // Only rank 0 writes the series, so only it needs the earlier frames' records.
+  run_agreed(comm_, directory_, [&] {
+    if (rank != 0) return;
+    QuietHdf5Errors quiet;
+    for (int64_t frame = 0; frame < frames_before; ++frame) {
+      const std::string h5_name = frame_file_name(case_name_, frame);
+      const fs::path path = fs::path(directory_) / h5_name;
+      // A restart may write into a new directory: the series then starts where it does.
+      if (!fs::exists(path)) continue;
+      try {
+        H5Handle file(check_id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen"),
+                      H5Fclose);
+        FrameRecord record{h5_name, 0, 0, grid_field_names(file.get())};
+        read_attribute(file.get(), "time", H5T_NATIVE_DOUBLE, &record.time);
+        read_attribute(file.get(), "particle_count", H5T_NATIVE_INT64, &record.particle_count);
+        frames_.push_back(std::move(record));
+      } catch (const std::exception& e) {
+        throw std::runtime_error("cannot read the earlier frame " + h5_name +
+                                 " to continue the XDMF series: " + e.what());
+      }
+    }
+  });
 }
 
 void FrameWriter::write_xdmf() const {

@@ -36,7 +36,12 @@ class FrameWriter {
   std::string write(const Particles& particles, double time, int64_t step,
                     const std::vector<GridFieldView>& grid_fields = {});
 
-  int frames_written() const { return int(frames_.size()); }
+  // Collective. Continues a series after a restart: the next frame is number `frames_before`,
+  // and the series lists those of frames 0 .. frames_before-1 found in the directory.
+  void continue_series(int64_t frames_before);
+
+  // Frames in the series so far, including those before a restart: the next frame's number.
+  int frames_written() const { return int(next_frame_); }
 
  private:
   struct FrameRecord {
@@ -53,6 +58,7 @@ class FrameWriter {
   std::array<int, 3> global_cells_;
   double cell_size_;
   std::vector<FrameRecord> frames_;
+  int64_t next_frame_ = 0;
 };
 
 }  // namespace dunesim

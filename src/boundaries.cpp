@@ -18,6 +18,19 @@ void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid) {
   });
 }
 
+void mark_wall_friction(const CaseConfig& config, Array3<double>& wall_mu) {
+  const double dx = config.cell_size;
+  for_each_index(wall_mu.box(), [&](int i, int j, int k) {
+    bool outside = i < 0 || j < 0 || k < 0 || i >= config.cells[0] || j >= config.cells[1] ||
+                   k >= config.cells[2];
+    double mu = outside ? config.wall_friction : 0.0;
+    Vec3 c{(i + 0.5) * dx, (j + 0.5) * dx, (k + 0.5) * dx};
+    for (const ColliderSpec& col : config.colliders)
+      if (col.shape.signed_distance(c) < 0.0) mu = col.friction;
+    wall_mu(i, j, k) = mu;
+  });
+}
+
 void enforce_solid_velocity(MacGrid& g) {
   const Array3<uint8_t>& type = g.cell_type;
   const Box& cells = type.box();

@@ -12,6 +12,10 @@ namespace dunesim {
 // (1) in `solid`, over its whole box.
 void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid);
 
+// Coulomb coefficient of every solid cell in `wall_mu`'s box: the case's wall_friction for
+// the box walls, each collider's friction inside it, 0 elsewhere.
+void mark_wall_friction(const CaseConfig& config, Array3<double>& wall_mu);
+
 // No flow through solids: the normal velocity on every face between a solid and a
 // non-solid cell becomes the solid's (static solids: zero). Faces inside a solid keep
 // their (extrapolated) value, so tangential flow along a wall interpolates as free slip;

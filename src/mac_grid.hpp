@@ -27,6 +27,17 @@ struct MacGrid {
   Array3<double> divergence;                // scratch: velocity divergence, 1/s
   Array3<double> particle_count;            // particles per owned cell (P2G)
 
+  // Sand only: allocated by allocate_sand() when the case has a sand material.
+  Array3<uint8_t> sand;                     // fluid cells whose particles are mostly sand
+  Array3<double> sand_count;                // sand particles per owned cell (P2G)
+  Array3<uint8_t> rigid;                    // sand cells that did not yield this step
+  Array3<uint8_t> sliding_sand;             // sand cells that yielded this step
+  Array3<double> wall_mu;                   // Coulomb coefficient of each solid cell
+  std::array<Array3<double>, 3> wall_normal_speed;  // |u_n| the walls remove (friction)
+  Array3<double> pressure_correction;       // of the second projection, Pa
+
+  bool has_sand() const { return sand.size() > 0; }
+
   void allocate(const Topology& topo, double cell_size) {
     dx = cell_size;
     for (int a = 0; a < 3; ++a) {
@@ -44,6 +55,17 @@ struct MacGrid {
     pressure.reset(c, Stagger::Cell, 0.0);
     divergence.reset(c, Stagger::Cell, 0.0);
     particle_count.reset(c, Stagger::Cell, 0.0);
+  }
+
+  void allocate_sand(const Topology& topo) {
+    Box c = topo.local(Stagger::Cell);
+    sand.reset(c, Stagger::Cell, 0);
+    sand_count.reset(c, Stagger::Cell, 0.0);
+    rigid.reset(c, Stagger::Cell, 0);
+    sliding_sand.reset(c, Stagger::Cell, 0);
+    wall_mu.reset(c, Stagger::Cell, 0.0);
+    for (int a = 0; a < 3; ++a) wall_normal_speed[a].reset(topo.local(face_stagger(a)), face_stagger(a));
+    pressure_correction.reset(c, Stagger::Cell, 0.0);
   }
 
   // Position of face (i,j,k) of component a, and of a cell centre, in metres.

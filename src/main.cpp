@@ -1,4 +1,4 @@
-// The dunesim command: `dunesim run CASE`, `dunesim check CASE`.
+// The dunesim command: `dunesim run CASE`, `dunesim check CASE`, `dunesim info FILE`.
 #include <mpi.h>
 #include <petscsys.h>
 
@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "io/case_config.hpp"
+#include "io/file_summary.hpp"
 #include "src/run_driver.hpp"
 
 namespace {
@@ -14,6 +15,23 @@ namespace {
 // Exit statuses a job script can tell apart.
 constexpr int kExitCaseError = 2;    // bad case file or option: fix the input
 constexpr int kExitRuntimeError = 3; // the run failed (solver diverged, I/O error, ...)
+constexpr int kExitStopped = 75;     // stopped by SIGTERM/SIGUSR1 after a checkpoint: resubmit
+                                     // with --restart latest (75 is EX_TEMPFAIL)
+
+// `dunesim info FILE`: rank 0 reads the file; every rank returns the same status.
+int print_file_summary(const std::string& file, int rank) {
+  int status = 0;
+  if (rank == 0) {
+    try {
+      std::fputs(dunesim::summarize_output_file(file).c_str(), stdout);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      status = kExitRuntimeError;
+    }
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return status;
+}
 
 }  // namespace
 
@@ -33,9 +51,16 @@ int main(int argc, char** argv) {
                 "write no output frames (benchmarks)");
   run->add_flag("--quiet", options.quiet, "no progress lines");
   run->add_option("--petsc", petsc_options, "extra PETSc options, e.g. \"-ksp_monitor\"");
+  run->add_option("--restart", options.restart,
+                  "continue from a checkpoint: \"latest\" (in the case's checkpoint "
+                  "directory) or a checkpoint file");
 
   CLI::App* check = app.add_subcommand("check", "validate a case file without running it");
   check->add_option("case", case_file, "case file (TOML)")->required();
+
+  std::string info_file;
+  CLI::App* info = app.add_subcommand("info", "summarise an output frame or a checkpoint");
+  info->add_option("file", info_file, "frame or checkpoint (.h5)")->required();
 
   MPI_Init(&argc, &argv);
   int rank = 0;
@@ -48,6 +73,12 @@ int main(int argc, char** argv) {
     return status == 0 ? 0 : kExitCaseError;
   }
 
+  if (info->parsed()) {
+    int status = print_file_summary(info_file, rank);
+    MPI_Finalize();
+    return status;
+  }
+
   PetscInitializeNoArguments();
   if (!petsc_options.empty()) PetscOptionsInsertString(nullptr, petsc_options.c_str());
   int status = 0;
@@ -55,8 +86,8 @@ int main(int argc, char** argv) {
     dunesim::CaseConfig config = dunesim::load_case(case_file, MPI_COMM_WORLD);
     if (check->parsed()) {
       if (rank == 0) std::printf("%s: ok\n", case_file.c_str());
-    } else {
-      dunesim::run_case(config, options, MPI_COMM_WORLD);
+    } else if (dunesim::run_case(config, options, MPI_COMM_WORLD).stopped) {
+      status = kExitStopped;
     }
   } catch (const dunesim::CaseError& e) {
     // Every rank parsed the same text, so every rank is here with the same error.

@@ -54,10 +54,25 @@ PressureSolver::PressureSolver(const Topology& topo, const PressureSolverSpec& s
     check(PetscOptionsInsertString(nullptr, spec.petsc_options.c_str()), "reading petsc_options");
 }
 
-PressureSolver::~PressureSolver() = default;
+PressureSolver::~PressureSolver() {
+  PetscBool finalized = PETSC_FALSE;
+  PetscFinalized(&finalized);
+  if (!finalized) release_system();
+}
+
+void PressureSolver::release_system() {
+  if (ksp_) KSPDestroy(&ksp_);
+  if (matrix_) MatDestroy(&matrix_);
+  if (rhs_) VecDestroy(&rhs_);
+  if (solution_) VecDestroy(&solution_);
+  ksp_ = nullptr;
+  matrix_ = nullptr;
+  rhs_ = solution_ = nullptr;
+}
 
 PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>& rhs,
                                          Array3<double>& pressure, Halo& halo) {
+  release_system();
   const Box owned = topo_.owned_cells(topo_.rank());
   const Array3<uint8_t>& type = g.cell_type;
 
@@ -74,29 +89,23 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
     if (type(i, j, k) == kFluid) unknown_(i, j, k) = next++;
   });
   halo.fill<int64_t>({&unknown_});
-
-  PressureSolveStats stats;
-  stats.unknowns = global_sum(topo_, local_count);
-  if (stats.unknowns == 0) {
+  local_unknowns_ = local_count;
+  global_unknowns_ = global_sum(topo_, local_count);
+  if (global_unknowns_ == 0) {
     pressure.fill(0.0);
-    return stats;
+    return {};
   }
 
-  Mat A;
-  Vec b, x;
   MPI_Comm comm = topo_.comm();
   check(MatCreateAIJ(comm, PetscInt(local_count), PetscInt(local_count), PETSC_DETERMINE,
-                     PETSC_DETERMINE, 7, nullptr, 6, nullptr, &A), "MatCreateAIJ");
-  check(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
-  check(VecCreateMPI(comm, PetscInt(local_count), PETSC_DETERMINE, &b), "VecCreateMPI");
-  check(VecDuplicate(b, &x), "VecDuplicate");
+                     PETSC_DETERMINE, 7, nullptr, 6, nullptr, &matrix_), "MatCreateAIJ");
+  check(MatSetOption(matrix_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
+  check(VecCreateMPI(comm, PetscInt(local_count), PETSC_DETERMINE, &rhs_), "VecCreateMPI");
+  check(VecDuplicate(rhs_, &solution_), "VecDuplicate");
 
   // A fluid region with no air neighbour anywhere has only Neumann boundaries: its pressure
   // is defined up to a constant and the system needs the constant null space.
   bool touches_air = false;
-  std::vector<PetscScalar> rhs_values, guess_values;
-  rhs_values.reserve(local_count);
-  guess_values.reserve(local_count);
   for_each_index(owned, [&](int i, int j, int k) {
     if (type(i, j, k) != kFluid) return;
     PetscInt row = PetscInt(unknown_(i, j, k));
@@ -122,75 +131,93 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
       }
     cols[n] = row;
     vals[n++] = diag;
-    MatSetValues(A, 1, &row, n, cols, vals, INSERT_VALUES);
-    rhs_values.push_back(rhs(i, j, k));
-    guess_values.push_back(pressure(i, j, k));
+    MatSetValues(matrix_, 1, &row, n, cols, vals, INSERT_VALUES);
   });
-  check(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
-  check(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
-  {
-    PetscScalar* bp;
-    PetscScalar* xp;
-    VecGetArray(b, &bp);
-    VecGetArray(x, &xp);
-    for (int64_t n = 0; n < local_count; ++n) {
-      bp[n] = rhs_values[n];
-      xp[n] = guess_values[n];
-    }
-    VecRestoreArray(b, &bp);
-    VecRestoreArray(x, &xp);
-  }
+  check(MatAssemblyBegin(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+  check(MatAssemblyEnd(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
   if (!any_rank(topo_, touches_air)) {
     MatNullSpace nullspace;
     check(MatNullSpaceCreate(comm, PETSC_TRUE, 0, nullptr, &nullspace), "MatNullSpaceCreate");
-    check(MatSetNullSpace(A, nullspace), "MatSetNullSpace");
-    check(MatNullSpaceRemove(nullspace, b), "MatNullSpaceRemove");
+    check(MatSetNullSpace(matrix_, nullspace), "MatSetNullSpace");
     MatNullSpaceDestroy(&nullspace);
   }
 
-  KSP ksp;
   PC pc;
-  check(KSPCreate(comm, &ksp), "KSPCreate");
-  check(KSPSetOperators(ksp, A, A), "KSPSetOperators");
-  check(KSPSetType(ksp, KSPCG), "KSPSetType");
-  check(KSPGetPC(ksp, &pc), "KSPGetPC");
+  check(KSPCreate(comm, &ksp_), "KSPCreate");
+  check(KSPSetOperators(ksp_, matrix_, matrix_), "KSPSetOperators");
+  check(KSPSetType(ksp_, KSPCG), "KSPSetType");
+  check(KSPGetPC(ksp_, &pc), "KSPGetPC");
   check(PCSetType(pc, PCHYPRE), "PCSetType");
-  check(KSPSetTolerances(ksp, spec_.rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
+  check(KSPSetTolerances(ksp_, spec_.rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
         "KSPSetTolerances");
-  check(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE), "KSPSetInitialGuessNonzero");
   // The true residual, so that rtol bounds the remaining divergence (CG has it for free).
-  check(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
-  check(KSPSetFromOptions(ksp), "KSPSetFromOptions");
-  check(KSPSolve(ksp, b, x), "KSPSolve");
+  check(KSPSetNormType(ksp_, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
+  check(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
+  // Start from the last step's pressure: it changes little from step to step.
+  check(KSPSetInitialGuessNonzero(ksp_, PETSC_TRUE), "KSPSetInitialGuessNonzero");
+  return run_krylov(rhs, pressure, halo);
+}
+
+PressureSolveStats PressureSolver::solve_again(const Array3<double>& rhs,
+                                               Array3<double>& pressure, Halo& halo) {
+  if (global_unknowns_ == 0) {
+    pressure.fill(0.0);
+    return {};
+  }
+  if (!ksp_) throw std::logic_error("solve_again() called before solve()");
+  pressure.fill(0.0);
+  return run_krylov(rhs, pressure, halo);
+}
+
+// Copies rhs and the initial guess (from `pressure`) into PETSc, solves, and copies the
+// solution back (0 outside fluid cells), halo-filled.
+PressureSolveStats PressureSolver::run_krylov(const Array3<double>& rhs,
+                                              Array3<double>& pressure, Halo& halo) {
+  const Box owned = topo_.owned_cells(topo_.rank());
+  auto is_unknown = [&](int i, int j, int k) { return unknown_(i, j, k) >= 0; };
+  {
+    PetscScalar* bp;
+    PetscScalar* xp;
+    VecGetArray(rhs_, &bp);
+    VecGetArray(solution_, &xp);
+    int64_t n = 0;
+    for_each_index(owned, [&](int i, int j, int k) {
+      if (!is_unknown(i, j, k)) return;
+      bp[n] = rhs(i, j, k);
+      xp[n++] = pressure(i, j, k);
+    });
+    VecRestoreArray(rhs_, &bp);
+    VecRestoreArray(solution_, &xp);
+  }
+  MatNullSpace nullspace = nullptr;
+  MatGetNullSpace(matrix_, &nullspace);
+  if (nullspace) check(MatNullSpaceRemove(nullspace, rhs_), "MatNullSpaceRemove");
+  check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
 
   KSPConvergedReason reason;
   PetscInt its;
   PetscReal rnorm;
-  KSPGetConvergedReason(ksp, &reason);
-  KSPGetIterationNumber(ksp, &its);
-  KSPGetResidualNorm(ksp, &rnorm);
-  stats.iterations = int(its);
-  stats.residual_norm = double(rnorm);
-
-  pressure.fill(0.0);
-  {
-    const PetscScalar* xp;
-    VecGetArrayRead(x, &xp);
-    int64_t n = 0;
-    for_each_index(owned, [&](int i, int j, int k) {
-      if (type(i, j, k) == kFluid) pressure(i, j, k) = xp[n++];
-    });
-    VecRestoreArrayRead(x, &xp);
-  }
-  KSPDestroy(&ksp);
-  MatDestroy(&A);
-  VecDestroy(&b);
-  VecDestroy(&x);
+  KSPGetConvergedReason(ksp_, &reason);
+  KSPGetIterationNumber(ksp_, &its);
+  KSPGetResidualNorm(ksp_, &rnorm);
   if (reason < 0)
     throw std::runtime_error("pressure solve diverged (PETSc reason " +
                              std::string(KSPConvergedReasons[reason]) + ") after " +
                              std::to_string(its) + " iterations; try a smaller cfl or other "
                              "[pressure] petsc_options");
+  PressureSolveStats stats;
+  stats.iterations = int(its);
+  stats.residual_norm = double(rnorm);
+  stats.unknowns = global_unknowns_;
+
+  pressure.fill(0.0);
+  const PetscScalar* xp;
+  VecGetArrayRead(solution_, &xp);
+  int64_t n = 0;
+  for_each_index(owned, [&](int i, int j, int k) {
+    if (is_unknown(i, j, k)) pressure(i, j, k) = xp[n++];
+  });
+  VecRestoreArrayRead(solution_, &xp);
   halo.fill<double>({&pressure});
   return stats;
 }

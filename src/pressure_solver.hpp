@@ -38,10 +38,24 @@ class PressureSolver {
   PressureSolveStats solve(const MacGrid& grid, const Array3<double>& rhs,
                            Array3<double>& pressure, Halo& halo);
 
+  // Solves the system of the last solve() again for another right-hand side, reusing its
+  // matrix and preconditioner (only the Krylov iterations are paid), from a zero guess.
+  PressureSolveStats solve_again(const Array3<double>& rhs, Array3<double>& pressure,
+                                 Halo& halo);
+
  private:
+  void release_system();
+  PressureSolveStats run_krylov(const Array3<double>& rhs, Array3<double>& pressure,
+                                Halo& halo);
+
   const Topology& topo_;
   PressureSolverSpec spec_;
   Array3<int64_t> unknown_;  // global unknown number of each fluid cell, -1 elsewhere
+  // The last system, kept for solve_again().
+  Mat matrix_ = nullptr;
+  KSP ksp_ = nullptr;
+  Vec rhs_ = nullptr, solution_ = nullptr;
+  int64_t local_unknowns_ = 0, global_unknowns_ = 0;
 };
 
 // Face density between two cells: the mean where both are fluid, else the fluid one's.

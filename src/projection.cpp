@@ -2,6 +2,39 @@
 
 namespace dunesim {
 
+namespace {
+
+// With coefficients 1/rho_f the solved p is the physical pressure when the right-hand
+// side is -dx^2/dt times the divergence (see pressure_solver.hpp).
+void divergence_right_hand_side(MacGrid& g, double dt, const Box& owned) {
+  compute_divergence(g, owned, g.divergence);
+  const double scale = -g.dx * g.dx / dt;
+  for_each_index(owned, [&](int i, int j, int k) { g.divergence(i, j, k) *= scale; });
+}
+
+// u <- u - dt/(rho_f dx) (p_hi - p_lo) on owned in-domain faces between non-solid cells
+// next to fluid; then the halo is filled.
+void subtract_pressure_gradient(MacGrid& g, const Array3<double>& p, double dt,
+                                const Topology& topo, Halo& halo) {
+  const Array3<uint8_t>& type = g.cell_type;
+  for (int a = 0; a < 3; ++a) {
+    Array3<double>& v = g.vel[a];
+    // Faces inside the domain only: wall faces outside it always touch a solid.
+    const Box faces = topo.owned(face_stagger(a)).intersect(topo.global(face_stagger(a)));
+    for_each_index(faces, [&](int i, int j, int k) {
+      Index3 lo = lower_cell(a, i, j, k);
+      uint8_t t_lo = type(lo[0], lo[1], lo[2]), t_hi = type(i, j, k);
+      if (t_lo == kSolid || t_hi == kSolid) return;
+      if (t_lo != kFluid && t_hi != kFluid) return;
+      double rho = face_density(t_lo, g.density(lo[0], lo[1], lo[2]), t_hi, g.density(i, j, k));
+      v(i, j, k) -= dt / (rho * g.dx) * (p(i, j, k) - p(lo[0], lo[1], lo[2]));
+    });
+  }
+  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+}
+
+}  // namespace
+
 void compute_divergence(const MacGrid& g, const Box& owned, Array3<double>& div) {
   div.fill(0.0);
   const double inv_dx = 1.0 / g.dx;
@@ -16,28 +49,19 @@ void compute_divergence(const MacGrid& g, const Box& owned, Array3<double>& div)
 PressureSolveStats project_pressure(MacGrid& g, double dt, const Topology& topo,
                                     PressureSolver& solver, Halo& halo) {
   const Box owned = topo.owned_cells(topo.rank());
-  // With coefficients 1/rho_f the solved p is the physical pressure when the right-hand
-  // side is -dx^2/dt times the divergence (see pressure_solver.hpp).
-  compute_divergence(g, owned, g.divergence);
-  const double scale = -g.dx * g.dx / dt;
-  for_each_index(owned, [&](int i, int j, int k) { g.divergence(i, j, k) *= scale; });
+  divergence_right_hand_side(g, dt, owned);
   PressureSolveStats stats = solver.solve(g, g.divergence, g.pressure, halo);
+  subtract_pressure_gradient(g, g.pressure, dt, topo, halo);
+  return stats;
+}
 
-  const Array3<uint8_t>& type = g.cell_type;
-  for (int a = 0; a < 3; ++a) {
-    Array3<double>& v = g.vel[a];
-    // Faces inside the domain only: wall faces outside it always touch a solid.
-    const Box faces = topo.owned(face_stagger(a)).intersect(topo.global(face_stagger(a)));
-    for_each_index(faces, [&](int i, int j, int k) {
-      Index3 lo = lower_cell(a, i, j, k);
-      uint8_t t_lo = type(lo[0], lo[1], lo[2]), t_hi = type(i, j, k);
-      if (t_lo == kSolid || t_hi == kSolid) return;
-      if (t_lo != kFluid && t_hi != kFluid) return;
-      double rho = face_density(t_lo, g.density(lo[0], lo[1], lo[2]), t_hi, g.density(i, j, k));
-      v(i, j, k) -= dt / (rho * g.dx) * (g.pressure(i, j, k) - g.pressure(lo[0], lo[1], lo[2]));
-    });
-  }
-  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+PressureSolveStats reproject_pressure(MacGrid& g, double dt, const Topology& topo,
+                                      PressureSolver& solver, Halo& halo,
+                                      Array3<double>& correction) {
+  const Box owned = topo.owned_cells(topo.rank());
+  divergence_right_hand_side(g, dt, owned);
+  PressureSolveStats stats = solver.solve_again(g.divergence, correction, halo);
+  subtract_pressure_gradient(g, correction, dt, topo, halo);
   return stats;
 }
 

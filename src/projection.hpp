@@ -16,4 +16,14 @@ void compute_divergence(const MacGrid& grid, const Box& owned_cells, Array3<doub
 PressureSolveStats project_pressure(MacGrid& grid, double dt, const Topology& topo,
                                     PressureSolver& solver, Halo& halo);
 
+// Projects again with the system of the last project_pressure (same cells, same matrix and
+// preconditioner), to remove the divergence that later stages put back: the sand stages
+// replace face velocities by rigid motions and frictional updates that do not respect
+// the walls and the neighbouring cells, and the particles would otherwise pack together.
+// The correction pressure goes to `correction` (scratch); grid.pressure keeps the
+// physical pressure.
+PressureSolveStats reproject_pressure(MacGrid& grid, double dt, const Topology& topo,
+                                      PressureSolver& solver, Halo& halo,
+                                      Array3<double>& correction);
+
 }  // namespace dunesim

@@ -15,6 +15,7 @@ struct RunOptions {
   double end_time = -1;          // overrides the case's [time] end when > 0
   bool write_frames = true;
   bool quiet = false;            // no progress lines
+  std::string restart;           // "latest" or a checkpoint file: continue from it
 };
 
 struct RunResult {
@@ -23,10 +24,14 @@ struct RunResult {
   double wall_seconds = 0;
   int64_t particles = 0;         // all ranks
   std::string report_path;
+  bool stopped = false;          // stopped early by SIGTERM or SIGUSR1, after a checkpoint
+  std::string last_checkpoint;   // the last checkpoint written, if any
 };
 
 // Collective. Frames go to <output>/<name>_NNNNNN.h5 with the series <output>/<name>.xmf,
-// and the timing report to <output>/timing.json.
+// and the timing report to <output>/timing.json. Checkpoints go to the case's checkpoint
+// directory (<output>/checkpoints by default) as its [checkpoint] table says, and when
+// SIGTERM or SIGUSR1 arrives, after which the run stops at once (result.stopped).
 RunResult run_case(const CaseConfig& config, const RunOptions& options, MPI_Comm comm);
 
 }  // namespace dunesim

@@ -10,15 +10,19 @@
 #include "src/extrapolation.hpp"
 #include "src/particle_sort.hpp"
 #include "src/projection.hpp"
+#include "src/rigid_clusters.hpp"
+#include "src/sand_plasticity.hpp"
 #include "src/seeding.hpp"
 #include "src/transfer.hpp"
+#include "src/wall_friction.hpp"
 
 namespace dunesim {
 
 namespace {
 std::vector<std::string> stage_names() {
   return {"particles_to_grid", "save_grid_velocity", "add_body_forces",
-          "enforce_boundaries", "project_pressure", "extrapolate_velocity",
+          "enforce_boundaries", "project_pressure", "sand_plasticity",
+          "rigid_clusters", "reproject_pressure", "extrapolate_velocity",
           "grid_to_particles", "advect_particles", "migrate_particles", "sort_particles",
           "output"};
 }
@@ -50,15 +54,22 @@ BlockCuts balanced_initial_cuts(const CaseConfig& config, MPI_Comm comm, int gho
 }  // namespace
 
 Simulation::Simulation(const CaseConfig& config, MPI_Comm comm)
+    : Simulation(config, comm, balanced_initial_cuts(config, comm, ghost_width(config.cfl))) {}
+
+Simulation::Simulation(const CaseConfig& config, MPI_Comm comm, const BlockCuts& cuts)
     : config_(config), clock_(stage_names()) {
-  const int ghost = ghost_width(config_.cfl);
-  topo_ = std::make_unique<Topology>(comm, config_.cells, ghost,
-                                     balanced_initial_cuts(config_, comm, ghost));
+  topo_ = std::make_unique<Topology>(comm, config_.cells, ghost_width(config_.cfl), cuts);
   halo_ = std::make_unique<Halo>(*topo_);
   pressure_solver_ = std::make_unique<PressureSolver>(*topo_, config_.pressure);
   push_out_ = std::make_unique<SolidPushOut>(config_, config_.cell_size);
   grid_.allocate(*topo_, config_.cell_size);
   mark_static_solids(config_, grid_.solid);
+  for (const MaterialSpec& m : config_.materials)
+    if (m.kind == MaterialKind::Sand) sand_material_ = &m;
+  if (sand_material_) {
+    grid_.allocate_sand(*topo_);
+    mark_wall_friction(config_, grid_.wall_mu);
+  }
   particles_ = seed_particles(config_, *topo_, grid_.solid);
 }
 
@@ -86,6 +97,11 @@ void Simulation::step(double dt) {
   add_body_forces(dt);
   enforce_boundaries();
   project_pressure(dt);
+  if (sand_material_) {
+    sand_plasticity(dt);
+    project_rigid_clusters(dt);
+    reproject_pressure(dt);
+  }
   extrapolate_velocity();
   grid_to_particles();
   advect_particles(dt);
@@ -125,6 +141,40 @@ void Simulation::project_pressure(double dt) {
   last_solve_ = dunesim::project_pressure(grid_, dt, *topo_, *pressure_solver_, *halo_);
 }
 
+void Simulation::sand_plasticity(double dt) {
+  auto t = clock_.time(kSandPlasticity);
+  SandPlasticityStats s =
+      apply_sand_plasticity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt, grid_.rigid);
+  // Coulomb friction at walls (eq. 4) for the sand that slides, with the normal stress the
+  // projection found so that the weight of the sand above a wall cell presses it. Rigid
+  // sand gets its friction as a body, in the rigid-cluster stage.
+  for (size_t n = 0; n < grid_.sliding_sand.size(); ++n)
+    grid_.sliding_sand.data()[n] = grid_.sand.data()[n] && !grid_.rigid.data()[n];
+  normal_speed_from_wall_pressure(grid_, dt, grid_.wall_normal_speed);
+  apply_wall_friction(*topo_, *halo_, grid_, grid_.sliding_sand, grid_.wall_mu,
+                      grid_.wall_normal_speed);
+  double counts[3] = {double(s.sand_cells), double(s.rigid_cells), double(s.yielding_cells)};
+  global_sum_in_place(*topo_, counts, 3);
+  sand_stats_.sand_cells = int64_t(counts[0]);
+  sand_stats_.rigid_cells = int64_t(counts[1]);
+  sand_stats_.yielding_cells = int64_t(counts[2]);
+}
+
+void Simulation::project_rigid_clusters(double dt) {
+  auto t = clock_.time(kRigidClusters);
+  const WallContact contact{dt, &grid_.wall_mu};
+  RigidClusterStats s =
+      dunesim::project_rigid_clusters(*topo_, *halo_, grid_, grid_.rigid, &contact);
+  sand_stats_.clusters = s.clusters;
+  sand_stats_.largest_cluster_cells = s.largest_cluster_cells;
+}
+
+void Simulation::reproject_pressure(double dt) {
+  auto t = clock_.time(kReprojectPressure);
+  dunesim::reproject_pressure(grid_, dt, *topo_, *pressure_solver_, *halo_,
+                              grid_.pressure_correction);
+}
+
 void Simulation::extrapolate_velocity() {
   auto t = clock_.time(kExtrapolateVelocity);
   mark_valid_faces(grid_);
@@ -152,6 +202,23 @@ void Simulation::migrate_particles() {
 void Simulation::sort_particles() {
   auto t = clock_.time(kSortParticles);
   sort_particles_by_cell(topo_->owned_cells(topo_->rank()), grid_.dx, particles_);
+}
+
+void Simulation::restore(Particles particles, double time, int64_t steps) {
+  const Box owned = topo_->owned_cells(topo_->rank());
+  const double dx = config_.cell_size;
+  bool outside = false;
+  for (size_t n = 0; n < particles.size(); ++n)
+    outside = outside || !owned.contains(int(std::floor(particles.x[n] / dx)),
+                                         int(std::floor(particles.y[n] / dx)),
+                                         int(std::floor(particles.z[n] / dx)));
+  // Decided collectively so that every rank throws, or none does.
+  if (any_rank(*topo_, outside))
+    throw std::runtime_error("restored particles lie outside their rank's block; send them "
+                             "to their owners first (redistribute_particles)");
+  particles_ = std::move(particles);
+  time_ = time;
+  steps_ = steps;
 }
 
 }  // namespace dunesim

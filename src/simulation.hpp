@@ -4,6 +4,7 @@
 #include <string>
 
 #include "decomposition/halo.hpp"
+#include "decomposition/load_balance.hpp"
 #include "decomposition/topology.hpp"
 #include "io/case_config.hpp"
 #include "io/timing_report.hpp"
@@ -18,19 +19,26 @@ namespace dunesim {
 // Stages of one step, in order; they name the timing report's entries.
 enum Stage : int {
   kParticlesToGrid, kSaveGridVelocity, kAddBodyForces, kEnforceBoundaries, kProjectPressure,
-  kExtrapolateVelocity, kGridToParticles, kAdvectParticles, kMigrateParticles,
-  kSortParticles, kOutput, kStageCount
+  kSandPlasticity, kRigidClusters, kReprojectPressure, kExtrapolateVelocity, kGridToParticles, kAdvectParticles,
+  kMigrateParticles, kSortParticles, kOutput, kStageCount
 };
 
 class Simulation {
  public:
   // Collective over comm: lays out the ranks, marks solids and seeds particles.
   Simulation(const CaseConfig& config, MPI_Comm comm);
+  // The same with the given block cuts (e.g. a checkpoint's) instead of balanced ones.
+  Simulation(const CaseConfig& config, MPI_Comm comm, const BlockCuts& cuts);
 
   // Time step allowed by the CFL number (global max speed) and the case's max_dt.
   double stable_dt() const;
   // Advances every rank by dt (collective).
   void step(double dt);
+  // Continues from a saved state (collective): this rank's particles, each in a cell of its
+  // block and in the order they were saved in, the simulated time and the step count. Grid
+  // arrays that carry state between steps (the pressure: the solver's initial guess) are
+  // set through grid(). Throws on every rank if a particle lies outside its rank's block.
+  void restore(Particles particles, double time, int64_t steps);
 
   const CaseConfig& config() const { return config_; }
   const Topology& topology() const { return *topo_; }
@@ -41,6 +49,12 @@ class Simulation {
   double time() const { return time_; }
   int64_t steps() const { return steps_; }
   const PressureSolveStats& last_pressure_solve() const { return last_solve_; }
+  // Sand only: what the last step's plasticity and rigid-cluster stages found (all ranks).
+  struct SandStats {
+    int64_t sand_cells = 0, rigid_cells = 0, yielding_cells = 0;
+    int64_t clusters = 0, largest_cluster_cells = 0;
+  };
+  const SandStats& last_sand_stats() const { return sand_stats_; }
   StageClock& clock() { return clock_; }
   int64_t migrated_particles_sent() const { return migrated_sent_; }
   int64_t migration_bytes_sent() const { return migration_bytes_; }
@@ -57,6 +71,9 @@ class Simulation {
   void add_body_forces(double dt);
   void enforce_boundaries();
   void project_pressure(double dt);
+  void sand_plasticity(double dt);
+  void project_rigid_clusters(double dt);
+  void reproject_pressure(double dt);
   void extrapolate_velocity();
   void grid_to_particles();
   void advect_particles(double dt);
@@ -72,6 +89,8 @@ class Simulation {
   Particles particles_;
   StageClock clock_;
   PressureSolveStats last_solve_;
+  const MaterialSpec* sand_material_ = nullptr;  // the case's sand, if it has one
+  SandStats sand_stats_;
   double time_ = 0;
   int64_t steps_ = 0;
   int64_t migrated_sent_ = 0, migration_bytes_ = 0;

@@ -14,6 +14,8 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
   }
   g.particle_count.fill(0.0);
   g.density.fill(0.0);
+  const bool track_sand = g.has_sand();
+  if (track_sand) g.sand_count.fill(0.0);
 
   const double dx = g.dx;
   const double inv_dx = 1.0 / dx;
@@ -31,7 +33,10 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
       }
     }
     g.particle_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
-    g.density(pt.node[0], pt.node[1], pt.node[2]) += materials[p.material[n]].density;
+    const MaterialSpec& material = materials[p.material[n]];
+    g.density(pt.node[0], pt.node[1], pt.node[2]) += material.density;
+    if (track_sand && material.kind == MaterialKind::Sand)
+      g.sand_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
   }
 
   halo.sum<double>({&g.vel[0], &g.vel[1], &g.vel[2], &g.weight[0], &g.weight[1], &g.weight[2]});
@@ -51,15 +56,19 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     g.cell_type.data()[n] = g.solid.data()[n] ? kSolid : kAir;
   for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
     double count = g.particle_count(i, j, k);
-    if (count > 0 && !g.solid(i, j, k)) {
+    bool fluid = count > 0 && !g.solid(i, j, k);
+    if (fluid) {
       g.cell_type(i, j, k) = kFluid;
       g.density(i, j, k) /= count;
     } else {
       g.density(i, j, k) = 0.0;
     }
+    // A cell behaves as sand when most of its particles are sand.
+    if (track_sand) g.sand(i, j, k) = fluid && 2.0 * g.sand_count(i, j, k) > count ? 1 : 0;
   });
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2], &g.density});
   halo.fill<uint8_t>({&g.valid[0], &g.valid[1], &g.valid[2], &g.cell_type});
+  if (track_sand) halo.fill<uint8_t>({&g.sand});
 }
 
 void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials,

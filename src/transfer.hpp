@@ -12,7 +12,8 @@ namespace dunesim {
 // P2G: each face velocity becomes the trilinear-weighted average of nearby particle
 // velocities (contributions from ghost faces are summed into their owners). Faces with no
 // particle weight get 0 and valid = 0. Cells holding a particle become fluid, with the
-// mean density of their particles. Leaves every array halo-consistent.
+// mean density of their particles; when the grid tracks sand, fluid cells whose particles
+// are mostly sand are marked sand. Leaves every array halo-consistent.
 void particles_to_grid(const Particles& particles, const std::vector<MaterialSpec>& materials,
                        Halo& halo, const Topology& topo, MacGrid& grid);
 

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "io/case_config.hpp"
+#include "io/triangle_mesh.hpp"
 
 namespace dunesim {
 namespace {
@@ -17,6 +19,10 @@ std::string read_text(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string test_mesh(const std::string& name) {
+  return std::string(DUNESIM_TEST_MESHES_DIR) + "/" + name;
 }
 
 CaseConfig parse_shipped(const std::string& name) {
@@ -151,9 +157,6 @@ kind = "water"
 density = 998.2
 flip_ratio = 0.9
 [[material]]
-name = "sand"
-kind = "sand"
-[[material]]
 name = "wet_sand"
 kind = "sand"
 density = 2000
@@ -161,7 +164,7 @@ flip_ratio = 0
 friction_angle = 35.5
 cohesion = 150
 [[source]]
-material = "sand"
+material = "water"
 shape = "sphere"
 center = [0.5, 0.25, 0.1]
 radius = 0.05
@@ -198,33 +201,59 @@ max = [0.45, 0.5, 0.05]
   EXPECT_EQ(cfg.pressure.max_iterations, 200);
   EXPECT_EQ(cfg.pressure.petsc_options, "-pc_type gamg");
 
-  ASSERT_EQ(cfg.materials.size(), 3u);
+  ASSERT_EQ(cfg.materials.size(), 2u);
   EXPECT_DOUBLE_EQ(cfg.materials[0].density, 998.2);
   EXPECT_DOUBLE_EQ(cfg.materials[0].flip_ratio, 0.9);
-  const MaterialSpec& sand = cfg.materials[1];
-  EXPECT_EQ(sand.kind, MaterialKind::Sand);
-  EXPECT_DOUBLE_EQ(sand.density, 1600.0);
-  EXPECT_DOUBLE_EQ(sand.flip_ratio, 0.05);
-  EXPECT_DOUBLE_EQ(sand.friction_angle_deg, 30.0);
-  EXPECT_DOUBLE_EQ(sand.cohesion, 0.0);
-  const MaterialSpec& wet = cfg.materials[2];
+  const MaterialSpec& wet = cfg.materials[1];
+  EXPECT_EQ(wet.kind, MaterialKind::Sand);
   EXPECT_DOUBLE_EQ(wet.density, 2000.0);
   EXPECT_DOUBLE_EQ(wet.flip_ratio, 0.0);
   EXPECT_DOUBLE_EQ(wet.friction_angle_deg, 35.5);
   EXPECT_DOUBLE_EQ(wet.cohesion, 150.0);
 
   ASSERT_EQ(cfg.sources.size(), 2u);
-  EXPECT_EQ(cfg.sources[0].material, 1);
+  EXPECT_EQ(cfg.sources[0].material, 0);
   EXPECT_EQ(cfg.sources[0].shape.kind, ShapeSpec::Kind::Sphere);
   EXPECT_DOUBLE_EQ(cfg.sources[0].shape.radius, 0.05);
   EXPECT_EQ(cfg.sources[0].velocity, (Vec3{1.0, 0.0, 0.0}));
-  EXPECT_EQ(cfg.sources[1].material, 2);
+  EXPECT_EQ(cfg.sources[1].material, 1);
   EXPECT_EQ(cfg.sources[1].shape.min, (Vec3{-1.0, -1.0, -1.0}));
 
   ASSERT_EQ(cfg.colliders.size(), 2u);
   EXPECT_DOUBLE_EQ(cfg.colliders[0].friction, 0.6);
   EXPECT_EQ(cfg.colliders[1].shape.kind, ShapeSpec::Kind::Block);
   EXPECT_DOUBLE_EQ(cfg.colliders[1].friction, 0.0);
+}
+
+TEST(CaseConfig, SandDefaults) {
+  CaseConfig cfg = parse_case_text(kDomain + kTime + R"(
+[[material]]
+name = "sand"
+kind = "sand"
+[[source]]
+material = "sand"
+shape = "block"
+min = [0, 0, 0]
+max = [0.2, 0.2, 0.2]
+)", "x.toml");
+  const MaterialSpec& sand = cfg.materials[0];
+  EXPECT_EQ(sand.kind, MaterialKind::Sand);
+  EXPECT_DOUBLE_EQ(sand.density, 1600.0);
+  EXPECT_DOUBLE_EQ(sand.flip_ratio, 0.05);
+  EXPECT_DOUBLE_EQ(sand.friction_angle_deg, 30.0);
+  EXPECT_DOUBLE_EQ(sand.cohesion, 0.0);
+  EXPECT_DOUBLE_EQ(cfg.wall_friction, 0.0);
+}
+
+TEST(CaseConfigErrors, SecondSandMaterial) {
+  expect_error(kMinimal + R"(
+[[material]]
+name = "dry"
+kind = "sand"
+[[material]]
+name = "damp"
+kind = "sand"
+)", {"material[2].kind'", "only one sand material", "\"dry\" is already sand"});
 }
 
 TEST(CaseConfigErrors, UnknownKeySuggestsClosest) {
@@ -344,7 +373,8 @@ TEST(CaseConfigErrors, SandKeyOnWater) {
 
 TEST(CaseConfigErrors, Shapes) {
   std::string head = kDomain + kTime + kWater + "[[source]]\nmaterial = \"water\"\n";
-  expect_error(head + "shape = \"cone\"\n", {"source[0].shape", "\"block\" or \"sphere\""});
+  expect_error(head + "shape = \"cone\"\n",
+               {"source[0].shape", "expected \"block\" or \"sphere\" or \"mesh\" or \"heightfield\", got \"cone\""});
   expect_error(head + "shape = \"block\"\nmin = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\nradius = 1\n",
                {"source[0].radius", "only used when shape = \"sphere\""});
   expect_error(head + "shape = \"sphere\"\ncenter = [0, 0, 0]\nradius = 0.1\nmin = [0, 0, 0]\n",
@@ -360,6 +390,126 @@ TEST(CaseConfigErrors, Shapes) {
   expect_error(kMinimal + "[[collider]]\nshape = \"block\"\nmin = [-1, -1, -1]\n" +
                    "max = [-0.5, 0.1, 0.1]\n",
                {"key 'collider[0]'", "outside the domain along x"});
+}
+
+TEST(CaseConfig, MeshShapes) {
+  // The case file is taken to lie in tests/meshes, so "cube.obj" is found next to it.
+  std::string text = kDomain + kTime + kWater + R"(
+[[source]]
+material = "water"
+shape = "mesh"
+file = "cube.obj"
+scale = 0.1
+translate = [0.05, 0.05, 0.0]
+velocity = [0, 0, -1]
+[[collider]]
+shape = "mesh"
+file = "tetra.obj"
+friction = 0.3
+)";
+  CaseConfig cfg = parse_case_text(text, test_mesh("scene.toml"));
+  ASSERT_EQ(cfg.sources.size(), 1u);
+  const ShapeSpec& cube = cfg.sources[0].shape;
+  EXPECT_EQ(cube.kind, ShapeSpec::Kind::Mesh);
+  EXPECT_EQ(cube.mesh_file, test_mesh("cube.obj"));
+  EXPECT_DOUBLE_EQ(cube.scale, 0.1);
+  EXPECT_EQ(cube.translate, (Vec3{0.05, 0.05, 0.0}));
+  EXPECT_EQ(cfg.sources[0].velocity, (Vec3{0.0, 0.0, -1.0}));
+  ASSERT_NE(cube.mesh, nullptr);
+  EXPECT_DOUBLE_EQ(cube.mesh->spacing(), 0.025);  // half the cell size
+  // The cube now spans [0.05, 0.15] x [0.05, 0.15] x [0, 0.1].
+  auto [lo, hi] = cube.mesh->mesh().bounds();
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_NEAR(lo[a], a < 2 ? 0.05 : 0.0, 1e-15);
+    EXPECT_NEAR(hi[a], a < 2 ? 0.15 : 0.1, 1e-15);
+  }
+  EXPECT_TRUE(cube.contains({0.1, 0.1, 0.05}));
+  EXPECT_FALSE(cube.contains({0.1, 0.1, 0.12}));
+  EXPECT_FALSE(cube.contains({0.17, 0.1, 0.05}));
+  EXPECT_NEAR(cube.signed_distance({0.1, 0.1, 0.09}), -0.01, 1e-6);  // linear next to the top
+  EXPECT_NEAR(cube.signed_distance({0.1, 0.1, 0.13}), 0.03, 1e-6);
+
+  ASSERT_EQ(cfg.colliders.size(), 1u);
+  const ShapeSpec& tetra = cfg.colliders[0].shape;
+  EXPECT_EQ(tetra.kind, ShapeSpec::Kind::Mesh);
+  EXPECT_DOUBLE_EQ(tetra.scale, 1.0);
+  EXPECT_EQ(tetra.translate, (Vec3{0.0, 0.0, 0.0}));
+  EXPECT_DOUBLE_EQ(cfg.colliders[0].friction, 0.3);
+  EXPECT_TRUE(tetra.contains({0.1, 0.1, 0.1}));
+  EXPECT_LT(tetra.signed_distance({0.1, 0.1, 0.1}), 0.0);
+  EXPECT_GT(tetra.signed_distance({0.5, 0.5, 0.5}), 0.0);
+
+  // An absolute path is taken as it is.
+  std::string absolute = kDomain + kTime + kWater + "[[source]]\nmaterial = \"water\"\n" +
+                         "shape = \"mesh\"\nfile = \"" + test_mesh("tetra.obj") + "\"\n";
+  EXPECT_EQ(parse_case_text(absolute, "elsewhere/x.toml").sources[0].shape.mesh_file,
+            test_mesh("tetra.obj"));
+}
+
+TEST(CaseConfig, BunnyCases) {
+  if (!std::filesystem::exists(std::string(DUNESIM_CASES_DIR) + "/meshes/bunny.obj"))
+    GTEST_SKIP() << "cases/meshes/bunny.obj is missing; cases/meshes/fetch_bunny.sh makes it";
+  for (const char* name : {"sand_bunny.toml", "water_bunny.toml"}) {
+    SCOPED_TRACE(name);
+    CaseConfig cfg = parse_shipped(name);
+    EXPECT_EQ(cfg.cells, (std::array<int, 3>{60, 50, 50}));
+    ASSERT_EQ(cfg.sources.size(), 1u);
+    EXPECT_EQ(cfg.materials[0].kind,
+              cfg.name == "sand_bunny" ? MaterialKind::Sand : MaterialKind::Water);
+    const ShapeSpec& bunny = cfg.sources[0].shape;
+    ASSERT_EQ(bunny.kind, ShapeSpec::Kind::Mesh);
+    EXPECT_NE(bunny.mesh_file.find("meshes/bunny.obj"), std::string::npos);
+    // The whole bunny is inside the domain, above the floor.
+    auto [lo, hi] = bunny.mesh->mesh().bounds();
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_GT(lo[a], 0.0);
+      EXPECT_LT(hi[a], cfg.domain_size[a]);
+    }
+    EXPECT_NEAR(hi[0] - lo[0], 0.6, 1e-6);
+    EXPECT_GT(lo[2], 0.05);
+  }
+}
+
+TEST(CaseConfigErrors, MeshShapes) {
+  // Relative mesh paths are resolved against "cases/", the directory of cases/test.toml.
+  const std::string head =
+      kDomain + kTime + kWater + "[[source]]\nmaterial = \"water\"\nshape = \"mesh\"\n";
+  const std::string cube = "file = \"" + test_mesh("cube.obj") + "\"\n";
+  expect_error(head + "file = \"no_such_mesh.obj\"\n",
+               {"source[0].file", "mesh cases/no_such_mesh.obj: cannot open",
+                "No such file or directory", "(line 15)"});
+  expect_error(head + "file = \"" + test_mesh("bad_vertex.obj") + "\"\n",
+               {"source[0].file", "bad_vertex.obj: line 4: expected 3 finite numbers after 'v'",
+                "got \"v 0 one 0\"", "(line 15)"});
+  expect_error(head + "file = \"" + test_mesh("square.obj") + "\"\n",
+               {"source[0].file", "encloses no volume"});
+  expect_error(head + cube + "scael = 2\n", {"source[0].scael", "did you mean 'scale'?"});
+  expect_error(head + "fille = \"cube.obj\"\n", {"source[0].fille", "did you mean 'file'?"});
+  expect_error(head + "scale = 2\n", {"source[0].file", "required key is missing"});
+  expect_error(head + "file = \"\"\n", {"source[0].file", "non-empty"});
+  expect_error(head + cube + "scale = 0\n", {"source[0].scale", "expected a value > 0, got 0"});
+  expect_error(head + cube + "scale = \"big\"\n", {"source[0].scale", "expected a number"});
+  expect_error(head + cube + "translate = [1, 2]\n",
+               {"source[0].translate", "expected an array of 3 numbers"});
+  expect_error(head + cube + "translate = [0, 0, 5]\n",
+               {"key 'source[0]'", "the mesh lies outside the domain along z",
+                "it spans [5, 6], which does not overlap [0, 0.2]"});
+  expect_error(head + cube + "scale = 0.1\ntranslate = [-0.2, 0, 0]\n",
+               {"mesh lies outside the domain along x"});
+  expect_error(head + cube + "radius = 1\n",
+               {"source[0].radius",
+                "only used when shape = \"sphere\", but this has shape = \"mesh\""});
+  expect_error(head + cube + "min = [0, 0, 0]\n",
+               {"source[0].min",
+                "only used when shape = \"block\", but this has shape = \"mesh\""});
+  expect_error(kDomain + kTime + kWater + kSource + "scale = 2\n",
+               {"source[0].scale",
+                "only used when shape = \"mesh\", but this has shape = \"block\""});
+  expect_error(kMinimal + "[[collider]]\nshape = \"sphere\"\ncenter = [0.1, 0.1, 0.1]\n" +
+                   "radius = 0.05\nfile = \"cube.obj\"\n",
+               {"collider[0].file", "only used when shape = \"mesh\""});
+  expect_error(kMinimal + "[[collider]]\nshape = \"mesh\"\n" + cube + "translation = [0, 0, 0]\n",
+               {"collider[0].translation", "did you mean 'translate'?"});
 }
 
 TEST(CaseConfigErrors, SyntaxErrorNamesLine) {
@@ -401,6 +551,33 @@ TEST(ShapeSpec, SphereDistances) {
   EXPECT_NEAR(sphere.signed_distance({2.0, 2.0, 2.0}), std::sqrt(3.0) - 0.5, 1e-15);
   EXPECT_TRUE(sphere.contains({1.3, 1.3, 1.0}));
   EXPECT_FALSE(sphere.contains({1.4, 1.4, 1.0}));
+}
+
+}  // namespace
+}  // namespace dunesim
+
+namespace dunesim {
+namespace {
+
+TEST(ShapeSpec, HeightfieldOfTheShippedDune) {
+  CaseConfig cfg = parse_shipped("dune.toml");
+  const ShapeSpec& dune = cfg.sources[0].shape;
+  ASSERT_EQ(dune.kind, ShapeSpec::Kind::Heightfield);
+  EXPECT_TRUE(dune.contains({1.5, 0.2, 0.29}));    // just under the crest
+  EXPECT_FALSE(dune.contains({1.5, 0.2, 0.31}));   // just over it
+  // On the slip face: h(1.7) = 0.3 (1.8575 - 1.7) / 0.3575 = 0.1322 m.
+  EXPECT_NEAR(dune.signed_distance({1.7, 0.4, 0.1}), 0.1 - 0.3 * 0.1575 / 0.3575, 1e-12);
+  EXPECT_FALSE(dune.contains({1.95, 0.2, 0.0}));   // beyond the foot
+}
+
+TEST(CaseConfigErrors, HeightfieldNeedsIncreasingX) {
+  expect_error(kDomain + kTime + kWater + R"(
+[[source]]
+material = "water"
+shape = "heightfield"
+profile_x = [0.1, 0.3, 0.2]
+profile_height = [0.0, 0.1, 0.0]
+)", {"source[0].profile_x'", "expected increasing x, got 0.2 after 0.3"});
 }
 
 }  // namespace

@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
 
     for (int s = 0; s < warmup; ++s) sim.step(sim.stable_dt());
     sim.clock().reset();
+    const double measured_from = sim.time();
     double iterations = 0, max_iterations = 0, unknowns = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     auto start = std::chrono::steady_clock::now();
@@ -104,7 +105,9 @@ int main(int argc, char** argv) {
     }
     for (const auto& [name, seconds] : sim.clock().totals()) {
       double worst = global_max(topo, seconds), mean = global_sum(topo, seconds) / topo.size();
-      if (root) std::printf("stage %-22s %.4f s/step max, %.4f mean\n", name.c_str(), worst / steps, mean / steps);
+      if (root)
+        std::printf("stage %-22s %.4f s/step max, %.4f mean, %4.1f%% of the step\n",
+                    name.c_str(), worst / steps, mean / steps, 100.0 * worst / wall);
     }
     if (root) {
       std::printf("pressure_iterations mean %.1f max %.0f (fluid cells %.0f)\n", iterations / steps,
@@ -112,6 +115,15 @@ int main(int argc, char** argv) {
       std::printf("bytes_per_particle %.1f (memory the run added) / %.1f (peak RSS of all ranks, "
                   "incl. MPI and PETSc)\n", state_bytes / particles, peak_bytes / particles);
       std::printf("particle_imbalance %.3f (max/mean per rank)\n", imbalance);
+      std::printf("wall_seconds_per_simulated_second %.2f (over the measured steps)\n",
+                  wall / (sim.time() - measured_from));
+      if (sim.last_sand_stats().sand_cells > 0) {
+        const Simulation::SandStats& s = sim.last_sand_stats();
+        std::printf("sand cells %lld: rigid %lld, yielding %lld; clusters %lld, largest %lld cells "
+                    "(last step)\n", (long long)s.sand_cells, (long long)s.rigid_cells,
+                    (long long)s.yielding_cells, (long long)s.clusters,
+                    (long long)s.largest_cluster_cells);
+      }
     }
   }
   PetscFinalize();

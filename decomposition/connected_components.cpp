@@ -1,0 +1,125 @@
+#include "decomposition/connected_components.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "decomposition/reductions.hpp"
+
+namespace dunesim {
+
+namespace {
+
+int64_t find_root(std::vector<int64_t>& parent, int64_t x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];  // path halving
+    x = parent[x];
+  }
+  return x;
+}
+
+void unite(std::vector<int64_t>& parent, int64_t a, int64_t b) {
+  a = find_root(parent, a);
+  b = find_root(parent, b);
+  if (a != b) parent[std::max(a, b)] = std::min(a, b);
+}
+
+}  // namespace
+
+void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& mask,
+                      Array3<int64_t>& labels) {
+  const Box box = topo.local(Stagger::Cell);
+  const Box in_domain = box.intersect(topo.global(Stagger::Cell));
+  labels.reset(box, Stagger::Cell, -1);
+
+  // Components of the marked cells this rank can see (owned and ghost). They stay fixed
+  // while labels travel between ranks, so union-find runs once.
+  std::vector<int64_t> parent(labels.size(), -1);
+  for_each_index(in_domain, [&](int i, int j, int k) {
+    if (!mask(i, j, k)) return;
+    parent[labels.offset(i, j, k)] = labels.offset(i, j, k);
+    labels(i, j, k) = global_cell_index(topo, i, j, k);
+  });
+  for_each_index(in_domain, [&](int i, int j, int k) {
+    if (!mask(i, j, k)) return;
+    for (int a = 0; a < 3; ++a) {
+      Index3 n{i, j, k};
+      n[a] += 1;
+      if (in_domain.contains(n[0], n[1], n[2]) && mask(n[0], n[1], n[2]))
+        unite(parent, labels.offset(i, j, k), labels.offset(n[0], n[1], n[2]));
+    }
+  });
+
+  // Marked cells with a dense id of their local component.
+  std::vector<int64_t> cells;
+  std::vector<int64_t> component_of_root(labels.size(), -1);
+  std::vector<int64_t> component;
+  int64_t components = 0;
+  for (int64_t off = 0; off < int64_t(parent.size()); ++off) {
+    if (parent[off] < 0) continue;
+    int64_t root = find_root(parent, off);
+    if (component_of_root[root] < 0) component_of_root[root] = components++;
+    cells.push_back(off);
+    component.push_back(component_of_root[root]);
+  }
+  parent = {};
+  component_of_root = {};
+
+  int64_t* label = labels.data();
+  std::vector<int64_t> smallest(components), before(cells.size());
+  for (;;) {
+    // Every local component takes the smallest label any of its cells carries.
+    std::fill(smallest.begin(), smallest.end(), std::numeric_limits<int64_t>::max());
+    for (size_t n = 0; n < cells.size(); ++n)
+      smallest[component[n]] = std::min(smallest[component[n]], label[cells[n]]);
+    for (size_t n = 0; n < cells.size(); ++n) before[n] = label[cells[n]] = smallest[component[n]];
+
+    // A ghost whose owner disagrees brings news from the neighbour (or takes back what this
+    // rank spread into it); when no ghost changes anywhere, every component is uniform.
+    halo.fill<int64_t>({&labels});
+    bool changed = false;
+    for (size_t n = 0; n < cells.size() && !changed; ++n) changed = label[cells[n]] != before[n];
+    if (!any_rank(topo, changed)) break;
+  }
+}
+
+int64_t sum_per_cluster(const Topology& topo, int width,
+                        std::map<int64_t, std::vector<double>>& sums) {
+  std::vector<int64_t> mine;
+  mine.reserve(sums.size());
+  for (const auto& [label, values] : sums) {
+    if (int(values.size()) != width)
+      throw std::invalid_argument("sum_per_cluster: every cluster needs `width` values");
+    mine.push_back(label);
+  }
+
+  const int ranks = topo.size();
+  int count = int(mine.size());
+  std::vector<int> counts(ranks), displacements(ranks, 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, topo.comm());
+  std::partial_sum(counts.begin(), counts.end() - 1, displacements.begin() + 1);
+  std::vector<int64_t> labels(size_t(displacements.back()) + counts.back());
+  MPI_Allgatherv(mine.data(), count, MPI_INT64_T, labels.data(), counts.data(),
+                 displacements.data(), MPI_INT64_T, topo.comm());
+  std::sort(labels.begin(), labels.end());
+  labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+
+  const int64_t entries = int64_t(labels.size()) * width;
+  if (entries > std::numeric_limits<int>::max())
+    throw std::runtime_error("sum_per_cluster: too many clusters for one reduction");
+  std::vector<double> dense(size_t(entries), 0.0);
+  auto row_of = [&](int64_t label) {
+    return size_t(std::lower_bound(labels.begin(), labels.end(), label) - labels.begin()) * width;
+  };
+  for (const auto& [label, values] : sums)
+    std::copy(values.begin(), values.end(), dense.begin() + row_of(label));
+  global_sum_in_place(topo, dense.data(), int(entries));
+  for (auto& [label, values] : sums)
+    std::copy_n(dense.begin() + row_of(label), width, values.begin());
+  return int64_t(labels.size());
+}
+
+}  // namespace dunesim

@@ -1,0 +1,183 @@
+// ParaView Catalyst adaptor: copies one rank's particles and pressure into VTK objects and
+// hands them to the Catalyst V2 pipeline scripts through the legacy vtkCPProcessor API.
+#include "io/catalyst_adaptor.hpp"
+
+#include <fmt/format.h>
+
+#include <vtkCPDataDescription.h>
+#include <vtkCPInputDataDescription.h>
+#include <vtkCPProcessor.h>
+#include <vtkCPPythonScriptV2Pipeline.h>
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkDoubleArray.h>
+#include <vtkIdTypeArray.h>
+#include <vtkImageData.h>
+#include <vtkMPI.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkTypeInt64Array.h>
+#include <vtkUnsignedCharArray.h>
+
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include "src/simulation.hpp"
+
+namespace dunesim {
+namespace {
+
+constexpr const char* kParticleChannel = "input";
+constexpr const char* kGridChannel = "grid";
+
+// True on every rank iff `ok` is true on every rank, so that all ranks throw together.
+bool all_ranks_agree(MPI_Comm comm, bool ok) {
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all == 1;
+}
+
+vtkSmartPointer<vtkPolyData> particles_to_vtk(const Particles& p) {
+  const vtkIdType n = vtkIdType(p.size());
+  vtkNew<vtkDoubleArray> positions;
+  positions->SetNumberOfComponents(3);
+  positions->SetNumberOfTuples(n);
+  vtkNew<vtkDoubleArray> velocity;
+  velocity->SetName("velocity");
+  velocity->SetNumberOfComponents(3);
+  velocity->SetNumberOfTuples(n);
+  vtkNew<vtkDoubleArray> speed;
+  speed->SetName("speed");
+  speed->SetNumberOfTuples(n);
+  vtkNew<vtkTypeInt64Array> id;
+  id->SetName("id");
+  id->SetNumberOfTuples(n);
+  vtkNew<vtkUnsignedCharArray> material;
+  material->SetName("material");
+  material->SetNumberOfTuples(n);
+  // A vertex cell per particle: without cells, filters and renderers see no geometry.
+  vtkNew<vtkIdTypeArray> offsets, connectivity;
+  offsets->SetNumberOfTuples(n + 1);
+  connectivity->SetNumberOfTuples(n);
+
+  double* xyz = positions->GetPointer(0);
+  double* v = velocity->GetPointer(0);
+  for (vtkIdType i = 0; i < n; ++i) {
+    xyz[3 * i] = p.x[i];
+    xyz[3 * i + 1] = p.y[i];
+    xyz[3 * i + 2] = p.z[i];
+    v[3 * i] = p.vx[i];
+    v[3 * i + 1] = p.vy[i];
+    v[3 * i + 2] = p.vz[i];
+    speed->SetValue(i, std::sqrt(p.vx[i] * p.vx[i] + p.vy[i] * p.vy[i] + p.vz[i] * p.vz[i]));
+    id->SetValue(i, p.id[i]);
+    material->SetValue(i, p.material[i]);
+    offsets->SetValue(i, i);
+    connectivity->SetValue(i, i);
+  }
+  offsets->SetValue(n, n);
+
+  vtkNew<vtkPoints> points;
+  points->SetData(positions);
+  vtkNew<vtkCellArray> vertices;
+  vertices->SetData(offsets, connectivity);
+  auto polydata = vtkSmartPointer<vtkPolyData>::New();
+  polydata->SetPoints(points);
+  polydata->SetVerts(vertices);
+  vtkPointData* point_data = polydata->GetPointData();
+  point_data->AddArray(velocity);
+  point_data->AddArray(speed);
+  point_data->AddArray(id);
+  point_data->AddArray(material);
+  return polydata;
+}
+
+// The cells `owned` of a cell-centred field as an image piece: points at cell corners, so
+// the piece's point extent runs from owned.lo to owned.hi in global indices.
+vtkSmartPointer<vtkImageData> cells_to_vtk(const Array3<double>& field, const Box& owned,
+                                           double cell_size, const char* name) {
+  auto image = vtkSmartPointer<vtkImageData>::New();
+  image->SetExtent(owned.lo[0], owned.hi[0], owned.lo[1], owned.hi[1], owned.lo[2], owned.hi[2]);
+  image->SetSpacing(cell_size, cell_size, cell_size);
+  image->SetOrigin(0, 0, 0);
+  vtkNew<vtkDoubleArray> values;
+  values->SetName(name);
+  values->SetNumberOfTuples(owned.volume());
+  vtkIdType index = 0;
+  for (int k = owned.lo[2]; k < owned.hi[2]; ++k)
+    for (int j = owned.lo[1]; j < owned.hi[1]; ++j)
+      for (int i = owned.lo[0]; i < owned.hi[0]; ++i) values->SetValue(index++, field(i, j, k));
+  image->GetCellData()->AddArray(values);
+  return image;
+}
+
+}  // namespace
+
+CatalystAdaptor::CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
+                                 const std::string& extracts_directory)
+    : comm_(comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  std::error_code error;
+  if (rank == 0) std::filesystem::create_directories(extracts_directory, error);
+  if (!all_ranks_agree(comm_, !error)) {
+    throw std::runtime_error(
+        fmt::format("catalyst: cannot create the extracts directory {}", extracts_directory));
+  }
+
+  processor_ = vtkCPProcessor::New();
+  vtkMPICommunicatorOpaqueComm opaque_comm(&comm_);
+  // Catalyst resolves the scripts' relative extract paths against this directory.
+  const std::string working_directory = std::filesystem::absolute(extracts_directory).string();
+  bool ok = processor_->Initialize(opaque_comm, working_directory.c_str()) == 1;
+  if (!all_ranks_agree(comm_, ok)) {
+    processor_->Delete();
+    throw std::runtime_error("catalyst: vtkCPProcessor::Initialize failed");
+  }
+  for (const std::string& script : scripts) {
+    vtkNew<vtkCPPythonScriptV2Pipeline> pipeline;
+    ok = pipeline->Initialize(std::filesystem::absolute(script).c_str()) &&
+         processor_->AddPipeline(pipeline) == 1;
+    if (!all_ranks_agree(comm_, ok)) {
+      processor_->Finalize();
+      processor_->Delete();
+      throw std::runtime_error(fmt::format("catalyst: cannot load the pipeline script {}", script));
+    }
+  }
+}
+
+CatalystAdaptor::~CatalystAdaptor() {
+  processor_->Finalize();
+  processor_->Delete();
+}
+
+void CatalystAdaptor::coprocess(Simulation& sim, int64_t step) {
+  vtkNew<vtkCPDataDescription> description;
+  description->AddInput(kParticleChannel);
+  description->AddInput(kGridChannel);
+  description->SetTimeData(sim.time(), vtkIdType(step));
+  if (processor_->RequestDataDescription(description) == 0) return;
+
+  vtkCPInputDataDescription* particles = description->GetInputDescriptionByName(kParticleChannel);
+  if (particles->GetIfGridIsNecessary()) particles->SetGrid(particles_to_vtk(sim.particles()));
+  vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel);
+  if (grid->GetIfGridIsNecessary()) {
+    const Topology& topo = sim.topology();
+    const Index3& cells = topo.global_cells();
+    grid->SetGrid(cells_to_vtk(sim.grid().pressure, topo.owned_cells(topo.rank()),
+                               sim.config().cell_size, "pressure"));
+    // Image pieces need the whole extent to be assembled into one grid.
+    int whole_extent[6] = {0, cells[0], 0, cells[1], 0, cells[2]};
+    grid->SetWholeExtent(whole_extent);
+  }
+  bool ok = processor_->CoProcess(description) == 1;
+  if (!all_ranks_agree(comm_, ok)) {
+    throw std::runtime_error(
+        fmt::format("catalyst: a pipeline script failed at step {}; see the messages above", step));
+  }
+}
+
+}  // namespace dunesim

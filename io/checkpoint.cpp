@@ -1,0 +1,455 @@
+// Checkpoints are written like frames (one collective write per dataset, rows at an
+// exclusive-prefix-sum offset) but made durable: flushed to disk before the rename that makes
+// them visible, and named by checkpoint_latest only once they are complete.
+#include "io/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+#include <type_traits>
+
+#include "io/parallel_hdf5.hpp"
+
+namespace dunesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kFormat = "dunesim checkpoint";
+constexpr int64_t kFormatVersion = 1;
+constexpr const char* kLatestName = "checkpoint_latest";
+constexpr const char* kAxisNames[3] = {"x", "y", "z"};
+
+std::string checkpoint_file_name(int64_t steps) {
+  return fmt::format("checkpoint_{:09d}.h5", steps);
+}
+
+// The step of a name "checkpoint_<step><suffix>", or -1 for any other name.
+int64_t step_of(const std::string& name, const std::string& suffix) {
+  const std::string prefix = "checkpoint_";
+  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix))
+    return -1;
+  const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 18) return -1;
+  return std::stoll(digits);
+}
+
+// Dataset names of the particle attributes, which for_each_array visits without names. An
+// attribute missing from this list is stored as "attribute_<n>" (n: its place in
+// for_each_array), so none is ever left out of a checkpoint; list it to name it.
+template <class T>
+std::string attribute_name(const Particles& p, const std::vector<T>& array, int index) {
+  const std::pair<const void*, const char*> named[] = {
+      {&p.x, "x"},   {&p.y, "y"},   {&p.z, "z"},   {&p.vx, "vx"},
+      {&p.vy, "vy"}, {&p.vz, "vz"}, {&p.id, "id"}, {&p.material, "material"}};
+  for (const auto& [address, name] : named)
+    if (address == static_cast<const void*>(&array)) return name;
+  return "attribute_" + std::to_string(index);
+}
+
+// Calls f(name, array) for every particle attribute, in for_each_array's order.
+template <class F>
+void for_each_named_array(Particles& p, F&& f) {
+  int index = 0;
+  p.for_each_array([&](auto& array) { f(attribute_name(p, array, index++), array); });
+}
+
+// Forces a file, or a directory's entries (after a rename), to disk.
+void sync_to_disk(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + " to sync it: " + std::strerror(errno));
+  int status = ::fsync(fd);
+  int error = errno;
+  ::close(fd);
+  if (status != 0) throw std::runtime_error("cannot sync " + path + ": " + std::strerror(error));
+}
+
+void rename_or_throw(const fs::path& from, const fs::path& to) {
+  std::error_code error;
+  fs::rename(from, to, error);
+  if (error)
+    throw std::runtime_error("cannot rename " + from.string() + " to " + to.string() + ": " +
+                             error.message());
+}
+
+// Replaces `path` by a file holding `text`; after a crash it holds the old or the new text.
+void replace_file_durably(const fs::path& path, const std::string& text) {
+  fs::path temporary = path;
+  temporary += ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  sync_to_disk(temporary.string());
+  rename_or_throw(temporary, path);
+  sync_to_disk(path.parent_path().string());
+}
+
+// Deletes the checkpoints before `newest_step` beyond the `keep` - 1 latest of them, and the
+// temporary files of interrupted writes. Checkpoints after `newest_step` (left by a run that
+// was restarted from an earlier one) are not touched. Returns what could not be deleted.
+std::string prune_checkpoints(const fs::path& directory, int64_t newest_step, int keep) {
+  std::vector<int64_t> older;
+  std::vector<fs::path> doomed;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory, error)) {
+    const std::string name = entry.path().filename().string();
+    const int64_t step = step_of(name, ".h5");
+    if (step >= 0 && step < newest_step) older.push_back(step);
+    if (step_of(name, ".h5.tmp") >= 0) doomed.push_back(entry.path());
+  }
+  if (error) return "cannot list " + directory.string() + ": " + error.message();
+  std::sort(older.rbegin(), older.rend());
+  for (size_t n = size_t(std::max(keep - 1, 0)); n < older.size(); ++n)
+    doomed.push_back(directory / checkpoint_file_name(older[n]));
+  std::string failures;
+  for (const fs::path& path : doomed) {
+    fs::remove(path, error);
+    if (error) failures += (failures.empty() ? "" : "; ") + path.string() + ": " + error.message();
+  }
+  return failures;
+}
+
+// True when a dataset's stored element type is the one `T` is written as.
+template <class T>
+bool stored_as(hid_t parent, const std::string& name) {
+  H5Handle dataset(check_id(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "H5Dopen2"), H5Dclose);
+  H5Handle type(check_id(H5Dget_type(dataset.get()), "H5Dget_type"), H5Tclose);
+  return H5Tequal(type.get(), Hdf5Type<T>::file()) > 0;
+}
+
+std::vector<std::string> link_names(hid_t group) {
+  H5G_info_t info;
+  check_status(H5Gget_info(group, &info), "H5Gget_info");
+  std::vector<std::string> names;
+  for (hsize_t n = 0; n < info.nlinks; ++n) {
+    ssize_t length = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, n, nullptr, 0,
+                                        H5P_DEFAULT);
+    if (length < 0) check_status(-1, "H5Lget_name_by_idx");
+    std::string name(size_t(length), '\0');
+    H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, n, name.data(), name.size() + 1,
+                       H5P_DEFAULT);
+    names.push_back(name);
+  }
+  return names;
+}
+
+H5Handle open_group(hid_t parent, const char* name) {
+  if (H5Lexists(parent, name, H5P_DEFAULT) <= 0)
+    throw std::runtime_error(fmt::format("no group '{}'", name));
+  return H5Handle(check_id(H5Gopen2(parent, name, H5P_DEFAULT), "H5Gopen2"), H5Gclose);
+}
+
+H5Handle create_group(hid_t parent, const char* name) {
+  return H5Handle(check_id(H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                           "H5Gcreate2"),
+                  H5Gclose);
+}
+
+}  // namespace
+
+CheckpointWriter::CheckpointWriter(MPI_Comm comm, std::string directory, int keep)
+    : comm_(comm), directory_(std::move(directory)), keep_(keep) {
+  if (keep_ < 1) throw std::invalid_argument("CheckpointWriter: keep must be at least 1");
+}
+
+std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& source,
+                                    const RunProgress& progress, const Particles& particles,
+                                    const std::vector<CellField>& fields) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &size);
+  const fs::path directory(directory_);
+  const std::string name = checkpoint_file_name(progress.steps);
+  const std::string final_path = (directory / name).string();
+  const std::string temporary_path = final_path + ".tmp";
+  // for_each_array has no const overload; the arrays are only read here.
+  Particles& arrays = const_cast<Particles&>(particles);
+
+  const int64_t local_count = int64_t(particles.size());
+  int64_t offset = 0, total = 0;
+  MPI_Exscan(&local_count, &offset, 1, MPI_INT64_T, MPI_SUM, comm_);
+  if (rank == 0) offset = 0;  // MPI_Exscan leaves rank 0's result undefined
+  MPI_Allreduce(&local_count, &total, 1, MPI_INT64_T, MPI_SUM, comm_);
+  const Box owned = topo.owned_cells(topo.rank());
+
+  // Everything that can fail on one rank alone happens here, before any collective HDF5 call.
+  run_agreed(comm_, final_path, [&] {
+    arrays.for_each_array([&](auto& array) {
+      if (array.size() != particles.size())
+        throw std::runtime_error("particle arrays differ in length");
+    });
+    for (const CellField& field : fields)
+      if (!field.array || !(owned.intersect(field.array->box()) == owned))
+        throw std::runtime_error("grid field '" + field.name +
+                                 "' does not cover the rank's cells");
+    if (rank != 0) return;
+    std::error_code error;
+    fs::create_directories(directory, error);
+    if (error) throw std::runtime_error("cannot create the directory: " + error.message());
+  });
+
+  QuietHdf5Errors quiet;
+  try {
+    H5Handle file;
+    run_agreed(comm_, final_path,
+               [&] { file = create_parallel_file(comm_, temporary_path); });
+    run_agreed(comm_, final_path, [&] {
+      const WriteProperties props = make_write_properties();
+      const hid_t root = file.get();
+      const int64_t ranks = size;
+      write_string_attribute(root, "format", kFormat);
+      write_attribute(root, "format_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &kFormatVersion);
+      write_attribute(root, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.time);
+      write_attribute(root, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &progress.steps);
+      write_attribute(root, "last_dt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.last_dt);
+      write_attribute(root, "frames_written", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                      &progress.frames_written);
+      write_attribute(root, "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, &total);
+      write_attribute(root, "ranks", H5T_STD_I64LE, H5T_NATIVE_INT64, &ranks);
+      write_string_attribute(root, "case_name", source.name);
+      write_string_attribute(root, "case_file", source.file);
+
+      // A dataset rather than an attribute: attributes are limited to 64 KiB.
+      const int64_t text_bytes = int64_t(source.text.size());
+      auto [text_file, text_memory] = row_block(text_bytes, 1, 0, rank == 0 ? text_bytes : 0);
+      write_dataset(root, "case_text", H5T_STD_U8LE, H5T_NATIVE_UINT8, text_file, text_memory,
+                    source.text.data(), props);
+
+      H5Handle layout = create_group(root, "layout");
+      const Index3& cells = topo.global_cells();
+      write_int_list_attribute(layout.get(), "cells", {cells[0], cells[1], cells[2]});
+      write_int_list_attribute(layout.get(), "dims",
+                               {topo.dims()[0], topo.dims()[1], topo.dims()[2]});
+      for (int a = 0; a < 3; ++a)
+        write_int_list_attribute(layout.get(), ("cuts_" + std::string(kAxisNames[a])).c_str(),
+                                 topo.starts()[a]);
+
+      H5Handle per_rank = create_group(root, "ranks");
+      auto [rank_file, rank_memory] = row_block(size, 1, rank, 1);
+      write_dataset(per_rank.get(), "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                    rank_file, rank_memory, &local_count, props);
+      write_dataset(per_rank.get(), "particle_offset", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                    rank_file, rank_memory, &offset, props);
+
+      H5Handle group = create_group(root, "particles");
+      auto [rows_file, rows_memory] = row_block(total, 1, offset, local_count);
+      for_each_named_array(arrays, [&](const std::string& dataset, auto& array) {
+        using T = typename std::decay_t<decltype(array)>::value_type;
+        write_dataset(group.get(), dataset, Hdf5Type<T>::file(), Hdf5Type<T>::memory(),
+                      rows_file, rows_memory, array.data(), props);
+      });
+
+      H5Handle grid = create_group(root, "grid");
+      for (const CellField& field : fields) {
+        auto [cells_file, cells_memory] = cell_block(owned, field.array->box(), cells);
+        write_dataset(grid.get(), field.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, cells_file,
+                      cells_memory, field.array->data(), props);
+      }
+    });
+    run_agreed(comm_, final_path, [&] {
+      // Every rank's data reaches the disk (MPI_File_sync), not only the page cache.
+      check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+      check_status(file.close(), "H5Fclose");
+    });
+    run_agreed(comm_, final_path, [&] {
+      if (rank != 0) return;
+      // What closing the file wrote, then the rename, are on disk before `latest` moves.
+      sync_to_disk(temporary_path);
+      rename_or_throw(temporary_path, final_path);
+      sync_to_disk(directory_);
+      replace_file_durably(directory / kLatestName, name + "\n");
+    });
+  } catch (...) {
+    if (rank == 0) {
+      std::error_code ignored;
+      fs::remove(temporary_path, ignored);
+    }
+    throw;
+  }
+
+  // The new checkpoint is complete and named by `latest`: older ones may go. A failure here
+  // costs disk space, not a restart, so it does not stop the run.
+  if (rank == 0) {
+    std::string failures = prune_checkpoints(directory, progress.steps, keep_);
+    if (!failures.empty())
+      std::fprintf(stderr, "warning: cannot delete old checkpoints: %s\n", failures.c_str());
+  }
+  return final_path;
+}
+
+std::string find_checkpoint(MPI_Comm comm, const std::string& directory,
+                            const std::string& which) {
+  if (which != "latest") return which;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const fs::path latest = fs::path(directory) / kLatestName;
+  std::string name;
+  run_agreed(comm, latest.string(), [&] {
+    if (rank != 0) return;
+    std::ifstream in(latest);
+    if (!in)
+      throw std::runtime_error("cannot open it (no checkpoint was written to " + directory +
+                               ")");
+    std::getline(in, name);
+    if (step_of(name, ".h5") < 0)
+      throw std::runtime_error("expected the name of a checkpoint_<step>.h5 file, found \"" +
+                               name + "\"");
+  });
+  int length = int(name.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  name.resize(size_t(length));
+  MPI_Bcast(name.data(), length, MPI_CHAR, 0, comm);
+  return (fs::path(directory) / name).string();
+}
+
+struct CheckpointReader::File {
+  H5Handle handle;
+};
+
+CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path)
+    : comm_(comm), path_(std::move(path)), file_(std::make_unique<File>()) {
+  QuietHdf5Errors quiet;
+  run_agreed(comm_, path_, [&] {
+    if (!fs::is_regular_file(path_)) throw std::runtime_error("no such checkpoint file");
+  });
+  run_agreed(comm_, path_, [&] {
+    file_->handle = open_parallel_file(comm_, path_);
+    const hid_t root = file_->handle.get();
+    if (H5Aexists(root, "format") <= 0 || read_string_attribute(root, "format") != kFormat)
+      throw std::runtime_error(fmt::format("not a dunesim checkpoint (expected the attribute "
+                                           "format = \"{}\")", kFormat));
+    int64_t version = 0, ranks = 0;
+    read_attribute(root, "format_version", H5T_NATIVE_INT64, &version);
+    if (version != kFormatVersion)
+      throw std::runtime_error(fmt::format("checkpoint format version {}, this dunesim reads "
+                                           "version {}", version, kFormatVersion));
+    read_attribute(root, "time", H5T_NATIVE_DOUBLE, &progress_.time);
+    read_attribute(root, "step", H5T_NATIVE_INT64, &progress_.steps);
+    read_attribute(root, "last_dt", H5T_NATIVE_DOUBLE, &progress_.last_dt);
+    read_attribute(root, "frames_written", H5T_NATIVE_INT64, &progress_.frames_written);
+    read_attribute(root, "particle_count", H5T_NATIVE_INT64, &particle_count_);
+    read_attribute(root, "ranks", H5T_NATIVE_INT64, &ranks);
+    ranks_ = int(ranks);
+    source_.name = read_string_attribute(root, "case_name");
+    source_.file = read_string_attribute(root, "case_file");
+
+    const H5Handle transfer = collective_transfer();
+    const std::vector<hsize_t> text_extent = dataset_extent(root, "case_text");
+    if (text_extent.size() != 1) throw std::runtime_error("'case_text' is not a 1-D dataset");
+    source_.text.resize(size_t(text_extent[0]));
+    auto [text_file, text_memory] = row_block(int64_t(text_extent[0]), 1, 0,
+                                              int64_t(text_extent[0]));
+    read_dataset(root, "case_text", H5T_NATIVE_UINT8, text_file, text_memory,
+                 source_.text.data(), transfer.get());
+
+    H5Handle layout = open_group(root, "layout");
+    const std::vector<int> cells = read_int_list_attribute(layout.get(), "cells");
+    if (cells.size() != 3) throw std::runtime_error("'layout/cells' does not hold 3 values");
+    for (int a = 0; a < 3; ++a) {
+      cells_[a] = cells[size_t(a)];
+      cuts_[a] = read_int_list_attribute(layout.get(),
+                                         ("cuts_" + std::string(kAxisNames[a])).c_str());
+      if (cuts_[a].size() < 2 || cuts_[a].front() != 0 || cuts_[a].back() != cells_[a] ||
+          !std::is_sorted(cuts_[a].begin(), cuts_[a].end()))
+        throw std::runtime_error(fmt::format("'layout/cuts_{}' are not cuts of {} cells",
+                                             kAxisNames[a], cells_[a]));
+    }
+
+    H5Handle per_rank = open_group(root, "ranks");
+    rank_counts_.resize(size_t(ranks_));
+    rank_offsets_.resize(size_t(ranks_));
+    for (auto [dataset, values] : {std::pair{"particle_count", &rank_counts_},
+                                   std::pair{"particle_offset", &rank_offsets_}}) {
+      if (dataset_extent(per_rank.get(), dataset) != std::vector<hsize_t>{hsize_t(ranks_)})
+        throw std::runtime_error(fmt::format("'ranks/{}' does not have {} entries", dataset,
+                                             ranks_));
+      auto [file_rows, memory_rows] = row_block(ranks_, 1, 0, ranks_);
+      read_dataset(per_rank.get(), dataset, H5T_NATIVE_INT64, file_rows, memory_rows,
+                   values->data(), transfer.get());
+    }
+  });
+}
+
+CheckpointReader::~CheckpointReader() = default;
+
+Particles CheckpointReader::read_particles() {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &size);
+  int64_t first = 0, count = 0;
+  if (size == ranks_) {
+    first = rank_offsets_[size_t(rank)];
+    count = rank_counts_[size_t(rank)];
+  } else {
+    first = particle_count_ * rank / size;
+    count = particle_count_ * (rank + 1) / size - first;
+  }
+  Particles particles;
+  particles.resize(size_t(count));
+  QuietHdf5Errors quiet;
+  run_agreed(comm_, path_, [&] {
+    H5Handle group = open_group(file_->handle.get(), "particles");
+    // Every attribute this build has must be there, and nothing this build would drop.
+    std::vector<std::string> stored = link_names(group.get());
+    std::set<std::string> unread(stored.begin(), stored.end());
+    for_each_named_array(particles, [&](const std::string& dataset, auto& array) {
+      using T = typename std::decay_t<decltype(array)>::value_type;
+      if (!unread.erase(dataset))
+        throw std::runtime_error("no particle attribute 'particles/" + dataset +
+                                 "' (written by a dunesim without it?)");
+      if (dataset_extent(group.get(), dataset) != std::vector<hsize_t>{hsize_t(particle_count_)})
+        throw std::runtime_error(fmt::format("'particles/{}' does not have {} rows", dataset,
+                                             particle_count_));
+      if (!stored_as<T>(group.get(), dataset))
+        throw std::runtime_error("'particles/" + dataset + "' has another element type than "
+                                 "this dunesim stores the attribute in");
+    });
+    if (!unread.empty())
+      throw std::runtime_error("particle attribute 'particles/" + *unread.begin() +
+                               "' is unknown to this dunesim (written by a newer version?)");
+    const H5Handle transfer = collective_transfer();
+    auto [file_rows, memory_rows] = row_block(particle_count_, 1, first, count);
+    for_each_named_array(particles, [&](const std::string& dataset, auto& array) {
+      using T = typename std::decay_t<decltype(array)>::value_type;
+      read_dataset(group.get(), dataset, Hdf5Type<T>::memory(), file_rows, memory_rows,
+                   array.data(), transfer.get());
+    });
+  });
+  return particles;
+}
+
+void CheckpointReader::read_cell_field(const std::string& name, const Box& cells,
+                                       Array3<double>& array) {
+  QuietHdf5Errors quiet;
+  run_agreed(comm_, path_, [&] {
+    const Box global{{0, 0, 0}, cells_};
+    if (!(cells.intersect(array.box()) == cells) || !(cells.intersect(global) == cells))
+      throw std::runtime_error("the cells to read of 'grid/" + name +
+                               "' lie outside the array or the grid");
+    H5Handle grid = open_group(file_->handle.get(), "grid");
+    const std::vector<hsize_t> expected{hsize_t(cells_[2]), hsize_t(cells_[1]),
+                                        hsize_t(cells_[0])};
+    if (dataset_extent(grid.get(), name) != expected)
+      throw std::runtime_error(fmt::format("'grid/{}' is not {} x {} x {} cells", name,
+                                           cells_[2], cells_[1], cells_[0]));
+    const H5Handle transfer = collective_transfer();
+    auto [file_cells, memory_cells] = cell_block(cells, array.box(), cells_);
+    read_dataset(grid.get(), name, H5T_NATIVE_DOUBLE, file_cells, memory_cells, array.data(),
+                 transfer.get());
+  });
+}
+
+}  // namespace dunesim

@@ -1,0 +1,103 @@
+// Checkpoints: the whole state of a run between two steps in one parallel HDF5 file of global
+// arrays, so that a run continues bit for bit on the same number of ranks, or on any other.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "decomposition/array3.hpp"
+#include "decomposition/load_balance.hpp"
+#include "decomposition/topology.hpp"
+#include "src/particles.hpp"
+
+namespace dunesim {
+
+// Where a run stands between two steps, besides its particles and pressure.
+struct RunProgress {
+  double time = 0;             // simulated time, s
+  int64_t steps = 0;           // steps taken
+  double last_dt = 0;          // s, the step that led here (0 before the first)
+  int64_t frames_written = 0;  // output frames so far: the next frame's number
+};
+
+// The case a checkpoint was written from.
+struct CheckpointCase {
+  std::string file;  // the path it was read from (mesh files are found relative to it)
+  std::string name;
+  std::string text;  // the case file's text: a restart runs this, not the file as it is now
+};
+
+// A cell-centred grid array that carries state from one step to the next, stored as the
+// global array grid/<name> (cells[2] x cells[1] x cells[0]) of every rank's owned cells.
+struct CellField {
+  std::string name;
+  Array3<double>* array = nullptr;  // covers at least the rank's owned cells
+};
+
+class CheckpointWriter {
+ public:
+  // Keeps the `keep` (>= 1) newest checkpoints in `directory`, which is created when needed.
+  CheckpointWriter(MPI_Comm comm, std::string directory, int keep);
+
+  // Collective. Writes <directory>/checkpoint_<steps>.h5 through a .tmp file that is synced
+  // to disk before it is renamed, then points <directory>/checkpoint_latest at it, and only
+  // then deletes older checkpoints beyond `keep`: a crash at any moment leaves `latest`
+  // naming a complete checkpoint. Returns the new checkpoint's path.
+  std::string write(const Topology& topo, const CheckpointCase& source,
+                    const RunProgress& progress, const Particles& particles,
+                    const std::vector<CellField>& fields);
+
+  const std::string& directory() const { return directory_; }
+
+ private:
+  MPI_Comm comm_;
+  std::string directory_;
+  int keep_;
+};
+
+// Collective. The checkpoint a restart reads: `which` is "latest" (the file that
+// <directory>/checkpoint_latest names) or the path of a checkpoint file.
+std::string find_checkpoint(MPI_Comm comm, const std::string& directory,
+                            const std::string& which);
+
+class CheckpointReader {
+ public:
+  // Collective: opens a checkpoint and reads everything but the particles and the pressure.
+  // Throws std::runtime_error naming the file on every rank if it is not a readable checkpoint.
+  CheckpointReader(MPI_Comm comm, std::string path);
+  ~CheckpointReader();
+  CheckpointReader(const CheckpointReader&) = delete;
+  CheckpointReader& operator=(const CheckpointReader&) = delete;
+
+  const std::string& path() const { return path_; }
+  const CheckpointCase& source() const { return source_; }
+  const RunProgress& progress() const { return progress_; }
+  int ranks() const { return ranks_; }                  // how many ranks wrote it
+  const BlockCuts& cuts() const { return cuts_; }       // and their block layout
+  const Index3& cells() const { return cells_; }        // the global grid
+  int64_t particle_count() const { return particle_count_; }  // over all ranks
+
+  // Collective. On as many ranks as wrote the checkpoint: the particles this rank held, in
+  // their order. On any other number: an even share of them, to be sent to their owners.
+  Particles read_particles();
+  // Collective. Fills the in-domain cells `cells` of `array` from grid/<name>.
+  void read_cell_field(const std::string& name, const Box& cells, Array3<double>& array);
+
+ private:
+  struct File;
+  MPI_Comm comm_;
+  std::string path_;
+  std::unique_ptr<File> file_;
+  CheckpointCase source_;
+  RunProgress progress_;
+  int ranks_ = 0;
+  BlockCuts cuts_;
+  Index3 cells_{0, 0, 0};
+  int64_t particle_count_ = 0;
+  std::vector<int64_t> rank_counts_, rank_offsets_;  // rows each writing rank held
+};
+
+}  // namespace dunesim

@@ -1,0 +1,121 @@
+#include "io/file_summary.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "io/parallel_hdf5.hpp"
+
+namespace dunesim {
+namespace {
+
+// "float64", "int64", "uint8", "string", ...
+std::string describe_type(hid_t type) {
+  const size_t bits = 8 * H5Tget_size(type);
+  switch (H5Tget_class(type)) {
+    case H5T_INTEGER:
+      return fmt::format("{}int{}", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", bits);
+    case H5T_FLOAT: return fmt::format("float{}", bits);
+    case H5T_STRING: return "string";
+    default: return "other";
+  }
+}
+
+struct DatasetInfo {
+  std::string path, type;
+  std::vector<hsize_t> dims;
+};
+
+std::vector<DatasetInfo> list_datasets(hid_t file) {
+  std::vector<DatasetInfo> datasets;
+  auto visit = [](hid_t root, const char* name, const H5L_info_t*, void* data) -> herr_t {
+    hid_t object = H5Oopen(root, name, H5P_DEFAULT);
+    if (object < 0) return -1;
+    if (H5Iget_type(object) == H5I_DATASET) {
+      DatasetInfo info{std::string("/") + name, "", {}};
+      hid_t type = H5Dget_type(object);
+      hid_t space = H5Dget_space(object);
+      info.type = describe_type(type);
+      info.dims.resize(size_t(std::max(H5Sget_simple_extent_ndims(space), 0)));
+      H5Sget_simple_extent_dims(space, info.dims.data(), nullptr);
+      H5Sclose(space);
+      H5Tclose(type);
+      static_cast<std::vector<DatasetInfo>*>(data)->push_back(std::move(info));
+    }
+    H5Oclose(object);
+    return 0;
+  };
+  check_status(H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit, &datasets), "H5Lvisit");
+  return datasets;
+}
+
+std::string describe_dims(const std::vector<hsize_t>& dims) {
+  if (dims.empty()) return "scalar";
+  std::string text;
+  for (hsize_t d : dims) text += (text.empty() ? "" : " x ") + std::to_string(d);
+  return text;
+}
+
+int64_t int_attribute(hid_t object, const char* name) {
+  int64_t value = 0;
+  read_attribute(object, name, H5T_NATIVE_INT64, &value);
+  return value;
+}
+
+double double_attribute(hid_t object, const char* name) {
+  double value = 0;
+  read_attribute(object, name, H5T_NATIVE_DOUBLE, &value);
+  return value;
+}
+
+std::string summarize(hid_t file) {
+  std::string text;
+  const double time = double_attribute(file, "time");
+  const int64_t step = int_attribute(file, "step");
+  const int64_t particles = int_attribute(file, "particle_count");
+  const std::string case_name = read_string_attribute(file, "case_name");
+  if (H5Aexists(file, "format") > 0 &&
+      read_string_attribute(file, "format") == "dunesim checkpoint") {
+    const int64_t ranks = int_attribute(file, "ranks");
+    H5Handle layout(check_id(H5Gopen2(file, "layout", H5P_DEFAULT), "H5Gopen2 layout"),
+                    H5Gclose);
+    const std::vector<int> cells = read_int_list_attribute(layout.get(), "cells");
+    const std::vector<int> dims = read_int_list_attribute(layout.get(), "dims");
+    text += fmt::format("kind: checkpoint (format version {})\n",
+                        int_attribute(file, "format_version"));
+    text += fmt::format("case: {} (read from {})\n", case_name,
+                        read_string_attribute(file, "case_file"));
+    text += fmt::format("time: {:.9g} s\nstep: {}\nlast dt: {:.6g} s\nframes written: {}\n",
+                        time, step, double_attribute(file, "last_dt"),
+                        int_attribute(file, "frames_written"));
+    text += fmt::format("particles: {}\n", particles);
+    text += fmt::format("ranks: {} (layout {} x {} x {}), grid {} x {} x {} cells\n", ranks,
+                        dims.at(0), dims.at(1), dims.at(2), cells.at(0), cells.at(1),
+                        cells.at(2));
+  } else if (H5Aexists(file, "frame") > 0) {
+    text += fmt::format("kind: frame {}\ncase: {}\n", int_attribute(file, "frame"), case_name);
+    text += fmt::format("time: {:.9g} s\nstep: {}\nparticles: {}\n", time, step, particles);
+  } else {
+    throw std::runtime_error("neither a dunesim frame nor a checkpoint");
+  }
+  text += "datasets:\n";
+  for (const DatasetInfo& d : list_datasets(file))
+    text += fmt::format("  {} {} [{}]\n", d.path, d.type, describe_dims(d.dims));
+  return text;
+}
+
+}  // namespace
+
+std::string summarize_output_file(const std::string& path) {
+  QuietHdf5Errors quiet;
+  try {
+    if (!std::filesystem::is_regular_file(path)) throw std::runtime_error("no such file");
+    H5Handle file(check_id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen"),
+                  H5Fclose);
+    return path + "\n" + summarize(file.get());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+}  // namespace dunesim

@@ -1,0 +1,51 @@
+// Sand that does not yield moves as rigid bodies (thesis section 2.3.4): every connected
+// group of rigid cells has its face velocities replaced by the rigid motion with the same
+// linear and angular momentum.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+
+#include "decomposition/array3.hpp"
+#include "decomposition/halo.hpp"
+#include "decomposition/topology.hpp"
+#include "src/mac_grid.hpp"
+
+namespace dunesim {
+
+// u(x) = velocity + angular_velocity x (x - reference).
+struct RigidMotion {
+  std::array<double, 3> velocity{0, 0, 0};          // of the reference point, m/s
+  std::array<double, 3> angular_velocity{0, 0, 0};  // rad/s
+  std::array<double, 3> reference{0, 0, 0};         // centre of the cluster's root cell, m
+};
+
+struct RigidClusterStats {
+  int64_t clusters = 0;               // over all ranks
+  int64_t largest_cluster_cells = 0;  // over all ranks
+  int64_t rigid_cells = 0;            // over all ranks
+  // By cluster label (the smallest global cell index in the cluster): the motion of every
+  // cluster with a cell or a face owned by this rank.
+  std::map<int64_t, RigidMotion> motions;
+};
+
+// `rigid` marks the cells that did not yield (halo-consistent). A cluster's faces are the
+// faces with a cluster cell on one side and no solid cell on either side; each carries the
+// mass rho dx^3, rho the mean density of its fluid neighbours. Owned faces are updated and
+// the velocity halos filled. Collective.
+//
+// With `contact`, a cluster touching a wall is a rigid body resting on it (Coulomb friction,
+// eq. 4, for the body as a whole): per wall direction the normal impulse per unit mass is
+// the projection pressure on its contact faces times dt over its mass, plus whatever rigid
+// velocity still points into the wall after the fit (which is removed); the tangential
+// velocity is reduced by mu times that and clamped at zero. Friction acts on the
+// translation only. Without it the projection conserves momentum exactly.
+struct WallContact {
+  double dt = 0;                           // s
+  const Array3<double>* wall_mu = nullptr; // Coulomb coefficient of each solid cell
+};
+RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGrid& grid,
+                                         const Array3<uint8_t>& rigid,
+                                         const WallContact* contact = nullptr);
+
+}  // namespace dunesim

@@ -1,0 +1,170 @@
+#include "src/sand_plasticity.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/pressure_solver.hpp"
+
+namespace dunesim {
+
+namespace {
+
+// Strain per step below which D is round-off and its direction meaningless.
+constexpr double kNegligibleStrain = 1e-12;
+
+Index3 shifted(Index3 p, int axis, int by) {
+  p[axis] += by;
+  return p;
+}
+
+bool is_fluid(const Array3<uint8_t>& type, const Index3& c) {
+  return type(c[0], c[1], c[2]) == kFluid;
+}
+
+// A face of component a carries a fluid velocity when one of its two cells is fluid; faces
+// between air or solid cells hold no value that belongs to the fluid yet (extrapolation
+// comes later in the step).
+bool touches_fluid(const Array3<uint8_t>& type, int a, const Index3& f) {
+  return is_fluid(type, f) || is_fluid(type, shifted(f, a, -1));
+}
+
+// du_a/dx_b at the a-face f: central difference over the neighbouring a-faces along b,
+// one-sided where one of them carries no fluid velocity, 0 where neither does.
+double face_gradient(const MacGrid& g, int a, int b, const Index3& f) {
+  const Array3<double>& u = g.vel[a];
+  const Index3 up = shifted(f, b, 1), down = shifted(f, b, -1);
+  const bool has_up = touches_fluid(g.cell_type, a, up);
+  const bool has_down = touches_fluid(g.cell_type, a, down);
+  const double here = u(f[0], f[1], f[2]);
+  if (has_up && has_down) return (u(up[0], up[1], up[2]) - u(down[0], down[1], down[2])) / (2 * g.dx);
+  if (has_up) return (u(up[0], up[1], up[2]) - here) / g.dx;
+  if (has_down) return (here - u(down[0], down[1], down[2])) / g.dx;
+  return 0.0;
+}
+
+}  // namespace
+
+double SymTensor::frobenius_norm() const {
+  return std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] +
+                   2 * (c[3] * c[3] + c[4] * c[4] + c[5] * c[5]));
+}
+
+// Diagonal: D_aa = (u_a(c + e_a) - u_a(c)) / dx, the cell's own two a-faces.
+// Off-diagonal: du_a/dx_b lives naturally on the four edges around the cell parallel to the
+// third axis, at the corners of the two a-faces of the cell; their mean telescopes to the
+// mean over the cell's two a-faces of (u_a(f + e_b) - u_a(f - e_b)) / (2 dx). Both stencils
+// are exact for linear velocity fields, and so is the one-sided fallback in face_gradient.
+SymTensor strain_rate(const MacGrid& g, int i, int j, int k) {
+  const Index3 cell{i, j, k};
+  SymTensor d;
+  double grad[3][3];  // grad[a][b] = du_a/dx_b at the cell centre
+  for (int a = 0; a < 3; ++a) {
+    const Index3 hi = shifted(cell, a, 1);
+    grad[a][a] = (g.vel[a](hi[0], hi[1], hi[2]) - g.vel[a](i, j, k)) / g.dx;
+    for (int b = 0; b < 3; ++b)
+      if (b != a) grad[a][b] = 0.5 * (face_gradient(g, a, b, cell) + face_gradient(g, a, b, hi));
+  }
+  for (int a = 0; a < 3; ++a)
+    for (int b = a; b < 3; ++b) d(a, b) = 0.5 * (grad[a][b] + grad[b][a]);
+  return d;
+}
+
+double von_mises_equivalent(const SymTensor& sigma) {
+  SymTensor deviatoric = sigma;
+  const double mean = sigma.trace() / 3;
+  for (int a = 0; a < 3; ++a) deviatoric(a, a) -= mean;
+  return deviatoric.frobenius_norm() / std::sqrt(2.0);
+}
+
+SymTensor rigid_stress(const SymTensor& strain_rate, double density, double dx, double dt) {
+  SymTensor s;
+  const double scale = -density * dx * dx / dt;
+  for (int n = 0; n < 6; ++n) s.c[n] = scale * strain_rate.c[n];
+  return s;
+}
+
+bool stays_rigid(const SymTensor& sigma_rigid, double pressure, double sin_phi, double cohesion) {
+  return std::sqrt(3.0) * von_mises_equivalent(sigma_rigid) < sin_phi * pressure + cohesion;
+}
+
+SymTensor frictional_stress(const SymTensor& strain_rate, double pressure, double sin_phi) {
+  SymTensor s;
+  const double scale =
+      -sin_phi * std::max(pressure, 0.0) / (std::sqrt(1.0 / 3.0) * strain_rate.frobenius_norm());
+  for (int n = 0; n < 6; ++n) s.c[n] = scale * strain_rate.c[n];
+  return s;
+}
+
+// Face of component a between cells L = f - e_a and R = f:
+//   (div sigma)_a = (sigma_aa(R) - sigma_aa(L)) / dx
+//                 + sum_{b != a} (sigma_ab at the edge above f along b - at the edge below) / dx,
+// where an edge value is the mean of the four cells around that edge (L, R and their
+// neighbours along b). That is the central difference over 2 dx of the L/R mean of sigma_ab,
+// exact for linear stress fields. Cells without sand (air, water, solid) carry no stress,
+// so a stress ending at a free surface pushes the surface faces like a traction would.
+void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField& stress,
+                             const Array3<uint8_t>& yielding, double dt) {
+  const Array3<uint8_t>& type = g.cell_type;
+  auto at = [&](int a, int b, const Index3& c) {
+    return stress[SymTensor::index(a, b)](c[0], c[1], c[2]);
+  };
+  for (int a = 0; a < 3; ++a) {
+    Array3<double>& v = g.vel[a];
+    const Box faces = topo.owned(face_stagger(a)).intersect(topo.global(face_stagger(a)));
+    for_each_index(faces, [&](int i, int j, int k) {
+      const Index3 R{i, j, k}, L = shifted(R, a, -1);
+      const uint8_t t_lo = type(L[0], L[1], L[2]), t_hi = type(i, j, k);
+      if (t_lo == kSolid || t_hi == kSolid) return;
+      if (!yielding(L[0], L[1], L[2]) && !yielding(i, j, k)) return;
+      double div = (at(a, a, R) - at(a, a, L)) / g.dx;
+      for (int b = 0; b < 3; ++b) {
+        if (b == a) continue;
+        const double above = at(a, b, shifted(L, b, 1)) + at(a, b, shifted(R, b, 1));
+        const double below = at(a, b, shifted(L, b, -1)) + at(a, b, shifted(R, b, -1));
+        div += (above - below) / (4 * g.dx);
+      }
+      const double rho = face_density(t_lo, g.density(L[0], L[1], L[2]), t_hi, g.density(i, j, k));
+      v(i, j, k) -= dt / rho * div;
+    });
+  }
+}
+
+SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& g,
+                                          const Array3<uint8_t>& sand_cells,
+                                          const MaterialSpec& sand, double dt,
+                                          Array3<uint8_t>& rigid) {
+  const Box local = topo.local(Stagger::Cell);
+  const double sin_phi = std::sin(sand.friction_angle_deg * M_PI / 180.0);
+  StressField stress;
+  for (Array3<double>& s : stress) s.reset(local, Stagger::Cell, 0.0);
+  Array3<uint8_t> yielding(local, Stagger::Cell, 0);
+  rigid.reset(local, Stagger::Cell, 0);
+
+  SandPlasticityStats stats;
+  for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
+    if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
+    ++stats.sand_cells;
+    const SymTensor d = strain_rate(g, i, j, k);
+    const double p = g.pressure(i, j, k);
+    const SymTensor sigma_rigid = rigid_stress(d, g.density(i, j, k), g.dx, dt);
+    const bool negligible = d.frobenius_norm() * dt < kNegligibleStrain;
+    const bool is_rigid = negligible || stays_rigid(sigma_rigid, p, sin_phi, sand.cohesion);
+    const SymTensor sigma = is_rigid ? sigma_rigid : frictional_stress(d, p, sin_phi);
+    for (int n = 0; n < 6; ++n) stress[n](i, j, k) = sigma.c[n];
+    if (is_rigid) {
+      rigid(i, j, k) = 1;
+      ++stats.rigid_cells;
+    } else {
+      yielding(i, j, k) = 1;
+      ++stats.yielding_cells;
+    }
+  });
+
+  halo.fill<double>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
+  halo.fill<uint8_t>({&yielding, &rigid});
+  apply_stress_divergence(topo, g, stress, yielding, dt);
+  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+  return stats;
+}
+
+}  // namespace dunesim

@@ -1,0 +1,55 @@
+// Coulomb friction between sand and static solids (Zhu & Bridson 2005, eq. 4):
+//     u_T <- max(0, 1 - mu |u_n| / |u_T|) u_T,
+// where |u_n| is the normal speed the solid takes away from the sand in this step.
+//
+// Two readings of |u_n| are provided:
+//  - normal_speed_removed_by_enforcement: the paper's, the velocity into the solid that the
+//    boundary condition just removed. It sees only the momentum of the cells touching the
+//    wall, so the sand above them adds nothing to the friction;
+//  - normal_speed_from_wall_pressure: the normal stress p the projection puts on the wall,
+//    as the speed it removes in a step, p dt / (rho dx). It carries the weight of everything
+//    above, so a block on a slope feels mu times its whole weight (the simulator's choice).
+//
+// On the MAC grid:
+//  - normal faces are the faces between a non-solid cell C and a solid cell C + s e_a
+//    (s = -1 or +1), where normal_speed[a] holds |u_n| (>= 0);
+//  - a tangential face of component b lies between two non-solid cells L and R, at least one
+//    of them sand. For each wall direction (a, s), a != b, that the face touches, its friction
+//    budget is mu |u_n| averaged over L and R: mu of the solid cell C + s e_a times |u_n| on
+//    C's normal face, or 0 for a cell with no solid there (so a face at the edge of a step
+//    gets half).
+//  - |u_T| for that wall is the length of (u_b, u_c) at the face, c the third axis, with u_c
+//    the mean of the four c-faces of L and R. The face keeps its b-component scaled by
+//    max(0, 1 - budget / |u_T|), the vector rule of eq. 4 read off at this face; a face
+//    touching walls along two axes (a corner) gets both factors.
+// Water keeps free slip: faces with no sand cell on either side are left alone.
+#pragma once
+#include <array>
+#include <cstdint>
+
+#include "decomposition/array3.hpp"
+#include "decomposition/halo.hpp"
+#include "decomposition/topology.hpp"
+#include "src/mac_grid.hpp"
+
+namespace dunesim {
+
+// `wall_mu` holds mu in solid cells (box walls outside the domain, colliders); other cells
+// are not read. `sand_cells`, grid.cell_type and the velocities must be halo-consistent.
+// Updates owned faces, then halo-fills the velocities.
+void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& grid,
+                         const Array3<uint8_t>& sand_cells, const Array3<double>& wall_mu,
+                         const std::array<Array3<double>, 3>& normal_speed);
+
+// |u_n| = max(0, s (u_before - u_after)) on each normal face: only motion into the solid
+// presses sand against it; sand leaving a wall feels no friction.
+void normal_speed_removed_by_enforcement(const MacGrid& grid,
+                                         const std::array<Array3<double>, 3>& before,
+                                         std::array<Array3<double>, 3>& normal_speed);
+
+// |u_n| = max(0, p) dt / (rho dx) on each normal face, from the pressure and density of the
+// fluid cell next to the wall (call after the projection).
+void normal_speed_from_wall_pressure(const MacGrid& grid, double dt,
+                                     std::array<Array3<double>, 3>& normal_speed);
+
+}  // namespace dunesim

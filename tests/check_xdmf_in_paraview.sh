@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Usage: check_xdmf_in_paraview.sh DUNESIM_EXE PVPYTHON CHECK_SCRIPT
+#
+# Runs a tiny dam break with the real `dunesim run` on 2 MPI ranks, then opens its XDMF
+# series with ParaView's own reader (CHECK_SCRIPT = postproc/check_xdmf_in_paraview.py under
+# PVPYTHON) and requires, in every frame, all 1000 particles as points with a vertex cell
+# each, the point arrays velocity, id and material, and the frame times 0, 0.01, 0.02, 0.03 s.
+set -euo pipefail
+
+if [ "$#" -ne 3 ]; then
+  echo "usage: $0 DUNESIM_EXE PVPYTHON CHECK_SCRIPT" >&2
+  exit 2
+fi
+exe=$1
+pvpython=$2
+check_script=$3
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# 5 x 5 x 5 water cells at 8 particles per cell: 1000 particles, none of which can leave.
+cat > "$work/tiny.toml" <<'CASE'
+[case]
+name = "tiny"
+
+[domain]
+size = [0.2, 0.1, 0.2]
+cell_size = 0.02
+
+[time]
+end = 0.03
+
+[output]
+interval = 0.01
+
+[[material]]
+name = "water"
+kind = "water"
+
+[[source]]
+material = "water"
+shape = "block"
+min = [0.0, 0.0, 0.0]
+max = [0.1, 0.1, 0.1]
+CASE
+
+timeout 60 mpiexec -n 2 --oversubscribe "$exe" run "$work/tiny.toml" --output "$work/out" --quiet
+"$pvpython" "$check_script" "$work/out/tiny.xmf" --points 1000 --arrays velocity,id,material \
+  --times 0,0.01,0.02,0.03

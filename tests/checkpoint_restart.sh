@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# Usage: checkpoint_restart.sh DUNESIM_EXE MODE [RANKS_BEFORE RANKS_AFTER]
+#
+# Runs the real dunesim command under mpiexec on a tiny water box in a temporary directory:
+#   kill            SIGKILL a 2-rank run while it writes a checkpoint (it polls for the .tmp
+#                   file); `latest` must name a complete checkpoint and --restart latest must
+#                   run to the end.
+#   signal          SIGUSR1 to mpiexec, SIGTERM to the ranks and SIGTERM to mpiexec mid-run:
+#                   each must stop the run with a new complete checkpoint (and exit status
+#                   75 where Open MPI's mpiexec passes the ranks' status on).
+#   compare A B     a run stopped half-way on A ranks and restarted on B ranks must end with
+#                   the particles of an uninterrupted run on A ranks: identical when A = B,
+#                   within test_dam_break's bound (1e-6 cells) otherwise.
+set -u
+
+if [ "$#" -lt 2 ]; then
+  echo "usage: $0 DUNESIM_EXE kill|signal|compare [RANKS_BEFORE RANKS_AFTER]" >&2
+  exit 2
+fi
+exe=$1
+mode=$2
+python=/usr/bin/python3  # Debian's h5py is installed for the system interpreter
+work=$(mktemp -d "${TMPDIR:-/tmp}/dunesim_checkpoint_XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# A 0.2 m box at 0.02 m cells (10 x 10 x 10), a water column collapsing.
+write_case() {  # END_TIME CHECKPOINT_INTERVAL_STEPS
+  cat > tiny.toml <<EOF
+[case]
+name = "tiny"
+[domain]
+size = [0.2, 0.2, 0.2]
+cell_size = 0.02
+[time]
+end = $1
+[output]
+directory = "out"
+interval = 0.02
+[checkpoint]
+interval_steps = $2
+keep = 2
+[pressure]
+rtol = 1e-10
+[[material]]
+name = "water"
+kind = "water"
+[[source]]
+material = "water"
+shape = "block"
+min = [0.0, 0.0, 0.0]
+max = [0.08, 0.2, 0.12]
+EOF
+}
+
+# Runs in the background are not wrapped in `timeout`, which would not pass SIGUSR1 on;
+# ctest's timeout covers them.
+run() {  # RANKS ARGS...
+  local ranks=$1
+  shift
+  mpiexec -n "$ranks" --oversubscribe "$exe" run tiny.toml --quiet "$@"
+}
+
+# Exits non-zero unless `latest` in DIR names a complete checkpoint; prints its step.
+check_latest() {
+  "$python" - "$1" <<'EOF'
+import sys, os, h5py
+directory = sys.argv[1]
+name = open(os.path.join(directory, "checkpoint_latest")).read().strip()
+with h5py.File(os.path.join(directory, name), "r") as f:
+    assert f.attrs["format"] == "dunesim checkpoint", "not a checkpoint"
+    n = int(f.attrs["particle_count"])
+    for dataset in f["particles"].values():
+        assert dataset.shape == (n,), dataset.name
+    assert int(f["ranks/particle_count"][:].sum()) == n
+    print(int(f.attrs["step"]))
+EOF
+}
+
+case "$mode" in
+  kill)
+    write_case 0.5 1
+    # Starts a 2-rank run in its own session, polls for a checkpoint write in progress once a
+    # first checkpoint is complete, then SIGKILLs mpiexec's process group and the ranks' (Open
+    # MPI puts each rank in a process group of its own).
+    "$python" - "$exe" <<'EOF' || fail "no checkpoint write was caught"
+import os, signal, subprocess, sys, time
+exe, directory = sys.argv[1], "out/checkpoints"
+launcher = subprocess.Popen(["mpiexec", "-n", "2", "--oversubscribe", exe, "run", "tiny.toml",
+                             "--quiet"], stdout=subprocess.DEVNULL, start_new_session=True)
+def children(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return found
+deadline = time.time() + 60
+ranks = []
+while time.time() < deadline and launcher.poll() is None:
+    if len(ranks) < 2:
+        ranks = children(launcher.pid)
+    time.sleep(0.001)
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        continue
+    if "checkpoint_latest" in names and any(n.endswith(".h5.tmp") for n in names):
+        groups = set()
+        for pid in ranks + [launcher.pid]:
+            try:
+                groups.add(os.getpgid(pid))
+            except ProcessLookupError:
+                pass
+        for group in groups - {os.getpgid(0)}:
+            os.killpg(group, signal.SIGKILL)
+        launcher.wait()
+        print("killed while writing", [n for n in names if n.endswith(".tmp")])
+        sys.exit(0)
+launcher.kill()
+sys.exit(1)
+EOF
+    step=$(check_latest out/checkpoints) || fail "checkpoint_latest does not name a complete checkpoint"
+    echo "latest checkpoint: step $step"
+    run 2 --restart latest > restart.log 2>&1 || { cat restart.log; fail "restart from latest failed"; }
+    check_latest out/checkpoints > /dev/null || fail "no complete checkpoint after the restart"
+    ls out/checkpoints | grep -q '\.tmp$' && fail "a temporary checkpoint was left behind"
+    "$python" -c "
+import h5py
+with h5py.File('out/tiny_000025.h5', 'r') as f:
+    assert abs(f.attrs['time'] - 0.5) < 1e-12, f.attrs['time']
+" || fail "the restarted run did not reach the end"
+    ;;
+
+  signal)
+    write_case 100.0 0
+    # Each way of asking a run to stop must leave a new complete checkpoint and end the run
+    # long before its end time:
+    #   SIGUSR1 to mpiexec: passed on to the ranks at once; mpiexec exits with their 75.
+    #   SIGTERM to every rank (as a batch system signals every process of a job): 75 as well.
+    #   SIGTERM to mpiexec: Open MPI passes it on after odls_base_sigkill_timeout seconds and
+    #     SIGKILLs the ranks as long again later, while it no longer serves MPI_Finalize; so
+    #     only the checkpoint and rank 0's message can be required, not the exit status.
+    for way in usr1_to_mpiexec term_to_ranks term_to_mpiexec; do
+      rm -rf out
+      OMPI_MCA_odls_base_sigkill_timeout=3 mpiexec -n 2 --oversubscribe "$exe" run tiny.toml \
+        --quiet > "$way.log" 2>&1 &
+      launcher=$!  # mpiexec itself: a shell function in the background would be a subshell
+      for _ in $(seq 600); do [ -e out/tiny_000003.h5 ] && break; sleep 0.05; done
+      [ -e out/tiny_000003.h5 ] || fail "$way: the run did not start"
+      case "$way" in
+        usr1_to_mpiexec) kill -USR1 "$launcher" ;;
+        term_to_ranks) kill -TERM $(ps -o pid= --ppid "$launcher") ;;
+        term_to_mpiexec) kill -TERM "$launcher" ;;
+      esac
+      wait "$launcher"
+      status=$?
+      grep -q "stopped by a signal" "$way.log" || { cat "$way.log"; fail "$way: the run did not stop"; }
+      if [ "$way" != term_to_mpiexec ] && [ "$status" -ne 75 ]; then
+        cat "$way.log"
+        fail "$way: mpiexec exited with $status, expected 75"
+      fi
+      step=$(check_latest out/checkpoints) || fail "$way: no complete checkpoint"
+      [ "$step" -gt 0 ] || fail "$way: the checkpoint is at step 0"
+      echo "$way: exit status $status, checkpoint at step $step"
+    done
+    run 2 --restart latest --max-steps $((step + 5)) > restart.log 2>&1 ||
+      { cat restart.log; fail "restart after the signal failed"; }
+    ;;
+
+  compare)
+    [ "$#" -eq 4 ] || fail "compare needs RANKS_BEFORE RANKS_AFTER"
+    before=$3
+    after=$4
+    write_case 0.3 10
+    run "$before" --output whole > whole.log 2>&1 || { cat whole.log; fail "uninterrupted run failed"; }
+    run "$before" --output parts --max-steps 20 > first.log 2>&1 || { cat first.log; fail "first half failed"; }
+    [ "$(check_latest parts/checkpoints)" -eq 20 ] || fail "no checkpoint at step 20"
+    run "$after" --output parts --restart latest > second.log 2>&1 ||
+      { cat second.log; fail "restart on $after ranks failed"; }
+    tolerance=0
+    [ "$before" -eq "$after" ] || tolerance=2e-8  # 1e-6 cells of 0.02 m
+    "$python" - "$tolerance" <<'EOF' || fail "restarted run differs from the uninterrupted one"
+import sys, glob, os, h5py, numpy as np
+tolerance = float(sys.argv[1])
+whole = sorted(os.path.basename(f) for f in glob.glob("whole/tiny_*.h5"))
+parts = sorted(os.path.basename(f) for f in glob.glob("parts/tiny_*.h5"))
+assert whole == parts, f"frames differ: {whole} vs {parts}"
+xdmf = open("parts/tiny.xmf").read()
+assert xdmf.count("<Time ") == len(parts), "the series does not list every frame"
+def particles(path):
+    with h5py.File(path, "r") as f:
+        order = np.argsort(f["particles/id"][:])
+        return (f.attrs["time"], f.attrs["step"], f["particles/id"][:][order],
+                f["particles/position"][:][order], f["particles/velocity"][:][order])
+a, b = particles("whole/" + whole[-1]), particles("parts/" + parts[-1])
+assert a[0] == b[0] and a[1] == b[1], f"final frame at t={b[0]} step {b[1]}, expected t={a[0]} step {a[1]}"
+assert np.array_equal(a[2], b[2]), "particle ids differ"
+position, velocity = np.abs(a[3] - b[3]).max(), np.abs(a[4] - b[4]).max()
+print(f"final frame {whole[-1]}: largest difference {position:.3g} m, {velocity:.3g} m/s")
+if tolerance == 0:
+    assert np.array_equal(a[3], b[3]) and np.array_equal(a[4], b[4]), "not bit for bit"
+else:
+    assert position < tolerance, f"positions differ by {position} m"
+EOF
+    ;;
+
+  *)
+    fail "unknown mode $mode"
+    ;;
+esac
+echo "PASS"

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Usage: slurm_restart_chain.sh DUNESIM_EXE CONF_FILE WORK_DIR
+#
+# The restart chain on the local cluster: a run submitted with slurm/submit.py (mpirun
+# launcher) gets SIGUSR1 part-way, as it would shortly before its time limit; it must
+# write a checkpoint and exit 75, its job must submit the next one, and that job must
+# resume and finish the case. The final frame must equal, bit for bit (particles sorted by
+# id), that of an uninterrupted run on the same number of ranks.
+#
+# Exits 77 (skipped) while `dunesim run` has no --restart option.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+source "$repo/tests/slurm_common.sh"
+exe=$1
+slurm_connect "$2"
+work=$3
+case_file=$repo/tests/cases/slurm_tiny.toml
+# Long enough (about 20 frames) to interrupt part-way on a busy machine.
+run_options=(--end-time 1.0 --quiet)
+ranks=2
+
+if ! "$exe" run --help | grep -q -- '--restart'; then
+  echo "SKIP: dunesim run has no --restart option yet"
+  exit 77
+fi
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+mpiexec -n "$ranks" --oversubscribe "$exe" run "$case_file" --output reference "${run_options[@]}"
+frames=(reference/slurm_tiny_*.h5)
+final=$(basename "${frames[-1]}")
+
+# The lead of --signal is coarse (Slurm checks time limits about once a minute), so the test
+# sends the signal itself, to the batch shell exactly as --signal=B:USR1 does.
+first=$("$repo/slurm/submit.py" "$case_file" --ranks "$ranks" --time 0:15:00 --launcher mpirun \
+  --exe "$exe" --output chain -- "${run_options[@]}")
+echo "submitted job $first"
+deadline=$((SECONDS + 120))
+until [ -e chain/slurm_tiny_000002.h5 ]; do
+  state=$(job_field "$first" JobState)
+  if [ "$SECONDS" -ge "$deadline" ] || { [ "$state" != PENDING ] && [ "$state" != RUNNING ]; }; then
+    show_logs chain/slurm-"$first".out
+    echo "FAIL: job $first is $state and has not written its second frame" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+scancel --signal=USR1 --batch "$first"
+wait_for_job "$first" 120
+show_logs chain/slurm-"$first".out chain/slurm_chain.log
+
+if grep -q "job $first (link 1): finished" chain/slurm_chain.log; then
+  echo "FAIL: the run finished before the signal arrived; lengthen the case" >&2
+  exit 1
+fi
+if [ ! -e chain/checkpoints/checkpoint_latest ]; then
+  echo "FAIL: no chain/checkpoints/checkpoint_latest after SIGUSR1" >&2
+  exit 1
+fi
+second=$(sed -n "s/.*job $first (link 1): checkpointed; submitted job \([0-9]*\).*/\1/p" \
+  chain/slurm_chain.log)
+if [ -z "$second" ]; then
+  echo "FAIL: job $first (exit code $job_exit) did not submit a next job" >&2
+  exit 1
+fi
+wait_for_job "$second" 120
+show_logs chain/slurm-"$second".out
+if [ "$job_state" != COMPLETED ] || [ "$job_exit" != 0:0 ]; then
+  echo "FAIL: job $second ended $job_state with exit code $job_exit" >&2
+  exit 1
+fi
+grep -q "job $second (link 2): starting: .*--restart latest" chain/slurm_chain.log || {
+  echo "FAIL: job $second did not resume from the checkpoint" >&2; exit 1; }
+grep -q "job $second (link 2): finished" chain/slurm_chain.log || {
+  echo "FAIL: job $second did not finish the case" >&2; exit 1; }
+
+/usr/bin/python3 - "reference/$final" "chain/$final" <<'PYTHON'
+import sys
+
+import h5py
+import numpy as np
+
+reference, resumed = (h5py.File(path, "r") for path in sys.argv[1:])
+if reference.attrs["time"] != resumed.attrs["time"]:
+    sys.exit("FAIL: final frames at t = {} and {}".format(reference.attrs["time"],
+                                                          resumed.attrs["time"]))
+order = [np.argsort(f["particles/id"][...], kind="stable") for f in (reference, resumed)]
+for name in ("id", "position", "velocity", "material"):
+    a = reference["particles/" + name][...][order[0]]
+    b = resumed["particles/" + name][...][order[1]]
+    # Same rank count, same arithmetic: the restarted run must match to the last bit.
+    if a.shape != b.shape or a.tobytes() != b.tobytes():
+        differing = np.count_nonzero(np.any((a != b).reshape(len(a), -1), axis=1)) \
+            if a.shape == b.shape else "all"
+        sys.exit("FAIL: particles/{} differs ({} particles)".format(name, differing))
+print("final frames equal bit for bit: {} particles at t = {}".format(
+    len(order[0]), reference.attrs["time"]))
+PYTHON
+echo PASS

@@ -1,0 +1,311 @@
+// Checkpoints: every particle attribute and grid field survives a write and a read, rotation
+// keeps the newest files, and a restarted simulation continues bit for bit on the same number
+// of ranks and within the dam-break tolerance on another number.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+
+#include "decomposition/reductions.hpp"
+#include "io/checkpoint.hpp"
+#include "src/simulation.hpp"
+#include "src/simulation_checkpoint.hpp"
+#include "tests/scenes.hpp"
+
+using namespace dunesim;
+namespace fs = std::filesystem;
+
+namespace {
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+// An empty directory for one test, separate per rank count (ctest may run those at once).
+std::string fresh_directory(const std::string& test) {
+  const fs::path dir = fs::path("test_checkpoint_np" + std::to_string(world_size())) / test;
+  if (world_rank() == 0) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return dir.string();
+}
+
+// A value for attribute number `attribute` of the particle with global index g that differs
+// between attributes and particles, whatever the element type.
+template <class T>
+T attribute_value(int64_t g, int attribute) {
+  if constexpr (std::is_floating_point_v<T>) return T(0.25 * g + 1000.0 * attribute + 0.125);
+  else return T((g * 7 + attribute * 13) % 100 + 1);
+}
+
+// This rank's particles: global indices [first, first + count), every attribute filled.
+Particles numbered_particles(int64_t first, int64_t count) {
+  Particles p;
+  p.resize(size_t(count));
+  int attribute = 0;
+  p.for_each_array([&](auto& array) {
+    using T = typename std::decay_t<decltype(array)>::value_type;
+    for (int64_t i = 0; i < count; ++i) array[size_t(i)] = attribute_value<T>(first + i, attribute);
+    ++attribute;
+  });
+  return p;
+}
+
+// True when every attribute of particle n of `p` holds global index g's values.
+bool holds_particle(Particles& p, size_t n, int64_t g) {
+  bool same = true;
+  int attribute = 0;
+  p.for_each_array([&](auto& array) {
+    using T = typename std::decay_t<decltype(array)>::value_type;
+    same = same && array[n] == attribute_value<T>(g, attribute++);
+  });
+  return same;
+}
+
+double pressure_value(int i, int j, int k) { return 1.5 * i - 0.25 * j + 100.0 * k + 0.5; }
+
+CaseConfig small_dam_break() {
+  return test::water_box_case({0.4, 0.2, 0.3}, 0.02, {0, 0, 0}, {0.16, 0.2, 0.18}, 1.0);
+}
+
+void run_steps(Simulation& sim, int steps) {
+  for (int s = 0; s < steps; ++s) sim.step(sim.stable_dt());
+}
+
+constexpr int kStepsBefore = 15;  // crosses a particle sort (every 10 steps) on both sides
+constexpr int kStepsAfter = 15;
+
+// Largest position and velocity difference of `sim`'s particles to `reference`'s (all ranks).
+std::pair<double, double> largest_difference(const Simulation& reference, const Simulation& sim) {
+  const Particles& r = reference.particles();
+  std::unordered_map<int64_t, size_t> where;
+  for (size_t n = 0; n < r.size(); ++n) where[r.id[n]] = n;
+  const Particles& p = sim.particles();
+  double position = 0, velocity = 0;
+  for (size_t n = 0; n < p.size(); ++n) {
+    size_t q = where.at(p.id[n]);
+    position = std::max({position, std::abs(p.x[n] - r.x[q]), std::abs(p.y[n] - r.y[q]),
+                         std::abs(p.z[n] - r.z[q])});
+    velocity = std::max({velocity, std::abs(p.vx[n] - r.vx[q]), std::abs(p.vy[n] - r.vy[q]),
+                         std::abs(p.vz[n] - r.vz[q])});
+  }
+  return {global_max(sim.topology(), position), global_max(sim.topology(), velocity)};
+}
+
+}  // namespace
+
+TEST(CheckpointFile, RoundTripsEveryAttributeAndGridField) {
+  const std::string dir = fresh_directory("round_trip");
+  Topology topo(MPI_COMM_WORLD, {8, 6, 5}, 1);
+  // Uneven counts, one rank possibly empty: rank r holds 3r + 1 particles, the last none.
+  const int rank = world_rank(), size = world_size();
+  const int64_t count = rank == size - 1 && size > 1 ? 0 : 3 * rank + 1;
+  const int64_t first = exclusive_prefix_sum(topo, count);
+  const int64_t total = global_sum(topo, count);
+  Particles written = numbered_particles(first, count);
+  Array3<double> pressure(topo.local(Stagger::Cell), Stagger::Cell, -1.0);
+  for_each_index(topo.owned_cells(rank),
+                 [&](int i, int j, int k) { pressure(i, j, k) = pressure_value(i, j, k); });
+
+  CheckpointWriter writer(MPI_COMM_WORLD, dir, 3);
+  const CheckpointCase source{"cases/x.toml", "x", "[case]\nname = \"x\"\n# \xc3\xa9\n"};
+  const RunProgress progress{0.375, 42, 1.0 / 3.0, 7};
+  const std::string path = writer.write(topo, source, progress, written, {{"pressure", &pressure}});
+  EXPECT_EQ(path, (fs::path(dir) / "checkpoint_000000042.h5").string());
+
+  CheckpointReader reader(MPI_COMM_WORLD, find_checkpoint(MPI_COMM_WORLD, dir, "latest"));
+  EXPECT_EQ(reader.path(), path);
+  EXPECT_EQ(reader.source().file, source.file);
+  EXPECT_EQ(reader.source().name, source.name);
+  EXPECT_EQ(reader.source().text, source.text);
+  EXPECT_EQ(reader.progress().time, progress.time);
+  EXPECT_EQ(reader.progress().steps, progress.steps);
+  EXPECT_EQ(reader.progress().last_dt, progress.last_dt);
+  EXPECT_EQ(reader.progress().frames_written, progress.frames_written);
+  EXPECT_EQ(reader.ranks(), size);
+  EXPECT_EQ(reader.cuts(), topo.starts());
+  EXPECT_EQ(reader.cells(), topo.global_cells());
+  EXPECT_EQ(reader.particle_count(), total);
+
+  // Same rank count: exactly this rank's particles, in their order.
+  Particles read = reader.read_particles();
+  ASSERT_EQ(read.size(), written.size());
+  for (size_t n = 0; n < read.size(); ++n)
+    EXPECT_TRUE(holds_particle(read, n, first + int64_t(n))) << "particle " << first + int64_t(n);
+
+  Array3<double> restored(topo.local(Stagger::Cell), Stagger::Cell, -1.0);
+  reader.read_cell_field("pressure", topo.owned_cells(rank), restored);
+  for_each_index(topo.owned_cells(rank), [&](int i, int j, int k) {
+    EXPECT_EQ(restored(i, j, k), pressure_value(i, j, k)) << i << " " << j << " " << k;
+  });
+
+  // Another rank count (one): everything, in the order of the ranks that wrote it.
+  CheckpointReader alone(MPI_COMM_SELF, path);
+  Particles all = alone.read_particles();
+  ASSERT_EQ(int64_t(all.size()), total);
+  for (size_t n = 0; n < all.size(); ++n) EXPECT_TRUE(holds_particle(all, n, int64_t(n)));
+  Array3<double> whole({{0, 0, 0}, {8, 6, 5}}, Stagger::Cell, -1.0);
+  alone.read_cell_field("pressure", whole.box(), whole);
+  for_each_index(whole.box(),
+                 [&](int i, int j, int k) { EXPECT_EQ(whole(i, j, k), pressure_value(i, j, k)); });
+}
+
+TEST(CheckpointFile, KeepsTheNewestAndLatestNamesTheLast) {
+  const std::string dir = fresh_directory("rotation");
+  Topology topo(MPI_COMM_WORLD, {8, 6, 5}, 1);
+  Particles particles = numbered_particles(10 * world_rank(), 10);
+  Array3<double> pressure(topo.local(Stagger::Cell), Stagger::Cell, 0.0);
+  if (world_rank() == 0) {
+    // A later checkpoint of an abandoned run, and the leftover of a killed write.
+    std::ofstream(fs::path(dir) / "checkpoint_000000900.h5") << "abandoned";
+    std::ofstream(fs::path(dir) / "checkpoint_000000001.h5.tmp") << "interrupted";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CheckpointWriter writer(MPI_COMM_WORLD, dir, 2);
+  for (int64_t step : {5, 10, 15, 20})
+    writer.write(topo, {"c.toml", "c", "text"}, {0.1 * step, step, 0.1, 0}, particles,
+                 {{"pressure", &pressure}});
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename());
+  EXPECT_EQ(names, (std::set<std::string>{"checkpoint_000000015.h5", "checkpoint_000000020.h5",
+                                          "checkpoint_000000900.h5", "checkpoint_latest"}));
+  std::ifstream latest(fs::path(dir) / "checkpoint_latest");
+  std::string name;
+  std::getline(latest, name);
+  EXPECT_EQ(name, "checkpoint_000000020.h5");
+  EXPECT_EQ(find_checkpoint(MPI_COMM_WORLD, dir, "latest"),
+            (fs::path(dir) / "checkpoint_000000020.h5").string());
+}
+
+TEST(CheckpointFile, ErrorsNameTheFileOnEveryRank) {
+  const std::string dir = fresh_directory("errors");
+  const std::string missing = (fs::path(dir) / "checkpoint_000000001.h5").string();
+  try {
+    CheckpointReader reader(MPI_COMM_WORLD, missing);
+    ADD_FAILURE() << "no error for a missing file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+  }
+  try {
+    find_checkpoint(MPI_COMM_WORLD, dir, "latest");
+    ADD_FAILURE() << "no error without checkpoint_latest";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint_latest"), std::string::npos) << e.what();
+  }
+  // A truncated file, as a write killed before its rename would leave under a .tmp name.
+  const std::string truncated = (fs::path(dir) / "truncated.h5").string();
+  if (world_rank() == 0) std::ofstream(truncated) << "\x89HDF\r\n\x1a\n";
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_THROW(CheckpointReader(MPI_COMM_WORLD, truncated), std::runtime_error);
+}
+
+TEST(Restart, SameRankCountContinuesBitForBit) {
+  const std::string dir = fresh_directory("bitwise");
+  const CaseConfig config = small_dam_break();
+  Simulation original(config, MPI_COMM_WORLD);
+  run_steps(original, kStepsBefore);
+  CheckpointWriter writer(MPI_COMM_WORLD, dir, 1);
+  const std::string path = write_checkpoint(writer, original, 0.004, 0);
+  run_steps(original, kStepsAfter);
+
+  CheckpointReader reader(MPI_COMM_WORLD, path);
+  std::unique_ptr<Simulation> restarted = restore_simulation(config, reader, MPI_COMM_WORLD);
+  EXPECT_EQ(restarted->topology().starts(), original.topology().starts());
+  EXPECT_EQ(restarted->steps(), kStepsBefore);
+  run_steps(*restarted, kStepsAfter);
+
+  EXPECT_EQ(restarted->time(), original.time());
+  EXPECT_EQ(restarted->steps(), original.steps());
+  const Particles& a = original.particles();
+  const Particles& b = restarted->particles();
+  ASSERT_EQ(a.size(), b.size());
+  int64_t differing = 0;
+  for (size_t n = 0; n < a.size(); ++n)
+    differing += !(a.id[n] == b.id[n] && a.x[n] == b.x[n] && a.y[n] == b.y[n] &&
+                   a.z[n] == b.z[n] && a.vx[n] == b.vx[n] && a.vy[n] == b.vy[n] &&
+                   a.vz[n] == b.vz[n] && a.material[n] == b.material[n]);
+  EXPECT_EQ(global_sum(original.topology(), differing), 0);
+  const Box owned = original.topology().owned_cells(world_rank());
+  for_each_index(owned, [&](int i, int j, int k) {
+    ASSERT_EQ(original.grid().pressure(i, j, k), restarted->grid().pressure(i, j, k));
+  });
+}
+
+// Another rank count changes summation orders and the solver's numbering, like running on
+// another number of ranks from the start: test_dam_break's bound (1e-6 cells) applies to
+// positions, and the same bound per 4 ms step (a typical step here) to velocities.
+TEST(Restart, WrittenOnAllRanksContinuesOnOne) {
+  const std::string dir = fresh_directory("all_to_one");
+  const CaseConfig config = small_dam_break();
+  Simulation original(config, MPI_COMM_WORLD);
+  run_steps(original, kStepsBefore);
+  CheckpointWriter writer(MPI_COMM_WORLD, dir, 1);
+  const std::string path = write_checkpoint(writer, original, 0.004, 0);
+  run_steps(original, kStepsAfter);
+
+  CheckpointReader reader(MPI_COMM_SELF, path);
+  std::unique_ptr<Simulation> alone = restore_simulation(config, reader, MPI_COMM_SELF);
+  EXPECT_EQ(alone->particles().size(), size_t(reader.particle_count()));
+  run_steps(*alone, kStepsAfter);
+  auto [position, velocity] = largest_difference(*alone, original);
+  RecordProperty("max_position_difference_m", std::to_string(position));
+  EXPECT_LT(position, 1e-6 * config.cell_size);
+  EXPECT_LT(velocity, 1e-6 * config.cell_size / 0.004);
+}
+
+TEST(Restart, WrittenOnOneRankContinuesOnAll) {
+  const std::string dir = fresh_directory("one_to_all");
+  const CaseConfig config = small_dam_break();
+  // Every rank computes the one-rank run as its reference; rank 0 also checkpoints it.
+  Simulation alone(config, MPI_COMM_SELF);
+  run_steps(alone, kStepsBefore);
+  std::string path;
+  if (world_rank() == 0) {
+    CheckpointWriter writer(MPI_COMM_SELF, dir, 1);
+    path = write_checkpoint(writer, alone, 0.004, 0);
+  }
+  run_steps(alone, kStepsAfter);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  CheckpointReader reader(MPI_COMM_WORLD, (fs::path(dir) / "checkpoint_000000015.h5").string());
+  EXPECT_EQ(reader.ranks(), 1);
+  std::unique_ptr<Simulation> restarted = restore_simulation(config, reader, MPI_COMM_WORLD);
+  EXPECT_EQ(global_sum(restarted->topology(), int64_t(restarted->particles().size())),
+            reader.particle_count());
+  run_steps(*restarted, kStepsAfter);
+  auto [position, velocity] = largest_difference(alone, *restarted);
+  RecordProperty("max_position_difference_m", std::to_string(position));
+  EXPECT_LT(position, 1e-6 * config.cell_size);
+  EXPECT_LT(velocity, 1e-6 * config.cell_size / 0.004);
+}
+
+TEST(Restart, RejectsParticlesOutsideTheirBlock) {
+  if (world_size() == 1) GTEST_SKIP() << "one rank owns every cell";
+  Simulation sim(small_dam_break(), MPI_COMM_WORLD);
+  Particles particles = sim.particles();
+  if (world_rank() == 0 && particles.size() > 0) {
+    // Move one particle into the last rank's block.
+    const Box theirs = sim.topology().owned_cells(world_size() - 1);
+    particles.x[0] = (theirs.lo[0] + 0.5) * 0.02;
+    particles.y[0] = (theirs.lo[1] + 0.5) * 0.02;
+    particles.z[0] = (theirs.lo[2] + 0.5) * 0.02;
+  }
+  EXPECT_THROW(sim.restore(particles, 0.1, 1), std::runtime_error);
+}

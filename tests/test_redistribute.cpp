@@ -1,0 +1,96 @@
+// Redistribution sends every particle, with all its attributes, to the owner of its cell from
+// any rank to any rank, loses and duplicates none, and keeps the order of those that stay.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "decomposition/redistribute.hpp"
+#include "decomposition/reductions.hpp"
+
+using namespace dunesim;
+
+namespace {
+
+constexpr double kDx = 0.1;
+const Index3 kCells{12, 7, 5};
+
+// Attribute values derived from the id, so a particle's attributes can be checked after it
+// travelled.
+void set_particle(Particles& p, size_t n, int64_t id, std::mt19937& random) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  p.x[n] = unit(random) * kCells[0] * kDx;
+  p.y[n] = unit(random) * kCells[1] * kDx;
+  p.z[n] = unit(random) * kCells[2] * kDx;
+  p.vx[n] = 0.5 * double(id);
+  p.vy[n] = -1.0 * double(id);
+  p.vz[n] = 2.0 * double(id) + 0.25;
+  p.id[n] = id;
+  p.material[n] = uint8_t(id % 3);
+}
+
+}  // namespace
+
+TEST(Redistribute, EveryParticleReachesItsOwnerWithItsAttributes) {
+  Topology topo(MPI_COMM_WORLD, kCells, 1);
+  const int rank = topo.rank();
+  // Rank r starts with 50 (r + 1) particles anywhere in the domain (ids rank-major).
+  const int64_t count = 50 * (rank + 1);
+  const int64_t first = exclusive_prefix_sum(topo, count);
+  const int64_t total = global_sum(topo, count);
+  Particles p;
+  p.resize(size_t(count));
+  std::mt19937 random(1234 + rank);
+  for (int64_t n = 0; n < count; ++n) set_particle(p, size_t(n), first + n, random);
+  // Those that stay keep their order, ahead of those that arrive.
+  std::vector<int64_t> staying;
+  for (size_t n = 0; n < p.size(); ++n)
+    if (topo.owner_of_cell(int(p.x[n] / kDx), int(p.y[n] / kDx), int(p.z[n] / kDx)) == rank)
+      staying.push_back(p.id[n]);
+
+  redistribute_particles(topo, kDx, p);
+
+  ASSERT_EQ(global_sum(topo, int64_t(p.size())), total);
+  ASSERT_GE(p.size(), staying.size());
+  EXPECT_TRUE(std::equal(staying.begin(), staying.end(), p.id.begin()));
+  const Box owned = topo.owned_cells(rank);
+  for (size_t n = 0; n < p.size(); ++n) {
+    const int64_t id = p.id[n];
+    EXPECT_TRUE(owned.contains(int(std::floor(p.x[n] / kDx)), int(std::floor(p.y[n] / kDx)),
+                               int(std::floor(p.z[n] / kDx))))
+        << "particle " << id << " is not on its owner";
+    EXPECT_EQ(p.vx[n], 0.5 * double(id));
+    EXPECT_EQ(p.vy[n], -1.0 * double(id));
+    EXPECT_EQ(p.vz[n], 2.0 * double(id) + 0.25);
+    EXPECT_EQ(p.material[n], uint8_t(id % 3));
+  }
+  // Every id exactly once over all ranks.
+  int local = int(p.size());
+  std::vector<int> counts(size_t(topo.size())), offsets(size_t(topo.size()), 0);
+  MPI_Allgather(&local, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 1; r < topo.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  std::vector<int64_t> all(static_cast<size_t>(total));
+  MPI_Allgatherv(p.id.data(), local, MPI_INT64_T, all.data(), counts.data(), offsets.data(),
+                 MPI_INT64_T, MPI_COMM_WORLD);
+  std::sort(all.begin(), all.end());
+  for (int64_t n = 0; n < total; ++n) ASSERT_EQ(all[size_t(n)], n);
+}
+
+TEST(Redistribute, AllParticlesOnOneRankSpreadOverAll) {
+  Topology topo(MPI_COMM_WORLD, kCells, 1);
+  Particles p;
+  std::mt19937 random(99);
+  if (topo.rank() == 0) {
+    p.resize(1000);
+    for (size_t n = 0; n < p.size(); ++n) set_particle(p, n, int64_t(n), random);
+  }
+  redistribute_particles(topo, kDx, p);
+  EXPECT_EQ(global_sum(topo, int64_t(p.size())), 1000);
+  const Box owned = topo.owned_cells(topo.rank());
+  EXPECT_GT(p.size(), 0u) << "uniformly spread particles should reach every block";
+  for (size_t n = 0; n < p.size(); ++n)
+    EXPECT_TRUE(owned.contains(int(std::floor(p.x[n] / kDx)), int(std::floor(p.y[n] / kDx)),
+                               int(std::floor(p.z[n] / kDx))));
+}

@@ -1,0 +1,309 @@
+// The frictional-plasticity stage: strain rate, yield test, frictional stress, the stress
+// divergence on the MAC faces, and agreement between decompositions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "decomposition/reductions.hpp"
+#include "src/sand_plasticity.hpp"
+
+using namespace dunesim;
+
+namespace {
+
+// A box of `cells` with solid walls outside it and every in-domain cell air; the caller
+// marks fluid and fills velocities.
+struct TestGrid {
+  Topology topo;
+  Halo halo;
+  MacGrid grid;
+  Array3<uint8_t> sand;
+
+  TestGrid(MPI_Comm comm, Index3 cells, double dx) : topo(comm, cells, 2), halo(topo) {
+    grid.allocate(topo, dx);
+    sand.reset(topo.local(Stagger::Cell), Stagger::Cell, 0);
+    const Box domain = topo.global(Stagger::Cell);
+    for_each_index(grid.cell_type.box(), [&](int i, int j, int k) {
+      grid.cell_type(i, j, k) = domain.contains(i, j, k) ? kAir : kSolid;
+    });
+  }
+  void make_sand(int i, int j, int k, double density) {
+    grid.cell_type(i, j, k) = kFluid;
+    grid.density(i, j, k) = density;
+    sand(i, j, k) = 1;
+  }
+};
+
+MaterialSpec sand_material(double friction_angle_deg, double cohesion) {
+  MaterialSpec m;
+  m.name = "sand";
+  m.kind = MaterialKind::Sand;
+  m.density = 1600;
+  m.friction_angle_deg = friction_angle_deg;
+  m.cohesion = cohesion;
+  return m;
+}
+
+SymTensor tensor(double xx, double yy, double zz, double xy, double xz, double yz) {
+  SymTensor t;
+  t.c = {xx, yy, zz, xy, xz, yz};
+  return t;
+}
+
+// A reproducible value in [0, 1) from integer coordinates, the same on every rank.
+double hash01(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+  uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull ^
+               (c + 0x85157AF5ull) * 0x94D049BB133111EBull ^ (d + 17) * 0xD6E8FEB86659FD93ull;
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return double(x >> 11) * 0x1.0p-53;
+}
+
+}  // namespace
+
+// sigma_bar = |sigma - sigma_m I|_F / sqrt(2).
+TEST(SandPlasticity, VonMisesEquivalentByHand) {
+  // Uniaxial stress s: deviator s*diag(2/3, -1/3, -1/3), |dev|_F^2 = (6/9) s^2, so
+  // sigma_bar = s / sqrt(3) and sqrt(3) sigma_bar = s.
+  EXPECT_NEAR(std::sqrt(3.0) * von_mises_equivalent(tensor(250, 0, 0, 0, 0, 0)), 250.0, 1e-12);
+  // diag(1,2,3) with xy = 4: mean 2, deviator diag(-1,0,1) plus xy = yx = 4,
+  // |dev|_F^2 = 1 + 0 + 1 + 16 + 16 = 34, sigma_bar = sqrt(17).
+  EXPECT_NEAR(von_mises_equivalent(tensor(1, 2, 3, 4, 0, 0)), std::sqrt(17.0), 1e-12);
+  // A pure pressure has no shear.
+  EXPECT_NEAR(von_mises_equivalent(tensor(-7, -7, -7, 0, 0, 0)), 0.0, 1e-12);
+}
+
+// Hand cell: rho = 1600 kg/m^3, dx = 0.01 m, dt = 1e-3 s, pure shear du_x/dy = 1/s, so
+// D_xy = 0.5/s and sigma_rigid_xy = -1600 * 1e-4 / 1e-3 * 0.5 = -80 Pa. Its deviator is
+// itself: |dev|_F = 80 sqrt(2), sigma_bar = 80 Pa, sqrt(3) sigma_bar = 138.56 Pa.
+// phi = 30 degrees: sin(phi) = 0.5.
+TEST(SandPlasticity, YieldTestByHand) {
+  const SymTensor d = tensor(0, 0, 0, 0.5, 0, 0);
+  const SymTensor sigma_rigid = rigid_stress(d, 1600, 0.01, 1e-3);
+  EXPECT_NEAR(sigma_rigid(0, 1), -80.0, 1e-12);
+  EXPECT_NEAR(sigma_rigid(1, 0), -80.0, 1e-12);
+  EXPECT_NEAR(sigma_rigid(0, 0), 0.0, 1e-12);
+  const double sin_phi = 0.5;
+  // Small pressure: 0.5 * 100 = 50 Pa < 138.56 Pa: the cell yields.
+  EXPECT_FALSE(stays_rigid(sigma_rigid, 100, sin_phi, 0));
+  // High pressure: 0.5 * 400 = 200 Pa > 138.56 Pa: rigid.
+  EXPECT_TRUE(stays_rigid(sigma_rigid, 400, sin_phi, 0));
+  // Zero pressure: cohesion alone decides. 150 Pa holds it, 100 Pa does not.
+  EXPECT_TRUE(stays_rigid(sigma_rigid, 0, sin_phi, 150));
+  EXPECT_FALSE(stays_rigid(sigma_rigid, 0, sin_phi, 100));
+  EXPECT_FALSE(stays_rigid(sigma_rigid, 0, sin_phi, 0));
+  // Tension eats into cohesion: -50 + 150 = 100 Pa yields, -50 + 200 = 150 Pa holds.
+  EXPECT_FALSE(stays_rigid(sigma_rigid, -100, sin_phi, 150));
+  EXPECT_TRUE(stays_rigid(sigma_rigid, -100, sin_phi, 200));
+}
+
+// D = [[0.1, 0.2, 0], [0.2, -0.1, 0], [0, 0, 0]]: |D|_F = sqrt(0.01 + 0.01 + 2*0.04) =
+// sqrt(0.1). p = 1000 Pa, sin(phi) = 0.5: scale = -500 / (sqrt(1/3) sqrt(0.1)) = -2738.613.
+TEST(SandPlasticity, FrictionalStressByHand) {
+  const SymTensor d = tensor(0.1, -0.1, 0, 0.2, 0, 0);
+  const SymTensor s = frictional_stress(d, 1000, 0.5);
+  EXPECT_NEAR(s(0, 0), -273.8613, 1e-4);
+  EXPECT_NEAR(s(1, 1), 273.8613, 1e-4);
+  EXPECT_NEAR(s(0, 1), -547.7226, 1e-4);
+  EXPECT_NEAR(s(2, 2), 0.0, 1e-12);
+  EXPECT_NEAR(s(0, 2), 0.0, 1e-12);
+  // |sigma_f|_F = sqrt(3) sin(phi) p whatever the direction of D.
+  EXPECT_NEAR(s.frobenius_norm(), std::sqrt(3.0) * 500, 1e-9);
+  // No frictional stress in tension.
+  EXPECT_EQ(frictional_stress(d, -300, 0.5).frobenius_norm(), 0.0);
+}
+
+// Central and one-sided differences are exact for u = b + A x; the sand block touches the
+// floor and the -x wall and has air above and beside it, so every fallback is exercised.
+TEST(SandPlasticity, StrainRateOfLinearFieldIsExact) {
+  TestGrid t(MPI_COMM_WORLD, {8, 6, 7}, 0.1);
+  const double A[3][3] = {{0.3, -1.2, 0.7}, {2.1, -0.5, 0.4}, {-0.8, 1.5, 0.9}};
+  const double b[3] = {0.2, -0.1, 0.05};
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (i < 6 && j >= 1 && j < 5 && k < 4 && t.grid.cell_type(i, j, k) != kSolid)
+      t.make_sand(i, j, k, 1600);
+  });
+  for (int a = 0; a < 3; ++a)
+    for_each_index(t.grid.vel[a].box(), [&](int i, int j, int k) {
+      const auto x = t.grid.face_position(a, i, j, k);
+      t.grid.vel[a](i, j, k) = b[a] + A[a][0] * x[0] + A[a][1] * x[1] + A[a][2] * x[2];
+    });
+  int checked = 0;
+  for_each_index(t.topo.owned_cells(t.topo.rank()), [&](int i, int j, int k) {
+    if (t.grid.cell_type(i, j, k) != kFluid) return;
+    const SymTensor d = strain_rate(t.grid, i, j, k);
+    for (int p = 0; p < 3; ++p)
+      for (int q = 0; q < 3; ++q)
+        ASSERT_NEAR(d(p, q), 0.5 * (A[p][q] + A[q][p]), 1e-12) << i << " " << j << " " << k;
+    ++checked;
+  });
+  EXPECT_EQ(global_sum(t.topo, int64_t(checked)), int64_t(6 * 4 * 4));
+}
+
+// sigma_ab = S_ab + G_ab . x in every cell of an all-sand box: on faces whose stencil stays
+// inside the box the update is exactly u_a -= dt/rho * sum_b G_abb.
+TEST(SandPlasticity, StressDivergenceOfLinearFieldIsExact) {
+  const double dx = 0.1, dt = 0.01, rho = 1600;
+  TestGrid t(MPI_COMM_WORLD, {8, 6, 6}, dx);
+  const Box domain = t.topo.global(Stagger::Cell);
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (domain.contains(i, j, k)) t.make_sand(i, j, k, rho);
+  });
+  double gradient[6][3];  // d sigma_n / dx_c, Pa/m
+  double offset[6];
+  for (int n = 0; n < 6; ++n) {
+    offset[n] = 100.0 * (n + 1);
+    for (int c = 0; c < 3; ++c) gradient[n][c] = 37.0 * (n + 1) - 53.0 * c + 11.0 * n * c;
+  }
+  StressField stress;
+  Array3<uint8_t> yielding(t.topo.local(Stagger::Cell), Stagger::Cell, 0);
+  for (int n = 0; n < 6; ++n) stress[n].reset(t.topo.local(Stagger::Cell), Stagger::Cell, 0.0);
+  for_each_index(domain.intersect(yielding.box()), [&](int i, int j, int k) {
+    yielding(i, j, k) = 1;
+    const auto x = t.grid.cell_centre(i, j, k);
+    for (int n = 0; n < 6; ++n)
+      stress[n](i, j, k) = offset[n] + gradient[n][0] * x[0] + gradient[n][1] * x[1] + gradient[n][2] * x[2];
+  });
+  apply_stress_divergence(t.topo, t.grid, stress, yielding, dt);
+
+  int checked = 0;
+  for (int a = 0; a < 3; ++a) {
+    double div = 0;
+    for (int b = 0; b < 3; ++b) div += gradient[SymTensor::index(a, b)][b];
+    // Faces with L, R and their neighbours along b != a inside the box.
+    Box interior_faces;
+    for (int c = 0; c < 3; ++c) {
+      interior_faces.lo[c] = 1;
+      interior_faces.hi[c] = c == a ? domain.hi[c] : domain.hi[c] - 1;
+    }
+    const Box faces = t.topo.owned(face_stagger(a)).intersect(interior_faces);
+    for_each_index(faces, [&](int i, int j, int k) {
+      ASSERT_NEAR(t.grid.vel[a](i, j, k), -dt / rho * div, 1e-12) << a << " " << i << " " << j << " " << k;
+      ++checked;
+    });
+  }
+  EXPECT_GT(global_sum(t.topo, int64_t(checked)), 0);
+}
+
+// A sand layer sheared as u_x = U sin(2 pi z / H) at low pressure yields everywhere, and its
+// frictional stress must take speed out of the flow: the fastest faces slow down and the
+// kinetic energy drops. (With the opposite sign of the update it would grow.)
+TEST(SandPlasticity, FrictionalUpdateResistsShear) {
+  const double dx = 0.05, dt = 0.01, rho = 1600, U = 1.0;
+  const int nz = 8;
+  TestGrid t(MPI_COMM_WORLD, {6, 4, nz}, dx);
+  const Box domain = t.topo.global(Stagger::Cell);
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (domain.contains(i, j, k)) t.make_sand(i, j, k, rho);
+  });
+  t.grid.pressure.fill(200.0);
+  for_each_index(t.grid.vel[0].box(), [&](int i, int j, int k) {
+    t.grid.vel[0](i, j, k) = U * std::sin(2 * M_PI * (k + 0.5) / nz);
+  });
+  auto energy_and_peak = [&](double& energy, double& peak) {
+    energy = 0;
+    peak = 0;
+    // x-faces between two sand cells (the wall faces at x = 0 and x = 6 dx are not updated).
+    const Box between_cells{{1, 0, 0}, {6, 4, nz}};
+    for_each_index(t.topo.owned(Stagger::FaceX).intersect(between_cells), [&](int i, int j, int k) {
+      const double u = t.grid.vel[0](i, j, k);
+      energy += 0.5 * rho * u * u;
+      peak = std::max(peak, std::abs(u));
+    });
+    energy = global_sum(t.topo, energy);
+    peak = global_max(t.topo, peak);
+  };
+  double energy_before, peak_before, energy_after, peak_after;
+  energy_and_peak(energy_before, peak_before);
+  Array3<uint8_t> rigid;
+  SandPlasticityStats stats =
+      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt, rigid);
+  energy_and_peak(energy_after, peak_after);
+  EXPECT_EQ(global_sum(t.topo, stats.yielding_cells), int64_t(6 * 4 * nz));
+  EXPECT_EQ(global_sum(t.topo, stats.rigid_cells), 0);
+  EXPECT_LT(energy_after, energy_before);
+  EXPECT_LT(peak_after, peak_before);
+}
+
+// Sand at rest under pressure has D = 0: every cell is rigid and nothing moves.
+TEST(SandPlasticity, SandAtRestStaysRigid) {
+  TestGrid t(MPI_COMM_WORLD, {6, 4, 6}, 0.05);
+  const Box domain = t.topo.global(Stagger::Cell);
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (domain.contains(i, j, k) && k < 4) t.make_sand(i, j, k, 1600);
+    t.grid.pressure(i, j, k) = k < 4 ? 1600 * 9.81 * 0.05 * (4 - k - 0.5) : 0.0;
+  });
+  Array3<uint8_t> rigid;
+  SandPlasticityStats stats =
+      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), 0.01, rigid);
+  EXPECT_EQ(global_sum(t.topo, stats.sand_cells), int64_t(6 * 4 * 4));
+  EXPECT_EQ(global_sum(t.topo, stats.rigid_cells), int64_t(6 * 4 * 4));
+  EXPECT_EQ(global_sum(t.topo, stats.yielding_cells), 0);
+  for (int a = 0; a < 3; ++a)
+    for_each_index(t.grid.vel[a].box(), [&](int i, int j, int k) { ASSERT_EQ(t.grid.vel[a](i, j, k), 0.0); });
+  for_each_index(rigid.box(), [&](int i, int j, int k) {
+    ASSERT_EQ(rigid(i, j, k), (domain.contains(i, j, k) && k < 4) ? 1 : 0) << i << " " << j << " " << k;
+  });
+}
+
+namespace {
+
+// A random scene defined by global indices, so every decomposition builds the same one:
+// interior solids, air, water and sand cells, random velocities and pressures.
+void fill_random_scene(TestGrid& t) {
+  const Box domain = t.topo.global(Stagger::Cell);
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (!domain.contains(i, j, k)) return;
+    const double r = hash01(7, i, j, k);
+    if (r < 0.05) {
+      t.grid.cell_type(i, j, k) = kSolid;
+    } else if (r < 0.15) {
+      t.grid.cell_type(i, j, k) = kAir;
+    } else if (r < 0.3) {
+      t.grid.cell_type(i, j, k) = kFluid;
+      t.grid.density(i, j, k) = 1000;
+    } else {
+      t.make_sand(i, j, k, 1600);
+    }
+    if (t.grid.cell_type(i, j, k) == kFluid) t.grid.pressure(i, j, k) = 60000 * hash01(8, i, j, k);
+  });
+  for (int a = 0; a < 3; ++a)
+    for_each_index(t.grid.vel[a].box(), [&](int i, int j, int k) {
+      t.grid.vel[a](i, j, k) = 2 * hash01(a, i + 100, j + 100, k + 100) - 1;
+    });
+}
+
+}  // namespace
+
+// The stage on this communicator gives bit-identical velocities and rigid masks to the same
+// scene on one rank holding the whole grid.
+TEST(SandPlasticity, DecompositionDoesNotChangeResults) {
+  const Index3 cells{12, 10, 8};
+  const double dx = 0.05, dt = 0.01;
+  const MaterialSpec sand = sand_material(35, 50);
+  TestGrid split(MPI_COMM_WORLD, cells, dx), whole(MPI_COMM_SELF, cells, dx);
+  fill_random_scene(split);
+  fill_random_scene(whole);
+  Array3<uint8_t> rigid_split, rigid_whole;
+  SandPlasticityStats s_split =
+      apply_sand_plasticity(split.topo, split.halo, split.grid, split.sand, sand, dt, rigid_split);
+  SandPlasticityStats s_whole =
+      apply_sand_plasticity(whole.topo, whole.halo, whole.grid, whole.sand, sand, dt, rigid_whole);
+
+  EXPECT_EQ(global_sum(split.topo, s_split.sand_cells), s_whole.sand_cells);
+  EXPECT_EQ(global_sum(split.topo, s_split.rigid_cells), s_whole.rigid_cells);
+  EXPECT_EQ(global_sum(split.topo, s_split.yielding_cells), s_whole.yielding_cells);
+  EXPECT_GT(s_whole.rigid_cells, 20);
+  EXPECT_GT(s_whole.yielding_cells, 20);
+  for (int a = 0; a < 3; ++a)
+    for_each_index(split.grid.vel[a].box(), [&](int i, int j, int k) {
+      ASSERT_EQ(split.grid.vel[a](i, j, k), whole.grid.vel[a](i, j, k)) << a << " " << i << " " << j << " " << k;
+    });
+  for_each_index(rigid_split.box(), [&](int i, int j, int k) {
+    ASSERT_EQ(rigid_split(i, j, k), rigid_whole(i, j, k)) << i << " " << j << " " << k;
+  });
+}
