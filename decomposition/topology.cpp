@@ -60,6 +60,10 @@ Topology::Topology(MPI_Comm comm, Index3 global_cells, int ghost) {
 Topology::Topology(MPI_Comm comm, Index3 global_cells, int ghost,
                    std::array<std::vector<int>, 3> starts) {
   init(comm, global_cells, ghost);
+  recut(std::move(starts));
+}
+
+void Topology::recut(std::array<std::vector<int>, 3> starts) {
   starts_ = std::move(starts);
   int product = 1;
   for (int a = 0; a < 3; ++a) {
@@ -68,7 +72,7 @@ Topology::Topology(MPI_Comm comm, Index3 global_cells, int ghost,
     if (dims_[a] < 1 || starts_[a].front() != 0 || starts_[a].back() != cells_[a])
       throw std::runtime_error("block cuts must run from 0 to the number of cells on each axis");
     for (int b = 0; b < dims_[a]; ++b)
-      if (starts_[a][b + 1] - starts_[a][b] < ghost)
+      if (starts_[a][b + 1] - starts_[a][b] < ghost_)
         throw std::runtime_error("every block must be at least the ghost width thick");
   }
   if (product != size_) throw std::runtime_error("block layout does not match the rank count");

@@ -25,6 +25,9 @@ class Topology {
   // Uses the given cut positions (starts[a] has dims[a]+1 entries), e.g. from load balancing.
   Topology(MPI_Comm comm, Index3 global_cells, int ghost, std::array<std::vector<int>, 3> starts);
   ~Topology();
+  // Moves the block cuts (load balancing). Every array laid out by this topology must be
+  // reallocated and every particle redistributed afterwards.
+  void recut(std::array<std::vector<int>, 3> starts);
   Topology(const Topology&) = delete;
   Topology& operator=(const Topology&) = delete;
 

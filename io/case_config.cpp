@@ -644,7 +644,7 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   cfg.text = text;
   Table root(&document, "", file);
   root.allow_only({"case", "domain", "physics", "time", "seeding", "output", "checkpoint",
-                   "catalyst", "pressure", "material", "source", "collider"});
+                   "catalyst", "load_balance", "pressure", "material", "source", "collider"});
 
   Table case_table = root.table("case");
   case_table.allow_only({"name"});
@@ -687,6 +687,13 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
     cfg.checkpoint.directory = checkpoint.non_empty_string("directory", kRequired);
 
   read_catalyst(root, cfg);
+
+  Table balance = root.table("load_balance");
+  balance.allow_only({"interval_steps", "threshold"});
+  cfg.load_balance.interval_steps = static_cast<int>(
+      balance.integer("interval_steps", 0, INT_MAX, cfg.load_balance.interval_steps));
+  cfg.load_balance.threshold =
+      balance.number("threshold", Range{1.0, kInf, false, true}, cfg.load_balance.threshold);
 
   Table pressure = root.table("pressure");
   pressure.allow_only({"rtol", "max_iterations", "petsc_options"});

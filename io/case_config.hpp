@@ -101,6 +101,13 @@ struct PressureSolverSpec {
   std::string petsc_options;         // e.g. "-pc_type gamg", added to PETSc's options
 };
 
+// Dynamic load balancing: every interval_steps the ranks measure their particle counts and,
+// when the busiest rank holds more than `threshold` times the mean, re-cut the blocks.
+struct LoadBalanceSpec {
+  int interval_steps = 20;           // 0 = never after the start
+  double threshold = 1.1;            // max / mean particles per rank that triggers a re-cut
+};
+
 struct CaseConfig {
   std::string file;                  // path the case was read from
   std::string name;                  // [case] name, defaults to the file's stem
@@ -120,6 +127,7 @@ struct CaseConfig {
   std::vector<ColliderSpec> colliders;
   OutputSpec output;
   CheckpointSpec checkpoint;
+  LoadBalanceSpec load_balance;
   CatalystSpec catalyst;
   PressureSolverSpec pressure;
   std::string text;                  // the case file's text, kept for checkpoints

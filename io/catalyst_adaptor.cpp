@@ -155,6 +155,8 @@ CatalystAdaptor::~CatalystAdaptor() {
 }
 
 void CatalystAdaptor::coprocess(Simulation& sim, int64_t step) {
+  // In situ visualisation is output: its cost shows in the timing report's output stage.
+  auto timer = sim.clock().time(kOutput);
   vtkNew<vtkCPDataDescription> description;
   description->AddInput(kParticleChannel);
   description->AddInput(kGridChannel);

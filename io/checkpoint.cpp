@@ -39,7 +39,8 @@ int64_t step_of(const std::string& name, const std::string& suffix) {
   if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) ||
       name.compare(name.size() - suffix.size(), suffix.size(), suffix))
     return -1;
-  const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  const std::string digits =
+      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
   if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 18) return -1;
   return std::stoll(digits);
 }
@@ -67,7 +68,8 @@ void for_each_named_array(Particles& p, F&& f) {
 // Forces a file, or a directory's entries (after a rename), to disk.
 void sync_to_disk(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw std::runtime_error("cannot open " + path + " to sync it: " + std::strerror(errno));
+  if (fd < 0)
+    throw std::runtime_error("cannot open " + path + " to sync it: " + std::strerror(errno));
   int status = ::fsync(fd);
   int error = errno;
   ::close(fd);

@@ -20,7 +20,7 @@ namespace dunesim {
 enum Stage : int {
   kParticlesToGrid, kSaveGridVelocity, kAddBodyForces, kEnforceBoundaries, kProjectPressure,
   kSandPlasticity, kRigidClusters, kReprojectPressure, kExtrapolateVelocity, kGridToParticles, kAdvectParticles,
-  kMigrateParticles, kSortParticles, kOutput, kStageCount
+  kMigrateParticles, kSortParticles, kBalanceLoad, kOutput, kStageCount
 };
 
 class Simulation {
@@ -29,6 +29,12 @@ class Simulation {
   Simulation(const CaseConfig& config, MPI_Comm comm);
   // The same with the given block cuts (e.g. a checkpoint's) instead of balanced ones.
   Simulation(const CaseConfig& config, MPI_Comm comm, const BlockCuts& cuts);
+
+  // Max / mean particles per rank now (collective).
+  double particle_imbalance() const;
+  // Re-cuts the blocks from the particles each cell holds now and moves grid ownership and
+  // particles to the new layout (collective). Returns true if the cuts changed.
+  bool rebalance();
 
   // Time step allowed by the CFL number (global max speed) and the case's max_dt.
   double stable_dt() const;
@@ -57,6 +63,7 @@ class Simulation {
   const SandStats& last_sand_stats() const { return sand_stats_; }
   StageClock& clock() { return clock_; }
   int64_t migrated_particles_sent() const { return migrated_sent_; }
+  int64_t rebalances() const { return rebalances_; }
   int64_t migration_bytes_sent() const { return migration_bytes_; }
 
   // Steps between reorderings of the particles by cell (for memory locality).
@@ -79,6 +86,9 @@ class Simulation {
   void advect_particles(double dt);
   void migrate_particles();
   void sort_particles();
+  void balance_load();
+  // (Re)allocates everything laid out by the topology: halo, pressure solver, grid block.
+  void lay_out_grid();
 
   CaseConfig config_;
   std::unique_ptr<Topology> topo_;
@@ -94,6 +104,7 @@ class Simulation {
   double time_ = 0;
   int64_t steps_ = 0;
   int64_t migrated_sent_ = 0, migration_bytes_ = 0;
+  int64_t rebalances_ = 0;
 };
 
 }  // namespace dunesim

@@ -223,11 +223,12 @@ TEST(Restart, SameRankCountContinuesBitForBit) {
   run_steps(original, kStepsBefore);
   CheckpointWriter writer(MPI_COMM_WORLD, dir, 1);
   const std::string path = write_checkpoint(writer, original, 0.004, 0);
+  const BlockCuts cuts_then = original.topology().starts();  // load balancing may move them
   run_steps(original, kStepsAfter);
 
   CheckpointReader reader(MPI_COMM_WORLD, path);
   std::unique_ptr<Simulation> restarted = restore_simulation(config, reader, MPI_COMM_WORLD);
-  EXPECT_EQ(restarted->topology().starts(), original.topology().starts());
+  EXPECT_EQ(restarted->topology().starts(), cuts_then);
   EXPECT_EQ(restarted->steps(), kStepsBefore);
   run_steps(*restarted, kStepsAfter);
 

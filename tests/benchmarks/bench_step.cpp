@@ -1,6 +1,6 @@
 // Benchmark of the distributed step on a real case at a chosen resolution (not a test).
 //
-//   mpiexec -n 2 bench_step CASE --cell-size 0.00833 --steps 30 --warmup 10
+//   mpiexec -n 2 bench_step CASE --cell-size 0.00833 --steps 30 --warmup 10 [--as-water]
 //
 // Prints particle-steps per second, seconds per step for each stage (max over ranks),
 // pressure iterations, and peak memory per particle.
@@ -57,6 +57,8 @@ int main(int argc, char** argv) {
   app.add_option("--steps", steps, "measured steps");
   app.add_option("--warmup", warmup, "steps before measuring (the flow gets going)");
   app.add_option("--petsc", petsc, "PETSc options, e.g. \"-pc_type gamg\"");
+  bool as_water = false;
+  app.add_flag("--as-water", as_water, "treat every material as water (same particles, no sand stages)");
   CLI11_PARSE(app, argc, argv);
 
   MPI_Init(&argc, &argv);
@@ -68,6 +70,8 @@ int main(int argc, char** argv) {
       for (int a = 0; a < 3; ++a) config.cells[a] = int(std::lround(config.domain_size[a] / cell_size));
     }
     if (!petsc.empty()) config.pressure.petsc_options = petsc;
+    if (as_water)
+      for (MaterialSpec& m : config.materials) m.kind = MaterialKind::Water;
     const int64_t rss_before = current_rss_bytes();
     Simulation sim(config, MPI_COMM_WORLD);
     const Topology& topo = sim.topology();

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Usage: check_file_info.sh DUNESIM_EXE
+#
+# Writes a frame and a checkpoint with a 2-rank run of a tiny case, then requires
+# `dunesim info` to describe each (kind, time, step, particle count, datasets, and for the
+# checkpoint its ranks and case), and to fail naming the file for one that is neither.
+set -u
+
+if [ "$#" -ne 1 ]; then
+  echo "usage: $0 DUNESIM_EXE" >&2
+  exit 2
+fi
+exe=$1
+work=$(mktemp -d "${TMPDIR:-/tmp}/dunesim_info_XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# Requires every line of the expected text in OUTPUT.
+expect_lines() {  # WHAT OUTPUT LINE...
+  local what=$1 output=$2
+  shift 2
+  for line in "$@"; do
+    printf '%s\n' "$output" | grep -qxF -- "$line" || { printf '%s\n' "$output"; fail "$what lacks: $line"; }
+  done
+}
+
+cat > info.toml <<'EOF_CASE'
+[case]
+name = "info"
+[domain]
+size = [0.2, 0.2, 0.2]
+cell_size = 0.02
+[time]
+end = 1.0
+[output]
+directory = "out"
+interval = 0
+[checkpoint]
+interval_steps = 2
+[[material]]
+name = "water"
+kind = "water"
+[[source]]
+material = "water"
+shape = "block"
+min = [0.0, 0.0, 0.0]
+max = [0.1, 0.1, 0.1]
+EOF_CASE
+# 5 x 5 x 5 cells of water, 8 particles each.
+timeout 120 mpiexec -n 2 --oversubscribe "$exe" run info.toml --quiet --max-steps 2 ||
+  fail "the run failed"
+
+frame=$("$exe" info out/info_000002.h5) || fail "info on a frame failed"
+expect_lines "frame summary" "$frame" "out/info_000002.h5" "kind: frame 2" "case: info" \
+  "step: 2" "particles: 1000" "datasets:" "  /particles/position float64 [1000 x 3]" \
+  "  /particles/id int64 [1000]" "  /particles/material uint8 [1000]"
+
+checkpoint=$("$exe" info out/checkpoints/checkpoint_000000002.h5) || fail "info on a checkpoint failed"
+expect_lines "checkpoint summary" "$checkpoint" "kind: checkpoint (format version 1)" \
+  "case: info (read from info.toml)" "step: 2" "frames written: 3" "particles: 1000" \
+  "  /particles/x float64 [1000]" "  /particles/material uint8 [1000]" \
+  "  /grid/pressure float64 [10 x 10 x 10]" "  /ranks/particle_count int64 [2]"
+printf '%s\n' "$checkpoint" | grep -qE '^ranks: 2 \(layout [0-9] x [0-9] x [0-9]\), grid 10 x 10 x 10 cells$' ||
+  { printf '%s\n' "$checkpoint"; fail "checkpoint summary lacks the ranks and grid"; }
+
+# Under mpiexec too: only rank 0 prints.
+both=$(timeout 60 mpiexec -n 2 --oversubscribe "$exe" info out/info_000002.h5) || fail "info under mpiexec failed"
+[ "$(printf '%s\n' "$both" | grep -c '^kind: frame 2$')" -eq 1 ] || fail "info printed more than once"
+
+error=$("$exe" info info.toml 2>&1) && fail "info on a case file succeeded"
+printf '%s\n' "$error" | grep -qF "info.toml" || fail "the error does not name the file: $error"
+echo "PASS"
