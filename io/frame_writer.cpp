@@ -217,6 +217,10 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
                     scalar_memory, particles.material.data(), props);
       write_dataset(group.get(), "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file,
                     scalar_memory, connectivity.data(), props);
+      // The rank that owns each particle, so a viewer can show the domain decomposition.
+      const std::vector<int32_t> owner(n, int32_t(rank));
+      write_dataset(group.get(), "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, scalar_file,
+                    scalar_memory, owner.data(), props);
       {
         H5Handle material(check_id(H5Dopen2(group.get(), "material", H5P_DEFAULT), "H5Dopen2"),
                           H5Dclose);
@@ -327,12 +331,16 @@ void FrameWriter::write_xdmf() const {
         "        <Attribute Name=\"material\" AttributeType=\"Scalar\" Center=\"Node\">\n"
         "          {}\n"
         "        </Attribute>\n"
+        "        <Attribute Name=\"rank\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+        "          {}\n"
+        "        </Attribute>\n"
         "      </Grid>\n",
         frame.time, n, data_item(rows, "Int", 8, frame.h5_name, "/particles/connectivity"),
         data_item(rows3, "Float", 8, frame.h5_name, "/particles/position"),
         data_item(rows3, "Float", 8, frame.h5_name, "/particles/velocity"),
         data_item(rows, "Int", 8, frame.h5_name, "/particles/id"),
-        data_item(rows, "UChar", 1, frame.h5_name, "/particles/material"));
+        data_item(rows, "UChar", 1, frame.h5_name, "/particles/material"),
+        data_item(rows, "Int", 4, frame.h5_name, "/particles/rank"));
 
     if (frame.grid_fields.empty()) continue;
     any_grid_fields = true;

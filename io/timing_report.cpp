@@ -110,6 +110,13 @@ std::string render(const RunTimings& local, int ranks, double wall_seconds,
   out += fmt::format("  \"particle_steps_per_second\": {},\n",
                      json_number(particle_steps_per_second));
   out += fmt::format("  \"particle_imbalance\": {},\n", json_number(imbalance));
+  out += "  \"load_balance_checks\": [";
+  for (size_t c = 0; c < local.imbalance_history.size(); ++c) {
+    const ImbalanceCheck& check = local.imbalance_history[c];
+    out += fmt::format("{}{{\"step\": {}, \"before\": {}, \"after\": {}}}", c ? ", " : "",
+                       check.step, json_number(check.before), json_number(check.after));
+  }
+  out += "],\n";
 
   out += "  \"stages\": [";
   for (size_t s = 0; s < stages; ++s) {

@@ -9,6 +9,12 @@
 
 namespace dunesim {
 
+// One load-balance check of a run (the same on every rank).
+struct ImbalanceCheck {
+  int64_t step = 0;
+  double before = 1, after = 1;      // max / mean particles per rank
+};
+
 // What one rank measured over a run (or a part of one).
 struct RunTimings {
   std::string case_name;
@@ -23,6 +29,7 @@ struct RunTimings {
   int64_t migrated_particles_sent = 0;
   int64_t migration_bytes_sent = 0;
   int64_t peak_rss_bytes = 0;          // this process
+  std::vector<ImbalanceCheck> imbalance_history;  // identical on every rank
 };
 
 // Collective. Rank 0 gathers every rank's figures and writes them to `path` as JSON:

@@ -207,6 +207,7 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   timings.migrated_particles_sent = sim.migrated_particles_sent();
   timings.migration_bytes_sent = sim.migration_bytes_sent();
   timings.peak_rss_bytes = peak_rss_bytes();
+  timings.imbalance_history = sim.imbalance_history();
   write_timing_report(comm, result.report_path, timings);
 
   if (root && stopped)

@@ -103,7 +103,11 @@ bool Simulation::rebalance() {
 
 void Simulation::balance_load() {
   auto t = clock_.time(kBalanceLoad);
-  if (particle_imbalance() > config_.load_balance.threshold) rebalance();
+  ImbalanceCheck check{steps_, particle_imbalance(), 0.0};
+  check.after = check.before > config_.load_balance.threshold && rebalance()
+                    ? particle_imbalance()
+                    : check.before;
+  imbalance_history_.push_back(check);
 }
 
 double Simulation::stable_dt() const {

@@ -64,6 +64,8 @@ class Simulation {
   StageClock& clock() { return clock_; }
   int64_t migrated_particles_sent() const { return migrated_sent_; }
   int64_t rebalances() const { return rebalances_; }
+  // Every load-balance check: the step, and max / mean particles per rank before and after.
+  const std::vector<ImbalanceCheck>& imbalance_history() const { return imbalance_history_; }
   int64_t migration_bytes_sent() const { return migration_bytes_; }
 
   // Steps between reorderings of the particles by cell (for memory locality).
@@ -105,6 +107,7 @@ class Simulation {
   int64_t steps_ = 0;
   int64_t migrated_sent_ = 0, migration_bytes_ = 0;
   int64_t rebalances_ = 0;
+  std::vector<ImbalanceCheck> imbalance_history_;
 };
 
 }  // namespace dunesim

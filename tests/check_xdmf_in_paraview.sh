@@ -4,7 +4,7 @@
 # Runs a tiny dam break with the real `dunesim run` on 2 MPI ranks, then opens its XDMF
 # series with ParaView's own reader (CHECK_SCRIPT = postproc/check_xdmf_in_paraview.py under
 # PVPYTHON) and requires, in every frame, all 1000 particles as points with a vertex cell
-# each, the point arrays velocity, id and material, and the frame times 0, 0.01, 0.02, 0.03 s.
+# each, the point arrays velocity, id, material and rank, and the frame times 0, 0.01, 0.02, 0.03 s.
 set -euo pipefail
 
 if [ "$#" -ne 3 ]; then
@@ -45,5 +45,5 @@ max = [0.1, 0.1, 0.1]
 CASE
 
 timeout 60 mpiexec -n 2 --oversubscribe "$exe" run "$work/tiny.toml" --output "$work/out" --quiet
-"$pvpython" "$check_script" "$work/out/tiny.xmf" --points 1000 --arrays velocity,id,material \
+"$pvpython" "$check_script" "$work/out/tiny.xmf" --points 1000 --arrays velocity,id,material,rank \
   --times 0,0.01,0.02,0.03

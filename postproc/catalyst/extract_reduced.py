@@ -4,10 +4,13 @@
 #   reduced_NNNNNN.pvtu   every 10th particle by id (the same particles at every step, so
 #                         they can be followed), with all particle arrays; NNNNNN = step
 #   statistics.csv        one line per run of the script: step, time, particles, mean and
-#                         max speed, the largest x and z reached by any particle
+#                         max speed, the largest x and z reached by any particle; a
+#                         restarted run keeps the lines of the steps before it
 #
 # Needs no display. Named in a case file's [catalyst] scripts; dunesim runs it every
 # interval_steps steps.
+import os
+
 import numpy as np
 from paraview import catalyst
 from paraview.simple import *  # noqa: F401,F403 (the ParaView pipeline vocabulary)
@@ -49,6 +52,21 @@ def all_ranks(values, operation):
     return [total.GetValue(i) for i in range(total.GetNumberOfTuples())]
 
 
+def start_statistics(first_step):
+    """Rewrites the file with the header and the rows of steps before `first_step`: a
+    restarted run continues its file, a new run drops the rows of an earlier one."""
+    kept = []
+    if os.path.exists(STATISTICS_FILE):
+        with open(STATISTICS_FILE) as old:
+            for row in old.readlines()[1:]:
+                step = row.split(",", 1)[0]
+                if step.isdigit() and int(step) < first_step:
+                    kept.append(row)
+    with open(STATISTICS_FILE, "w") as out:
+        out.write("step,time,particles,mean_speed,max_speed,front_x,top_z\n")
+        out.writelines(kept)
+
+
 def catalyst_execute(info):
     global statistics_started
     # Each rank holds its own particles; the statistics are reduced over all ranks.
@@ -64,11 +82,10 @@ def catalyst_execute(info):
         vtkCommunicator.MAX_OP)
     if controller.GetLocalProcessId() != 0:
         return
-    # A new run starts a new file.
-    with open(STATISTICS_FILE, "a" if statistics_started else "w") as out:
-        if not statistics_started:
-            out.write("step,time,particles,mean_speed,max_speed,front_x,top_z\n")
+    if not statistics_started:
+        start_statistics(info.timestep)
+        statistics_started = True
+    with open(STATISTICS_FILE, "a") as out:
         mean_speed = speed_sum / count if count else 0.0
         out.write(f"{info.timestep},{info.time:.9g},{int(count)},{mean_speed:.6g},"
                   f"{max_speed:.6g},{front_x:.6g},{top_z:.6g}\n")
-    statistics_started = True

@@ -68,31 +68,33 @@ camera_placed = False
 top_speed = 0.0
 
 
-def local_max_speed():
-    """The highest speed among this rank's particles (0 without particles)."""
-    speed = particles.GetClientSideObject().GetOutputDataObject(0).GetPointData().GetArray("speed")
-    return speed.GetRange()[1] if speed and speed.GetNumberOfTuples() else 0.0
+def local_piece(producer):
+    """This rank's piece of a channel (data information in a script covers only that too)."""
+    return producer.GetClientSideObject().GetOutputDataObject(0)
 
 
-def max_over_ranks(value):
+def reduce_over_ranks(values, operation):
     local, result = vtkDoubleArray(), vtkDoubleArray()
-    local.InsertNextValue(value)
-    controller.AllReduce(local, result, vtkCommunicator.MAX_OP)
-    return result.GetValue(0)
+    for value in values:
+        local.InsertNextValue(value)
+    controller.AllReduce(local, result, operation)
+    return [result.GetValue(i) for i in range(result.GetNumberOfTuples())]
 
 
 def catalyst_execute(info):
-    global camera_placed
+    global camera_placed, top_speed
     clock.Text = f"t = {info.time:.3f} s   step {info.timestep}"
     # The range only grows, so a colour means the same speed in every image of a run.
-    global top_speed
-    top_speed = max(top_speed, max_over_ranks(local_max_speed()))
+    speed = local_piece(particles).GetPointData().GetArray("speed")
+    local_top = speed.GetRange()[1] if speed and speed.GetNumberOfTuples() else 0.0
+    top_speed = max(top_speed, reduce_over_ranks([local_top], vtkCommunicator.MAX_OP)[0])
     speed_colours.RescaleTransferFunction(0.0, max(top_speed, 1e-6))
     if not camera_placed:
         # Look at the whole domain obliquely from the front, and keep that camera so that
         # successive images compare.
-        grid.UpdatePipeline(info.time)
-        x0, x1, y0, y1, z0, z1 = grid.GetDataInformation().GetBounds()
+        x0, x1, y0, y1, z0, z1 = local_piece(grid).GetBounds()
+        x0, y0, z0 = reduce_over_ranks([x0, y0, z0], vtkCommunicator.MIN_OP)
+        x1, y1, z1 = reduce_over_ranks([x1, y1, z1], vtkCommunicator.MAX_OP)
         centre = [(x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2]
         view.CameraFocalPoint = centre
         view.CameraPosition = [centre[0] + 0.4 * (x1 - x0), centre[1] - 2.0 * (x1 - x0),
