@@ -2,6 +2,7 @@
 // exclusive-prefix-sum offset) but made durable: flushed to disk before the rename that makes
 // them visible, and named by checkpoint_latest only once they are complete.
 #include "io/checkpoint.hpp"
+#include "io/file_replacement.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -63,40 +64,6 @@ template <class F>
 void for_each_named_array(Particles& p, F&& f) {
   int index = 0;
   p.for_each_array([&](auto& array) { f(attribute_name(p, array, index++), array); });
-}
-
-// Forces a file, or a directory's entries (after a rename), to disk.
-void sync_to_disk(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0)
-    throw std::runtime_error("cannot open " + path + " to sync it: " + std::strerror(errno));
-  int status = ::fsync(fd);
-  int error = errno;
-  ::close(fd);
-  if (status != 0) throw std::runtime_error("cannot sync " + path + ": " + std::strerror(error));
-}
-
-void rename_or_throw(const fs::path& from, const fs::path& to) {
-  std::error_code error;
-  fs::rename(from, to, error);
-  if (error)
-    throw std::runtime_error("cannot rename " + from.string() + " to " + to.string() + ": " +
-                             error.message());
-}
-
-// Replaces `path` by a file holding `text`; after a crash it holds the old or the new text.
-void replace_file_durably(const fs::path& path, const std::string& text) {
-  fs::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  sync_to_disk(temporary.string());
-  rename_or_throw(temporary, path);
-  sync_to_disk(path.parent_path().string());
 }
 
 // Deletes the checkpoints before `newest_step` beyond the `keep` - 1 latest of them, and the
@@ -272,7 +239,7 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
       sync_to_disk(temporary_path);
       rename_or_throw(temporary_path, final_path);
       sync_to_disk(directory_);
-      replace_file_durably(directory / kLatestName, name + "\n");
+      replace_file(directory / kLatestName, name + "\n");
     });
   } catch (...) {
     if (rank == 0) {

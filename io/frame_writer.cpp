@@ -1,6 +1,7 @@
 // Output frames: every rank writes its slice of each dataset into one shared HDF5 file with a
 // single collective H5Dwrite, and rank 0 keeps an XDMF series that indexes the files.
 #include "io/frame_writer.hpp"
+#include "io/file_replacement.hpp"
 
 #include <fmt/format.h>
 #include <hdf5.h>
@@ -50,23 +51,6 @@ std::string xml_escape(const std::string& text) {
     }
   }
   return out;
-}
-
-// Writes `text` to `path` through a temporary file, so readers never see a partial file.
-void replace_file(const fs::path& path, const std::string& text) {
-  fs::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) {
-    throw std::runtime_error("cannot rename " + temporary.string() + ": " + error.message());
-  }
 }
 
 // An HDF5 reference in an XDMF DataItem.
