@@ -35,6 +35,8 @@ struct MacGrid {
   Array3<double> wall_mu;                   // Coulomb coefficient of each solid cell
   std::array<Array3<double>, 3> wall_normal_speed;  // |u_n| the walls remove (friction)
   Array3<double> pressure_correction;       // of the second projection, Pa
+  std::array<Array3<double>, 6> stress;     // sand stress (xx yy zz xy xz yz), Pa; scratch
+  Array3<uint8_t> yielding;                 // sand cells that yielded; scratch
 
   bool has_sand() const { return sand.size() > 0; }
 
@@ -66,6 +68,8 @@ struct MacGrid {
     wall_mu.reset(c, Stagger::Cell, 0.0);
     for (int a = 0; a < 3; ++a) wall_normal_speed[a].reset(topo.local(face_stagger(a)), face_stagger(a));
     pressure_correction.reset(c, Stagger::Cell, 0.0);
+    for (Array3<double>& component : stress) component.reset(c, Stagger::Cell, 0.0);
+    yielding.reset(c, Stagger::Cell, 0);
   }
 
   // Position of face (i,j,k) of component a, and of a cell centre, in metres.

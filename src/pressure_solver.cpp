@@ -159,14 +159,20 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
 }
 
 PressureSolveStats PressureSolver::solve_again(const Array3<double>& rhs,
-                                               Array3<double>& pressure, Halo& halo) {
+                                               Array3<double>& pressure, Halo& halo,
+                                               double rtol) {
   if (global_unknowns_ == 0) {
     pressure.fill(0.0);
     return {};
   }
   if (!ksp_) throw std::logic_error("solve_again() called before solve()");
   pressure.fill(0.0);
-  return run_krylov(rhs, pressure, halo);
+  check(KSPSetTolerances(ksp_, rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
+        "KSPSetTolerances");
+  PressureSolveStats stats = run_krylov(rhs, pressure, halo);
+  check(KSPSetTolerances(ksp_, spec_.rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
+        "KSPSetTolerances");
+  return stats;
 }
 
 // Copies rhs and the initial guess (from `pressure`) into PETSc, solves, and copies the

@@ -39,9 +39,10 @@ class PressureSolver {
                            Array3<double>& pressure, Halo& halo);
 
   // Solves the system of the last solve() again for another right-hand side, reusing its
-  // matrix and preconditioner (only the Krylov iterations are paid), from a zero guess.
+  // matrix and preconditioner (only the Krylov iterations are paid), from a zero guess, to
+  // the relative tolerance `rtol`.
   PressureSolveStats solve_again(const Array3<double>& rhs, Array3<double>& pressure,
-                                 Halo& halo);
+                                 Halo& halo, double rtol);
 
  private:
   void release_system();

@@ -60,7 +60,11 @@ PressureSolveStats reproject_pressure(MacGrid& g, double dt, const Topology& top
                                       Array3<double>& correction) {
   const Box owned = topo.owned_cells(topo.rank());
   divergence_right_hand_side(g, dt, owned);
-  PressureSolveStats stats = solver.solve_again(g.divergence, correction, halo);
+  // The divergence left over is a small correction: removing 99.9% of it is plenty, and
+  // costs a third of the iterations of the first solve.
+  constexpr double kReprojectionTolerance = 1e-3;
+  PressureSolveStats stats =
+      solver.solve_again(g.divergence, correction, halo, kReprojectionTolerance);
   subtract_pressure_gradient(g, correction, dt, topo, halo);
   return stats;
 }

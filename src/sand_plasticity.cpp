@@ -135,10 +135,17 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
                                           Array3<uint8_t>& rigid) {
   const Box local = topo.local(Stagger::Cell);
   const double sin_phi = std::sin(sand.friction_angle_deg * M_PI / 180.0);
-  StressField stress;
-  for (Array3<double>& s : stress) s.reset(local, Stagger::Cell, 0.0);
-  Array3<uint8_t> yielding(local, Stagger::Cell, 0);
-  rigid.reset(local, Stagger::Cell, 0);
+  // The grid keeps these arrays between steps: allocating them anew each step cost more than
+  // the plasticity itself on large, mostly empty grids.
+  auto clear = [&](auto& array, auto zero) {
+    if (array.box() == local) array.fill(zero);
+    else array.reset(local, Stagger::Cell, zero);
+  };
+  StressField& stress = g.stress;
+  for (Array3<double>& s : stress) clear(s, 0.0);
+  Array3<uint8_t>& yielding = g.yielding;
+  clear(yielding, uint8_t(0));
+  clear(rigid, uint8_t(0));
 
   SandPlasticityStats stats;
   for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace dunesim {
 
@@ -18,9 +20,10 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
                          const Array3<uint8_t>& sand_cells, const Array3<double>& wall_mu,
                          const std::array<Array3<double>, 3>& normal_speed) {
   const Array3<uint8_t>& type = g.cell_type;
-  auto solid = [&](const Index3& c) { return type(c[0], c[1], c[2]) == kSolid; };
-  // Every factor reads the velocities as enforcement left them, not as friction changes them.
-  const std::array<Array3<double>, 3> enforced = g.vel;
+  const Box& cells = type.box();
+  auto solid = [&](const Index3& c) {
+    return !cells.contains(c[0], c[1], c[2]) || type(c[0], c[1], c[2]) == kSolid;
+  };
 
   // mu |u_n| for the solid next to cell `c` at side s along a, or 0.
   auto friction_budget = [&](const Index3& c, int a, int s) {
@@ -30,19 +33,54 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
     return wall_mu(wall[0], wall[1], wall[2]) * normal_speed[a](n[0], n[1], n[2]);
   };
 
+  // Only faces of a cell that touches a wall, with sand on one side, can change: collect the
+  // owned ones (a face can be found from both its cells), so the rest of the grid is not
+  // swept.
+  std::array<std::vector<int64_t>, 3> candidates;
+  std::array<Box, 3> owned_faces;
+  for (int b = 0; b < 3; ++b)
+    owned_faces[b] = topo.owned(face_stagger(b)).intersect(topo.global(face_stagger(b)));
+  const Box search = topo.owned_cells(topo.rank()).grown(1).intersect(cells.grown(-1));
+  for_each_index(search, [&](int i, int j, int k) {
+    if (type(i, j, k) == kSolid) return;
+    const Index3 c{i, j, k};
+    auto is_sand = [&](const Index3& n) { return sand_cells(n[0], n[1], n[2]) != 0; };
+    for (int a = 0; a < 3; ++a) {
+      if (!solid(shifted(c, a, -1)) && !solid(shifted(c, a, 1))) continue;
+      for (int b = 0; b < 3; ++b) {
+        if (b == a) continue;
+        for (int side = 0; side < 2; ++side) {
+          const Index3 f = shifted(c, b, side);  // the face between c and c + (2 side - 1) e_b
+          if (!is_sand(c) && !is_sand(shifted(c, b, 2 * side - 1))) continue;
+          if (owned_faces[b].contains(f[0], f[1], f[2]))
+            candidates[b].push_back(g.vel[b].offset(f[0], f[1], f[2]));
+        }
+      }
+    }
+  });
+
+  // Every factor reads the velocities as enforcement left them: the new values are computed
+  // first and written afterwards.
+  std::array<std::vector<std::pair<int64_t, double>>, 3> updates;
   for (int b = 0; b < 3; ++b) {
-    Array3<double>& v = g.vel[b];
-    const Box faces = topo.owned(face_stagger(b)).intersect(topo.global(face_stagger(b)));
-    for_each_index(faces, [&](int i, int j, int k) {
-      const Index3 R{i, j, k}, L = shifted(R, b, -1);
-      if (solid(L) || solid(R)) return;
-      if (!sand_cells(L[0], L[1], L[2]) && !sand_cells(i, j, k)) return;
-      const double u_b = enforced[b](i, j, k);
+    std::vector<int64_t>& faces = candidates[b];
+    std::sort(faces.begin(), faces.end());
+    faces.erase(std::unique(faces.begin(), faces.end()), faces.end());
+    const Array3<double>& v = g.vel[b];
+    const Box& box = v.box();
+    const int64_t nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1];
+    for (int64_t offset : faces) {
+      const Index3 R{box.lo[0] + int(offset % nx), box.lo[1] + int((offset / nx) % ny),
+                     box.lo[2] + int(offset / (nx * ny))};
+      const Index3 L = shifted(R, b, -1);
+      if (solid(L) || solid(R)) continue;
+      if (!sand_cells(L[0], L[1], L[2]) && !sand_cells(R[0], R[1], R[2])) continue;
+      const double u_b = v.data()[offset];
       double factor = 1.0;
       for (int a = 0; a < 3; ++a) {
         if (a == b) continue;
         const int c = 3 - a - b;
-        const Array3<double>& u_c = enforced[c];
+        const Array3<double>& u_c = g.vel[c];
         const Index3 Lc = shifted(L, c, 1), Rc = shifted(R, c, 1);
         const double u_c_here = 0.25 * (u_c(L[0], L[1], L[2]) + u_c(Lc[0], Lc[1], Lc[2]) +
                                         u_c(R[0], R[1], R[2]) + u_c(Rc[0], Rc[1], Rc[2]));
@@ -53,9 +91,11 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
           factor *= std::max(0.0, 1.0 - budget / tangential_speed);
         }
       }
-      v(i, j, k) = factor * u_b;
-    });
+      if (factor != 1.0) updates[b].emplace_back(offset, factor * u_b);
+    }
   }
+  for (int b = 0; b < 3; ++b)
+    for (const auto& [offset, value] : updates[b]) g.vel[b].data()[offset] = value;
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
 }
 

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The benchmark set behind the figures quoted for each feature (not a test: it prints).
+#
+#   tests/benchmarks/run_all.sh [BUILD_DIR] [WORK_DIR]
+#
+# Runs, one after another on an otherwise idle machine:
+#   - the dam break at 1/120 m cells (~1M particles) on 1 and 2 ranks, and at 1/60 m on 2
+#     ranks (pressure iterations under 2x refinement);
+#   - the sand column benchmark at 0.5 cm cells (~1M particles) on 1 and 2 ranks, and the
+#     same particles as water on 2 ranks (the cost of the sand stages);
+#   - the same column at 1 cm (128k particles) for 1 simulated second on 2 ranks;
+#   - checkpoint write bandwidth for ~1M particles on 2 ranks, next to dd on the same disk.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+work=${2:-$(mktemp -d)}
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+run() { echo; echo "\$ $*"; "$@"; }
+
+run mpiexec -n 1 "$build/bench_step" cases/dam_break.toml --cell-size 0.0083333333333 --steps 20 --warmup 10
+run mpiexec -n 2 "$build/bench_step" cases/dam_break.toml --cell-size 0.0083333333333 --steps 20 --warmup 10
+run mpiexec -n 2 "$build/bench_step" cases/dam_break.toml --cell-size 0.0166666666667 --steps 20 --warmup 10
+
+run mpiexec -n 1 "$build/bench_step" cases/sand_column_benchmark.toml --cell-size 0.005 --steps 15 --warmup 10
+run mpiexec -n 2 "$build/bench_step" cases/sand_column_benchmark.toml --cell-size 0.005 --steps 15 --warmup 10
+run mpiexec -n 2 "$build/bench_step" cases/sand_column_benchmark.toml --cell-size 0.005 --steps 15 --warmup 10 --as-water
+
+echo; echo "\$ time mpiexec -n 2 dunesim run cases/sand_column_benchmark.toml --no-frames  (1 simulated second)"
+/usr/bin/time -f "wall %e s for 1 simulated second" \
+  mpiexec -n 2 "$build/dunesim" run cases/sand_column_benchmark.toml --no-frames --quiet \
+  --output "$work/column"
+
+run mpiexec -n 2 "$build/bench_checkpoint" cases/dam_break.toml --cell-size 0.0083333333333 \
+  --directory "$work/checkpoints" --repeats 3
+run dd if=/dev/zero of="$work/dd.bin" bs=1M count=512 conv=fdatasync
+rm -f "$work/dd.bin"
