@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include "decomposition/reductions.hpp"
 #include "src/simulation.hpp"
+#include "tests/compare_runs.hpp"
 #include "tests/scenes.hpp"
 
 using namespace dunesim;
@@ -69,24 +69,14 @@ TEST(DamBreak, PositionsMatchOneRankRun) {
   CaseConfig config = small_dam_break();
   Simulation reference(config, MPI_COMM_SELF);
   run_steps(reference, kSteps);
-  std::unordered_map<int64_t, size_t> where;
-  const Particles& r = reference.particles();
-  for (size_t n = 0; n < r.size(); ++n) where[r.id[n]] = n;
 
   Simulation sim(config, MPI_COMM_WORLD);
   run_steps(sim, kSteps);
-  const Particles& p = sim.particles();
-  double worst = 0;
-  for (size_t n = 0; n < p.size(); ++n) {
-    size_t q = where.at(p.id[n]);
-    worst = std::max({worst, std::abs(p.x[n] - r.x[q]), std::abs(p.y[n] - r.y[q]),
-                      std::abs(p.z[n] - r.z[q])});
-  }
-  worst = global_max(sim.topology(), worst);
+  const double worst = test::max_position_difference(sim, reference);
   RecordProperty("max_position_difference_m", std::to_string(worst));
   EXPECT_LT(worst, 1e-6 * config.cell_size);
   // The water really moved: the front ran out beyond the initial column.
   double front = 0;
-  for (size_t n = 0; n < p.size(); ++n) front = std::max(front, p.x[n]);
+  for (double x : sim.particles().x) front = std::max(front, x);
   EXPECT_GT(global_max(sim.topology(), front), 0.3);
 }

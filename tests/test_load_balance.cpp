@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include "decomposition/reductions.hpp"
 #include "src/simulation.hpp"
+#include "tests/compare_runs.hpp"
 #include "tests/scenes.hpp"
 
 using namespace dunesim;
@@ -83,17 +83,7 @@ TEST(LoadBalance, FlowIsUnchangedByRebalancing) {
   EXPECT_LE(worst_imbalance, 1.2);
   expect_each_id_once(sim, total);
 
-  std::unordered_map<int64_t, size_t> where;
-  const Particles& r = reference.particles();
-  for (size_t n = 0; n < r.size(); ++n) where[r.id[n]] = n;
-  const Particles& p = sim.particles();
-  double worst = 0;
-  for (size_t n = 0; n < p.size(); ++n) {
-    size_t q = where.at(p.id[n]);
-    worst = std::max({worst, std::abs(p.x[n] - r.x[q]), std::abs(p.y[n] - r.y[q]),
-                      std::abs(p.z[n] - r.z[q])});
-  }
-  worst = global_max(sim.topology(), worst);
+  const double worst = test::max_position_difference(sim, reference);
   RecordProperty("max_position_difference_m", std::to_string(worst));
   EXPECT_LT(worst, 1e-6 * config.cell_size);
 }
