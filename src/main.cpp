@@ -36,7 +36,7 @@ int print_file_summary(const std::string& file, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"dunesim: sand, water and wet sand as particles on a distributed MAC grid"};
+  CLI::App app{"dunesim: sand and water as particles on a distributed MAC grid"};
   app.require_subcommand(1);
   std::string case_file;
   dunesim::RunOptions options;
