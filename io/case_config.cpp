@@ -36,6 +36,12 @@ double profile_height_at(const ShapeSpec& s, double x) {
 
 }  // namespace
 
+void set_cell_size(CaseConfig& config, double cell_size) {
+  config.cell_size = cell_size;
+  for (int a = 0; a < 3; ++a)
+    config.cells[a] = static_cast<int>(std::lround(config.domain_size[a] / cell_size));
+}
+
 bool ShapeSpec::contains(const Vec3& p) const {
   if (kind == Kind::Mesh) return mesh->contains(p);
   if (kind == Kind::Heightfield) return p[2] <= profile_height_at(*this, p[0]);
@@ -496,8 +502,8 @@ void read_domain(const Table& root, CaseConfig& cfg) {
                                    format_number(cfg.cell_size) + " m (" +
                                    format_number(size / cfg.cell_size) + " cells)");
     }
-    cfg.cells[a] = static_cast<int>(count);
   }
+  set_cell_size(cfg, cfg.cell_size);
 }
 
 void read_materials(const Table& root, CaseConfig& cfg) {

@@ -133,6 +133,11 @@ struct CaseConfig {
   std::string text;                  // the case file's text, kept for checkpoints
 };
 
+// Sets the cell size and the cell counts it derives (round(size / cell_size) per axis), for
+// code that refines a case it has read or builds one in code. No validation: the case file
+// reader checks its own values.
+void set_cell_size(CaseConfig& config, double cell_size);
+
 // Parses and validates a case file. Throws CaseError for every user mistake.
 CaseConfig parse_case_text(const std::string& text, const std::string& file);
 // Reads the file on rank 0, broadcasts the text and parses it on every rank, so every rank

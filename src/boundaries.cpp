@@ -5,29 +5,37 @@
 
 namespace dunesim {
 
-void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid) {
+namespace {
+
+// What cell (i,j,k) is made of: the box wall (outside the domain), a collider (its index;
+// the last one listed wins), or nothing solid.
+constexpr int kNotSolid = -1, kBoxWall = -2;
+int solid_at(const CaseConfig& config, int i, int j, int k) {
+  if (i < 0 || j < 0 || k < 0 || i >= config.cells[0] || j >= config.cells[1] ||
+      k >= config.cells[2])
+    return kBoxWall;
   const double dx = config.cell_size;
+  const Vec3 centre{(i + 0.5) * dx, (j + 0.5) * dx, (k + 0.5) * dx};
+  int solid = kNotSolid;
+  for (size_t c = 0; c < config.colliders.size(); ++c)
+    if (config.colliders[c].shape.signed_distance(centre) < 0.0) solid = int(c);
+  return solid;
+}
+
+}  // namespace
+
+void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid) {
   for_each_index(solid.box(), [&](int i, int j, int k) {
-    bool outside = i < 0 || j < 0 || k < 0 || i >= config.cells[0] || j >= config.cells[1] ||
-                   k >= config.cells[2];
-    bool in_collider = false;
-    Vec3 c{(i + 0.5) * dx, (j + 0.5) * dx, (k + 0.5) * dx};
-    for (const ColliderSpec& col : config.colliders)
-      in_collider = in_collider || col.shape.signed_distance(c) < 0.0;
-    solid(i, j, k) = (outside || in_collider) ? 1 : 0;
+    solid(i, j, k) = solid_at(config, i, j, k) != kNotSolid ? 1 : 0;
   });
 }
 
 void mark_wall_friction(const CaseConfig& config, Array3<double>& wall_mu) {
-  const double dx = config.cell_size;
   for_each_index(wall_mu.box(), [&](int i, int j, int k) {
-    bool outside = i < 0 || j < 0 || k < 0 || i >= config.cells[0] || j >= config.cells[1] ||
-                   k >= config.cells[2];
-    double mu = outside ? config.wall_friction : 0.0;
-    Vec3 c{(i + 0.5) * dx, (j + 0.5) * dx, (k + 0.5) * dx};
-    for (const ColliderSpec& col : config.colliders)
-      if (col.shape.signed_distance(c) < 0.0) mu = col.friction;
-    wall_mu(i, j, k) = mu;
+    const int solid = solid_at(config, i, j, k);
+    wall_mu(i, j, k) = solid == kBoxWall    ? config.wall_friction
+                       : solid == kNotSolid ? 0.0
+                                            : config.colliders[solid].friction;
   });
 }
 

@@ -1,7 +1,5 @@
 // Scenes built in code for the tests: a box domain with one water block.
 #pragma once
-#include <cmath>
-
 #include "io/case_config.hpp"
 
 namespace dunesim::test {
@@ -12,8 +10,7 @@ inline CaseConfig water_box_case(Vec3 domain, double cell, Vec3 water_min, Vec3 
   c.file = "<test>";
   c.name = "test";
   c.domain_size = domain;
-  c.cell_size = cell;
-  for (int a = 0; a < 3; ++a) c.cells[a] = int(std::lround(domain[a] / cell));
+  set_cell_size(c, cell);
   c.jitter = jitter;
   MaterialSpec water;
   water.name = "water";

@@ -40,11 +40,7 @@ int main(int argc, char** argv) {
   PetscInitializeNoArguments();
   {
     CaseConfig config = load_case(case_file, MPI_COMM_WORLD);
-    if (cell_size > 0) {
-      config.cell_size = cell_size;
-      for (int a = 0; a < 3; ++a)
-        config.cells[a] = int(std::lround(config.domain_size[a] / cell_size));
-    }
+    if (cell_size > 0) set_cell_size(config, cell_size);
     Simulation sim(config, MPI_COMM_WORLD);
     const Topology& topo = sim.topology();
     const bool root = topo.rank() == 0;

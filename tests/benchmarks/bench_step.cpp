@@ -65,10 +65,7 @@ int main(int argc, char** argv) {
   PetscInitializeNoArguments();
   {
     CaseConfig config = load_case(case_file, MPI_COMM_WORLD);
-    if (cell_size > 0) {
-      config.cell_size = cell_size;
-      for (int a = 0; a < 3; ++a) config.cells[a] = int(std::lround(config.domain_size[a] / cell_size));
-    }
+    if (cell_size > 0) set_cell_size(config, cell_size);
     if (!petsc.empty()) config.pressure.petsc_options = petsc;
     if (as_water)
       for (MaterialSpec& m : config.materials) m.kind = MaterialKind::Water;
