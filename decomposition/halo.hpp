@@ -28,6 +28,9 @@ class Halo {
   template <class T>
   void sum(std::initializer_list<Array3<T>*> arrays) { exchange(arrays, true); }
 
+  // Layers of ghosts around each rank's block.
+  int ghost_width() const { return topo_.ghost(); }
+
   // Bytes sent by this rank so far, for the communication model.
   int64_t bytes_sent() const { return bytes_sent_; }
 

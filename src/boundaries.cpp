@@ -39,18 +39,31 @@ void mark_wall_friction(const CaseConfig& config, Array3<double>& wall_mu) {
   });
 }
 
-void enforce_solid_velocity(MacGrid& g) {
-  const Array3<uint8_t>& type = g.cell_type;
-  const Box& cells = type.box();
+SolidBoundaryFaces find_solid_boundary_faces(const Array3<uint8_t>& solid, const MacGrid& g) {
+  const Box& cells = solid.box();
+  auto is_solid = [&](int i, int j, int k) { return !cells.contains(i, j, k) || solid(i, j, k); };
+  SolidBoundaryFaces faces;
   for (int a = 0; a < 3; ++a) {
-    Array3<double>& v = g.vel[a];
+    const Array3<double>& v = g.vel[a];
     for_each_index(v.box(), [&](int i, int j, int k) {
       Index3 lo = lower_cell(a, i, j, k);
-      bool lo_solid = !cells.contains(lo[0], lo[1], lo[2]) || type(lo[0], lo[1], lo[2]) == kSolid;
-      bool hi_solid = !cells.contains(i, j, k) || type(i, j, k) == kSolid;
-      if (lo_solid != hi_solid) v(i, j, k) = 0.0;
+      if (is_solid(lo[0], lo[1], lo[2]) != is_solid(i, j, k)) faces[a].push_back(v.offset(i, j, k));
     });
   }
+  return faces;
+}
+
+void enforce_solid_velocity(const SolidBoundaryFaces& faces, MacGrid& g) {
+  for (int a = 0; a < 3; ++a) {
+    double* v = g.vel[a].data();
+    for (int64_t o : faces[a]) v[o] = 0.0;
+  }
+}
+
+void enforce_solid_velocity(MacGrid& g) {
+  Array3<uint8_t> solid(g.cell_type.box(), g.cell_type.stagger(), 0);
+  for (size_t n = 0; n < solid.size(); ++n) solid.data()[n] = g.cell_type.data()[n] == kSolid;
+  enforce_solid_velocity(find_solid_boundary_faces(solid, g), g);
 }
 
 SolidPushOut::SolidPushOut(const CaseConfig& config, double dx)

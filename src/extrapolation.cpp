@@ -1,6 +1,73 @@
 #include "src/extrapolation.hpp"
 
+#include <stdexcept>
+#include <vector>
+
 namespace dunesim {
+
+namespace {
+
+// States of a face during extrapolation (stored in MacGrid::valid).
+constexpr uint8_t kUnknown = 0;  // no velocity yet
+constexpr uint8_t kKnown = 1;    // has a velocity (from the fluid or an earlier layer)
+constexpr uint8_t kQueued = 2;   // gets its velocity in the current layer: read as unknown
+
+// One velocity component: `layers` layers of the band around the known faces. Faces on
+// the edge of the local array are never written (they lack neighbours).
+void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, int layers) {
+  const Box& box = v.box();
+  const Box inner = box.grown(-1);
+  const int64_t st[3] = {v.stride(0), v.stride(1), v.stride(2)};
+  const int nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1];
+  double* vd = v.data();
+  uint8_t* sd = state.data();
+  auto in_inner = [&](int64_t o) {
+    const int i = box.lo[0] + int(o % nx), j = box.lo[1] + int((o / nx) % ny),
+              k = box.lo[2] + int(o / (int64_t(nx) * ny));
+    return inner.contains(i, j, k);
+  };
+  auto touches_known = [&](int64_t o) {
+    for (int d = 0; d < 3; ++d)
+      if (sd[o - st[d]] == kKnown || sd[o + st[d]] == kKnown) return true;
+    return false;
+  };
+
+  // The first layer: one pass over the array finds the unknown faces next to known ones.
+  std::vector<int64_t> layer, next;
+  for_each_index(inner, [&](int i, int j, int k) {
+    const int64_t o = v.offset(i, j, k);
+    if (sd[o] == kUnknown && touches_known(o)) {
+      sd[o] = kQueued;
+      layer.push_back(o);
+    }
+  });
+  for (int l = 0; l < layers && !layer.empty(); ++l) {
+    for (int64_t o : layer) {
+      double sum = 0;
+      int count = 0;
+      for (int d = 0; d < 3; ++d)
+        for (int64_t off : {-st[d], st[d]})
+          if (sd[o + off] == kKnown) { sum += vd[o + off]; ++count; }
+      vd[o] = sum / count;  // count >= 1: a queued face touches a known one
+    }
+    for (int64_t o : layer) sd[o] = kKnown;
+    if (l + 1 == layers) break;
+    // The next layer can only be among the unknown neighbours of this one.
+    next.clear();
+    for (int64_t o : layer)
+      for (int d = 0; d < 3; ++d)
+        for (int64_t off : {-st[d], st[d]}) {
+          const int64_t n = o + off;
+          if (sd[n] == kUnknown && in_inner(n)) {
+            sd[n] = kQueued;
+            next.push_back(n);
+          }
+        }
+    layer.swap(next);
+  }
+}
+
+}  // namespace
 
 void mark_valid_faces(MacGrid& g) {
   const Array3<uint8_t>& type = g.cell_type;
@@ -11,38 +78,17 @@ void mark_valid_faces(MacGrid& g) {
       Index3 lo = lower_cell(a, i, j, k);
       bool lo_fluid = cells.contains(lo[0], lo[1], lo[2]) && type(lo[0], lo[1], lo[2]) == kFluid;
       bool hi_fluid = cells.contains(i, j, k) && type(i, j, k) == kFluid;
-      ok(i, j, k) = (lo_fluid || hi_fluid) ? 1 : 0;
+      ok(i, j, k) = (lo_fluid || hi_fluid) ? kKnown : kUnknown;
     });
   }
 }
 
 void extrapolate_velocity(MacGrid& g, Halo& halo, int layers) {
-  for (int layer = 0; layer < layers; ++layer) {
-    for (int a = 0; a < 3; ++a) {
-      Array3<double>& v = g.vel[a];
-      Array3<uint8_t>& ok = g.valid[a];
-      Box inner = v.box().grown(-1);  // entries with all six neighbours in the array
-      const int64_t st[3] = {v.stride(0), v.stride(1), v.stride(2)};
-      double* vd = v.data();
-      uint8_t* okd = ok.data();
-      // 2 marks "set in this layer": read as invalid until the layer ends, so the result
-      // does not depend on the loop order.
-      for_each_index(inner, [&](int i, int j, int k) {
-        int64_t o = v.offset(i, j, k);
-        if (okd[o]) return;
-        double sum = 0;
-        int count = 0;
-        for (int d = 0; d < 3; ++d)
-          for (int64_t off : {-st[d], st[d]})
-            if (okd[o + off] == 1) { sum += vd[o + off]; ++count; }
-        if (count) { vd[o] = sum / count; okd[o] = 2; }
-      });
-      for (size_t n = 0; n < ok.size(); ++n)
-        if (okd[n] == 2) okd[n] = 1;
-    }
-    halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
-    halo.fill<uint8_t>({&g.valid[0], &g.valid[1], &g.valid[2]});
-  }
+  if (layers > halo.ghost_width())
+    throw std::logic_error("extrapolate_velocity: more layers than ghost layers");
+  for (int a = 0; a < 3; ++a) extrapolate_component(g.vel[a], g.valid[a], layers);
+  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+  halo.fill<uint8_t>({&g.valid[0], &g.valid[1], &g.valid[2]});
 }
 
 }  // namespace dunesim

@@ -9,8 +9,12 @@ namespace dunesim {
 // Marks valid faces: those touching a fluid cell (including fluid-solid faces).
 void mark_valid_faces(MacGrid& grid);
 
-// Each of `layers` passes gives every invalid face with valid neighbours (same component,
-// 6-neighbourhood) their average, then fills halos so ranks agree at block borders.
+// Each of `layers` layers gives every invalid face with valid neighbours (same component,
+// 6-neighbourhood) their average; only the band next to the valid faces is visited.
+//
+// Ranks work on their whole local array, ghosts included, and exchange once at the end:
+// with layers <= ghost width, the faces an owned face depends on are all within the
+// array, so owned results equal a one-rank run and the final fill makes ghosts agree.
 void extrapolate_velocity(MacGrid& grid, Halo& halo, int layers);
 
 }  // namespace dunesim

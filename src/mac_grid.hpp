@@ -17,15 +17,15 @@ enum CellType : uint8_t { kAir = 0, kFluid = 1, kSolid = 2 };
 struct MacGrid {
   double dx = 1;
   std::array<Array3<double>, 3> vel;        // face velocities, m/s
-  std::array<Array3<double>, 3> vel_saved;  // after P2G, for the FLIP increment
-  std::array<Array3<double>, 3> weight;     // P2G weight sums; reused as scratch
+  std::array<Array3<double>, 3> vel_saved;  // after P2G, for the FLIP increment (P2G sums
+                                            // its weights here before the save)
   std::array<Array3<uint8_t>, 3> valid;     // face has a velocity (not yet extrapolated = 0)
   Array3<uint8_t> cell_type;                // kAir / kFluid / kSolid
   Array3<uint8_t> solid;                    // static solids (walls, colliders): 1 = solid
   Array3<double> density;                   // mean particle density of fluid cells, kg/m^3
   Array3<double> pressure;                  // Pa, fluid cells; 0 in air
-  Array3<double> divergence;                // scratch: velocity divergence, 1/s
-  Array3<double> particle_count;            // particles per owned cell (P2G)
+  Array3<double> cell_scratch;              // P2G: particles per cell; projection: its
+                                            // right-hand side (one array, never both)
 
   // Sand only: allocated by allocate_sand() when the case has a sand material.
   Array3<uint8_t> sand;                     // fluid cells whose particles are mostly sand
@@ -47,7 +47,6 @@ struct MacGrid {
       Box b = topo.local(s);
       vel[a].reset(b, s, 0.0);
       vel_saved[a].reset(b, s, 0.0);
-      weight[a].reset(b, s, 0.0);
       valid[a].reset(b, s, 0);
     }
     Box c = topo.local(Stagger::Cell);
@@ -55,8 +54,7 @@ struct MacGrid {
     solid.reset(c, Stagger::Cell, 0);
     density.reset(c, Stagger::Cell, 0.0);
     pressure.reset(c, Stagger::Cell, 0.0);
-    divergence.reset(c, Stagger::Cell, 0.0);
-    particle_count.reset(c, Stagger::Cell, 0.0);
+    cell_scratch.reset(c, Stagger::Cell, 0.0);
   }
 
   void allocate_sand(const Topology& topo) {

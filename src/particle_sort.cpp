@@ -13,22 +13,25 @@ void sort_particles_by_cell(const Box& cells, double dx, Particles& p) {
   auto clamp_index = [](double g, int lo, int count) {
     return std::clamp(int(std::floor(g)) - lo, 0, count - 1);
   };
-  std::vector<uint32_t> key(n);
-  std::vector<size_t> start(size_t(cells.volume()) + 1, 0);
+  // A counting sort. `slot` holds each particle's cell first, then its place in the
+  // sorted order; 32 bits suffice for one rank's particles and cells, and keep the
+  // temporary memory at 4 bytes per particle plus one attribute array at a time.
+  std::vector<uint32_t> slot(n);
+  std::vector<uint32_t> start(size_t(cells.volume()) + 1, 0);
   for (size_t q = 0; q < n; ++q) {
     int i = clamp_index(p.x[q] / dx, cells.lo[0], nx), j = clamp_index(p.y[q] / dx, cells.lo[1], ny),
         k = clamp_index(p.z[q] / dx, cells.lo[2], nz);
-    key[q] = uint32_t(i + int64_t(nx) * (j + int64_t(ny) * k));
-    ++start[key[q] + 1];
+    slot[q] = uint32_t(i + int64_t(nx) * (j + int64_t(ny) * k));
+    ++start[slot[q] + 1];
   }
   for (size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
-  std::vector<size_t> destination(n);
-  for (size_t q = 0; q < n; ++q) destination[q] = start[key[q]]++;
+  for (size_t q = 0; q < n; ++q) slot[q] = start[slot[q]]++;
+  start = {};
 
   p.for_each_array([&](auto& values) {
     using T = typename std::decay_t<decltype(values)>::value_type;
     std::vector<T> sorted(n);
-    for (size_t q = 0; q < n; ++q) sorted[destination[q]] = values[q];
+    for (size_t q = 0; q < n; ++q) sorted[slot[q]] = values[q];
     values.swap(sorted);
   });
 }

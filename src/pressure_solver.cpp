@@ -83,14 +83,18 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
     if (type(i, j, k) == kFluid) ++local_count;
   });
   const int64_t first = exclusive_prefix_sum(topo_, local_count);
+  local_unknowns_ = local_count;
+  global_unknowns_ = global_sum(topo_, local_count);
+  if (global_unknowns_ > int64_t(PETSC_MAX_INT))
+    throw std::runtime_error("pressure system has " + std::to_string(global_unknowns_) +
+                             " unknowns, more than this PETSc's index type can number; use a "
+                             "PETSc built with --with-64-bit-indices");
   unknown_.fill(-1);
-  int64_t next = first;
+  PetscInt next = PetscInt(first);
   for_each_index(owned, [&](int i, int j, int k) {
     if (type(i, j, k) == kFluid) unknown_(i, j, k) = next++;
   });
-  halo.fill<int64_t>({&unknown_});
-  local_unknowns_ = local_count;
-  global_unknowns_ = global_sum(topo_, local_count);
+  halo.fill<PetscInt>({&unknown_});
   if (global_unknowns_ == 0) {
     pressure.fill(0.0);
     return {};

@@ -51,7 +51,7 @@ class PressureSolver {
 
   const Topology& topo_;
   PressureSolverSpec spec_;
-  Array3<int64_t> unknown_;  // global unknown number of each fluid cell, -1 elsewhere
+  Array3<PetscInt> unknown_;  // global unknown number of each fluid cell, -1 elsewhere
   // The last system, kept for solve_again().
   Mat matrix_ = nullptr;
   KSP ksp_ = nullptr;

@@ -7,9 +7,10 @@ namespace {
 // With coefficients 1/rho_f the solved p is the physical pressure when the right-hand
 // side is -dx^2/dt times the divergence (see pressure_solver.hpp).
 void divergence_right_hand_side(MacGrid& g, double dt, const Box& owned) {
-  compute_divergence(g, owned, g.divergence);
+  Array3<double>& rhs = g.cell_scratch;
+  compute_divergence(g, owned, rhs);
   const double scale = -g.dx * g.dx / dt;
-  for_each_index(owned, [&](int i, int j, int k) { g.divergence(i, j, k) *= scale; });
+  for_each_index(owned, [&](int i, int j, int k) { rhs(i, j, k) *= scale; });
 }
 
 // u <- u - dt/(rho_f dx) (p_hi - p_lo) on owned in-domain faces between non-solid cells
@@ -50,7 +51,7 @@ PressureSolveStats project_pressure(MacGrid& g, double dt, const Topology& topo,
                                     PressureSolver& solver, Halo& halo) {
   const Box owned = topo.owned_cells(topo.rank());
   divergence_right_hand_side(g, dt, owned);
-  PressureSolveStats stats = solver.solve(g, g.divergence, g.pressure, halo);
+  PressureSolveStats stats = solver.solve(g, g.cell_scratch, g.pressure, halo);
   subtract_pressure_gradient(g, g.pressure, dt, topo, halo);
   return stats;
 }
@@ -64,7 +65,7 @@ PressureSolveStats reproject_pressure(MacGrid& g, double dt, const Topology& top
   // costs a third of the iterations of the first solve.
   constexpr double kReprojectionTolerance = 1e-3;
   PressureSolveStats stats =
-      solver.solve_again(g.divergence, correction, halo, kReprojectionTolerance);
+      solver.solve_again(g.cell_scratch, correction, halo, kReprojectionTolerance);
   subtract_pressure_gradient(g, correction, dt, topo, halo);
   return stats;
 }

@@ -73,6 +73,7 @@ void Simulation::lay_out_grid() {
   pressure_solver_ = std::make_unique<PressureSolver>(*topo_, config_.pressure);
   grid_.allocate(*topo_, config_.cell_size);
   mark_static_solids(config_, grid_.solid);
+  solid_faces_ = find_solid_boundary_faces(grid_.solid, grid_);
   if (sand_material_) {
     grid_.allocate_sand(*topo_);
     mark_wall_friction(config_, grid_.wall_mu);
@@ -172,7 +173,7 @@ void Simulation::add_body_forces(double dt) {
 
 void Simulation::enforce_boundaries() {
   auto t = clock_.time(kEnforceBoundaries);
-  enforce_solid_velocity(grid_);
+  enforce_solid_velocity(solid_faces_, grid_);
 }
 
 void Simulation::project_pressure(double dt) {
@@ -218,7 +219,7 @@ void Simulation::extrapolate_velocity() {
   auto t = clock_.time(kExtrapolateVelocity);
   mark_valid_faces(grid_);
   dunesim::extrapolate_velocity(grid_, *halo_, topo_->ghost());
-  enforce_solid_velocity(grid_);
+  enforce_solid_velocity(solid_faces_, grid_);
 }
 
 void Simulation::grid_to_particles() {

@@ -98,6 +98,7 @@ class Simulation {
   std::unique_ptr<PressureSolver> pressure_solver_;
   std::unique_ptr<SolidPushOut> push_out_;
   MacGrid grid_;
+  SolidBoundaryFaces solid_faces_;  // where the normal velocity is held at zero
   Particles particles_;
   StageClock clock_;
   PressureSolveStats last_solve_;

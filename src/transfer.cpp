@@ -1,5 +1,6 @@
 #include "src/transfer.hpp"
 
+#include <array>
 #include <cmath>
 
 #include "src/interpolation.hpp"
@@ -8,11 +9,14 @@ namespace dunesim {
 
 void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& materials,
                        Halo& halo, const Topology& topo, MacGrid& g) {
+  // The saved velocities are overwritten after P2G, so they hold the weight sums meanwhile.
+  std::array<Array3<double>, 3>& weight = g.vel_saved;
+  Array3<double>& particle_count = g.cell_scratch;
   for (int a = 0; a < 3; ++a) {
     g.vel[a].fill(0.0);
-    g.weight[a].fill(0.0);
+    weight[a].fill(0.0);
   }
-  g.particle_count.fill(0.0);
+  particle_count.fill(0.0);
   g.density.fill(0.0);
   const bool track_sand = g.has_sand();
   if (track_sand) g.sand_count.fill(0.0);
@@ -25,37 +29,34 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     for (int a = 0; a < 3; ++a) {
       Stencil s = make_stencil(g.vel[a], a, pt);
       double* v = g.vel[a].data() + s.base;
-      double* w = g.weight[a].data() + s.base;
+      double* w = weight[a].data() + s.base;
       const double va = vel_of[a][n];
       for (int c = 0; c < 8; ++c) {
         v[s.off[c]] += s.w[c] * va;
         w[s.off[c]] += s.w[c];
       }
     }
-    g.particle_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
+    particle_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
     const MaterialSpec& material = materials[p.material[n]];
     g.density(pt.node[0], pt.node[1], pt.node[2]) += material.density;
     if (track_sand && material.kind == MaterialKind::Sand)
       g.sand_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
   }
 
-  halo.sum<double>({&g.vel[0], &g.vel[1], &g.vel[2], &g.weight[0], &g.weight[1], &g.weight[2]});
+  halo.sum<double>({&g.vel[0], &g.vel[1], &g.vel[2], &weight[0], &weight[1], &weight[2]});
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
-    const Array3<double>& w = g.weight[a];
-    Array3<uint8_t>& ok = g.valid[a];
+    const Array3<double>& w = weight[a];
     for_each_index(topo.owned(face_stagger(a)), [&](int i, int j, int k) {
       double ws = w(i, j, k);
-      bool has = ws > 0.0;
-      v(i, j, k) = has ? v(i, j, k) / ws : 0.0;
-      ok(i, j, k) = has ? 1 : 0;
+      v(i, j, k) = ws > 0.0 ? v(i, j, k) / ws : 0.0;
     });
   }
   // Static solids everywhere (walls outside the domain stay solid), then owned cells.
   for (size_t n = 0; n < g.cell_type.size(); ++n)
     g.cell_type.data()[n] = g.solid.data()[n] ? kSolid : kAir;
   for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
-    double count = g.particle_count(i, j, k);
+    double count = particle_count(i, j, k);
     bool fluid = count > 0 && !g.solid(i, j, k);
     if (fluid) {
       g.cell_type(i, j, k) = kFluid;
@@ -67,7 +68,7 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     if (track_sand) g.sand(i, j, k) = fluid && 2.0 * g.sand_count(i, j, k) > count ? 1 : 0;
   });
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2], &g.density});
-  halo.fill<uint8_t>({&g.valid[0], &g.valid[1], &g.valid[2], &g.cell_type});
+  halo.fill<uint8_t>({&g.cell_type});
   if (track_sand) halo.fill<uint8_t>({&g.sand});
 }
 

@@ -11,9 +11,10 @@ namespace dunesim {
 
 // P2G: each face velocity becomes the trilinear-weighted average of nearby particle
 // velocities (contributions from ghost faces are summed into their owners). Faces with no
-// particle weight get 0 and valid = 0. Cells holding a particle become fluid, with the
+// particle weight get 0. Cells holding a particle become fluid, with the
 // mean density of their particles; when the grid tracks sand, fluid cells whose particles
-// are mostly sand are marked sand. Leaves every array halo-consistent.
+// are mostly sand are marked sand. Leaves every array halo-consistent except
+// grid.vel_saved and grid.cell_scratch, which it uses as scratch (see MacGrid).
 void particles_to_grid(const Particles& particles, const std::vector<MaterialSpec>& materials,
                        Halo& halo, const Topology& topo, MacGrid& grid);
 

@@ -23,7 +23,7 @@ using namespace dunesim;
 
 namespace {
 
-// Resident set size now, from /proc (peak RSS would include start-up transients).
+// Resident set size now, from /proc.
 int64_t current_rss_bytes() {
   std::ifstream status("/proc/self/status");
   std::string key;
@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
     const double rss_now = double(current_rss_bytes());
     const double state_bytes = global_sum(topo, rss_now - double(rss_before));
     const double peak_bytes = global_sum(topo, double(peak_rss_bytes()));
+    const double peak_added_bytes = global_sum(topo, double(peak_rss_bytes() - rss_before));
     const double imbalance = global_max(topo, double(local)) / (double(particles) / topo.size());
     if (root) {
       std::printf("bench case=%s ranks=%d layout=%dx%dx%d grid=%dx%dx%d particles=%lld steps=%d "
@@ -113,8 +114,9 @@ int main(int argc, char** argv) {
     if (root) {
       std::printf("pressure_iterations mean %.1f max %.0f (fluid cells %.0f)\n", iterations / steps,
                   max_iterations, unknowns / steps);
-      std::printf("bytes_per_particle %.1f (memory the run added) / %.1f (peak RSS of all ranks, "
-                  "incl. MPI and PETSc)\n", state_bytes / particles, peak_bytes / particles);
+      std::printf("bytes_per_particle %.1f (memory the run holds after its steps) / %.1f (peak "
+                  "the run added) / %.1f (peak RSS of all ranks, incl. MPI and PETSc)\n",
+                  state_bytes / particles, peak_added_bytes / particles, peak_bytes / particles);
       std::printf("particle_imbalance %.3f (max/mean per rank)\n", imbalance);
       std::printf("wall_seconds_per_simulated_second %.2f (over the measured steps)\n",
                   wall / (sim.time() - measured_from));
