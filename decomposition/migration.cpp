@@ -22,9 +22,12 @@ MigrationStats migrate_particles(const Topology& topo, double dx, Particles& p) 
   const size_t n = p.size();
   size_t kept = 0;
   bool lost = false;
+  const Box mine = topo.owned_cells(me);
   for (size_t i = 0; i < n; ++i) {
-    int owner = topo.owner_of_cell(int(std::floor(p.x[i] / dx)), int(std::floor(p.y[i] / dx)),
-                                   int(std::floor(p.z[i] / dx)));
+    const int ci = int(std::floor(p.x[i] / dx)), cj = int(std::floor(p.y[i] / dx)),
+              ck = int(std::floor(p.z[i] / dx));
+    // Most particles stay in the block: only the others need the owner looked up.
+    const int owner = mine.contains(ci, cj, ck) ? me : topo.owner_of_cell(ci, cj, ck);
     if (owner == me) {
       if (kept != i) p.for_each_array([&](auto& v) { v[kept] = v[i]; });
       ++kept;
