@@ -542,7 +542,7 @@ void read_sources(const Table& root, CaseConfig& cfg) {
     throw CaseError(cfg.file, "source", "at least one [[source]] table is required");
   for (const Table& s : entries) {
     s.allow_only({"material", "shape", "min", "max", "center", "radius", "file", "scale",
-                  "translate", "profile_x", "profile_height", "velocity"});
+                  "translate", "profile_x", "profile_height", "velocity", "emit_until"});
     SourceSpec spec;
     std::string material = s.string("material", kRequired);
     auto found = std::find_if(cfg.materials.begin(), cfg.materials.end(),
@@ -557,6 +557,7 @@ void read_sources(const Table& root, CaseConfig& cfg) {
     spec.material = static_cast<int>(found - cfg.materials.begin());
     spec.shape = read_shape(s, cfg);
     spec.velocity = s.vec3("velocity", kAnyValue, Vec3{0.0, 0.0, 0.0});
+    if (s.has("emit_until")) spec.emit_until = s.number("emit_until", kPositive, kRequired);
     cfg.sources.push_back(spec);
   }
 }

@@ -61,11 +61,13 @@ struct ShapeSpec {
   double signed_distance(const Vec3& p) const;
 };
 
-// Material that fills a shape at the start.
+// Material that fills a shape at the start and, with emit_until, keeps pouring in: until
+// then every step refills the shape's empty cells (a nozzle, a hopper outlet).
 struct SourceSpec {
   int material = 0;            // index into CaseConfig::materials
   ShapeSpec shape;
-  Vec3 velocity{0, 0, 0};      // initial velocity, m/s
+  Vec3 velocity{0, 0, 0};      // velocity of the particles it creates, m/s
+  double emit_until = 0;       // s; 0 = fills the shape at the start only
 };
 
 // A static solid obstacle inside the domain box (the box walls are always solid).

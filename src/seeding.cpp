@@ -19,22 +19,29 @@ double unit_random(uint64_t seed, uint64_t counter) {
 
 }  // namespace
 
+int64_t global_cell_index(const Index3& cells, int i, int j, int k) {
+  return i + int64_t(cells[0]) * (j + int64_t(cells[1]) * k);
+}
+
+Vec3 jittered_seed_position(const CaseConfig& config, int i, int j, int k, int sub, int64_t id) {
+  const int corner[3] = {i, j, k};
+  Vec3 pos;
+  for (int a = 0; a < 3; ++a) {
+    double r = unit_random(config.seed, uint64_t(id) * 3 + a) - 0.5;  // [-0.5, 0.5)
+    double subcell_centre = 0.25 + 0.5 * ((sub >> a) & 1);
+    pos[a] = (corner[a] + subcell_centre + 0.5 * config.jitter * r) * config.cell_size;
+  }
+  return pos;
+}
+
 void for_each_seed(const CaseConfig& config, const Topology& topo, const Array3<uint8_t>& solid,
                    const std::function<void(const Vec3&, int, int64_t)>& visit) {
-  const double dx = config.cell_size;
-  const Index3& n = config.cells;
   for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
     if (solid(i, j, k)) return;
-    const int64_t cell = i + int64_t(n[0]) * (j + int64_t(n[1]) * k);
+    const int64_t cell = global_cell_index(config.cells, i, j, k);
     for (int sub = 0; sub < kParticlesPerCell; ++sub) {
       const int64_t id = cell * kParticlesPerCell + sub;
-      const int corner[3] = {i, j, k};
-      Vec3 pos;
-      for (int a = 0; a < 3; ++a) {
-        double r = unit_random(config.seed, uint64_t(id) * 3 + a) - 0.5;  // [-0.5, 0.5)
-        double subcell_centre = 0.25 + 0.5 * ((sub >> a) & 1);
-        pos[a] = (corner[a] + subcell_centre + 0.5 * config.jitter * r) * dx;
-      }
+      const Vec3 pos = jittered_seed_position(config, i, j, k, sub, id);
       int source = -1;
       for (size_t s = 0; s < config.sources.size(); ++s)
         if (config.sources[s].shape.contains(pos)) source = int(s);

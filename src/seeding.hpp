@@ -11,6 +11,13 @@ namespace dunesim {
 
 constexpr int kParticlesPerCell = 8;
 
+// Index of cell (i, j, k) in the whole grid, x fastest.
+int64_t global_cell_index(const Index3& cells, int i, int j, int k);
+
+// Position of sub-cell `sub` (bit a set = upper half along axis a) of cell (i, j, k),
+// jittered by up to half a sub-cell by a pure function of the case seed and `id`.
+Vec3 jittered_seed_position(const CaseConfig& config, int i, int j, int k, int sub, int64_t id);
+
 // Seeds the owned cells of this rank. The jitter of a particle depends only on the case
 // seed and its global cell index, and its id is 8 * (global cell index) + sub-cell, so any
 // number of ranks creates exactly the same particles. A sub-cell position belongs to the

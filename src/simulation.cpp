@@ -24,7 +24,7 @@ std::vector<std::string> stage_names() {
   return {"particles_to_grid", "save_grid_velocity", "add_body_forces",
           "enforce_boundaries", "project_pressure", "sand_plasticity",
           "rigid_clusters", "reproject_pressure", "extrapolate_velocity",
-          "grid_to_particles", "advect_particles", "migrate_particles", "sort_particles", "balance_load",
+          "grid_to_particles", "advect_particles", "migrate_particles", "emit_particles", "sort_particles", "balance_load",
           "output"};
 }
 }  // namespace
@@ -74,6 +74,7 @@ void Simulation::lay_out_grid() {
   grid_.allocate(*topo_, config_.cell_size);
   mark_static_solids(config_, grid_.solid);
   solid_faces_ = find_solid_boundary_faces(grid_.solid, grid_);
+  emitter_ = std::make_unique<ParticleEmitter>(config_, *topo_);
   if (sand_material_) {
     grid_.allocate_sand(*topo_);
     mark_wall_friction(config_, grid_.wall_mu);
@@ -144,6 +145,7 @@ void Simulation::step(double dt) {
   grid_to_particles();
   advect_particles(dt);
   migrate_particles();
+  emit_particles(time_);
   time_ += dt;
   ++steps_;
   if (steps_ % kSortInterval == 0) sort_particles();
@@ -237,6 +239,12 @@ void Simulation::migrate_particles() {
   MigrationStats s = dunesim::migrate_particles(*topo_, grid_.dx, particles_);
   migrated_sent_ += s.sent;
   migration_bytes_ += s.bytes_sent;
+}
+
+void Simulation::emit_particles(double step_start_time) {
+  auto t = clock_.time(kEmitParticles);
+  // steps_ + 1 numbers the step being taken, so no step reuses the initial seeds' ids.
+  emitted_ += emitter_->emit(config_, grid_.solid, steps_ + 1, step_start_time, particles_);
 }
 
 void Simulation::sort_particles() {

@@ -9,6 +9,7 @@
 #include "io/case_config.hpp"
 #include "io/timing_report.hpp"
 #include "src/boundaries.hpp"
+#include "src/emission.hpp"
 #include "src/mac_grid.hpp"
 #include "src/particles.hpp"
 #include "src/pressure_solver.hpp"
@@ -20,7 +21,7 @@ namespace dunesim {
 enum Stage : int {
   kParticlesToGrid, kSaveGridVelocity, kAddBodyForces, kEnforceBoundaries, kProjectPressure,
   kSandPlasticity, kRigidClusters, kReprojectPressure, kExtrapolateVelocity, kGridToParticles, kAdvectParticles,
-  kMigrateParticles, kSortParticles, kBalanceLoad, kOutput, kStageCount
+  kMigrateParticles, kEmitParticles, kSortParticles, kBalanceLoad, kOutput, kStageCount
 };
 
 class Simulation {
@@ -67,6 +68,8 @@ class Simulation {
   // Every load-balance check: the step, and max / mean particles per rank before and after.
   const std::vector<ImbalanceCheck>& imbalance_history() const { return imbalance_history_; }
   int64_t migration_bytes_sent() const { return migration_bytes_; }
+  // Particles the pouring sources added over the run so far, this rank.
+  int64_t emitted_particles() const { return emitted_; }
 
   // Steps between reorderings of the particles by cell (for memory locality).
   static constexpr int kSortInterval = 10;
@@ -87,9 +90,11 @@ class Simulation {
   void grid_to_particles();
   void advect_particles(double dt);
   void migrate_particles();
+  void emit_particles(double step_start_time);
   void sort_particles();
   void balance_load();
-  // (Re)allocates everything laid out by the topology: halo, pressure solver, grid block.
+  // (Re)allocates everything laid out by the topology: halo, pressure solver, grid block,
+  // emitter.
   void lay_out_grid();
 
   CaseConfig config_;
@@ -97,6 +102,7 @@ class Simulation {
   std::unique_ptr<Halo> halo_;
   std::unique_ptr<PressureSolver> pressure_solver_;
   std::unique_ptr<SolidPushOut> push_out_;
+  std::unique_ptr<ParticleEmitter> emitter_;
   MacGrid grid_;
   SolidBoundaryFaces solid_faces_;  // where the normal velocity is held at zero
   Particles particles_;
@@ -108,6 +114,7 @@ class Simulation {
   int64_t steps_ = 0;
   int64_t migrated_sent_ = 0, migration_bytes_ = 0;
   int64_t rebalances_ = 0;
+  int64_t emitted_ = 0;
   std::vector<ImbalanceCheck> imbalance_history_;
 };
 

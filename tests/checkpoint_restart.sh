@@ -29,7 +29,8 @@ fail() {
   exit 1
 }
 
-# A 0.2 m box at 0.02 m cells (10 x 10 x 10), a water column collapsing.
+# A 0.2 m box at 0.02 m cells (10 x 10 x 10), a water column collapsing while a jet pours
+# in until 0.2 s (so that restarts also continue an emission).
 write_case() {  # END_TIME CHECKPOINT_INTERVAL_STEPS
   cat > tiny.toml <<EOF
 [case]
@@ -55,6 +56,13 @@ material = "water"
 shape = "block"
 min = [0.0, 0.0, 0.0]
 max = [0.08, 0.2, 0.12]
+[[source]]
+material = "water"
+shape = "block"
+min = [0.14, 0.06, 0.14]
+max = [0.18, 0.14, 0.18]
+velocity = [0.0, 0.0, -0.5]
+emit_until = 0.2
 EOF
 }
 

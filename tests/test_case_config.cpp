@@ -124,6 +124,46 @@ TEST(CaseConfig, Defaults) {
   EXPECT_DOUBLE_EQ(cfg.materials[0].density, 1000.0);
   EXPECT_DOUBLE_EQ(cfg.materials[0].flip_ratio, 0.95);
   EXPECT_EQ(cfg.sources[0].velocity, (Vec3{0.0, 0.0, 0.0}));
+  EXPECT_EQ(cfg.sources[0].emit_until, 0.0);  // fills at the start only
+}
+
+TEST(CaseConfig, PouringSource) {
+  CaseConfig cfg = parse_case_text(kMinimal + R"(
+[[source]]
+material = "water"
+shape = "block"
+min = [0.05, 0.05, 0.15]
+max = [0.1, 0.1, 0.2]
+velocity = [0, 0, -0.5]
+emit_until = 2
+)", "cases/test.toml");
+  ASSERT_EQ(cfg.sources.size(), 2u);
+  EXPECT_EQ(cfg.sources[0].emit_until, 0.0);
+  EXPECT_DOUBLE_EQ(cfg.sources[1].emit_until, 2.0);
+  EXPECT_EQ(cfg.sources[1].velocity, (Vec3{0.0, 0.0, -0.5}));
+}
+
+TEST(CaseConfig, SandPileIsPoured) {
+  CaseConfig cfg = parse_shipped("sand_pile.toml");
+  ASSERT_EQ(cfg.sources.size(), 1u);
+  EXPECT_GT(cfg.sources[0].emit_until, 0.0);
+  EXPECT_LT(cfg.sources[0].emit_until, cfg.end_time);  // it settles after the pour
+  EXPECT_LT(cfg.sources[0].velocity[2], 0.0);
+}
+
+TEST(CaseConfigErrors, PouringSource) {
+  expect_error(kMinimal + "[[source]]\nmaterial = \"water\"\nshape = \"block\"\n" +
+                   "min = [0, 0, 0.1]\nmax = [0.1, 0.1, 0.2]\nemit_until = 0\n",
+               {"source[1].emit_until", "expected a value > 0, got 0", "line"});
+  expect_error(kMinimal + "[[source]]\nmaterial = \"water\"\nshape = \"block\"\n" +
+                   "min = [0, 0, 0.1]\nmax = [0.1, 0.1, 0.2]\nemit_until = \"1 s\"\n",
+               {"source[1].emit_until", "expected a number, got a string"});
+  expect_error(kMinimal + "[[source]]\nmaterial = \"water\"\nshape = \"block\"\n" +
+                   "min = [0, 0, 0.1]\nmax = [0.1, 0.1, 0.2]\nemit_untill = 1\n",
+               {"source[1].emit_untill", "did you mean 'emit_until'?"});
+  expect_error(kMinimal + "[[collider]]\nshape = \"sphere\"\ncenter = [0.1, 0.1, 0.1]\n" +
+                   "radius = 0.05\nemit_until = 1\n",
+               {"collider[0].emit_until", "unknown key"});
 }
 
 TEST(CaseConfig, SandDefaultsAndFullSchema) {

@@ -80,8 +80,16 @@ bool holds_particle(Particles& p, size_t n, int64_t g) {
 
 double pressure_value(int i, int j, int k) { return 1.5 * i - 0.25 * j + 100.0 * k + 0.5; }
 
+// A water column collapsing while a jet pours in, so that restarts also continue emission.
 CaseConfig small_dam_break() {
-  return test::water_box_case({0.4, 0.2, 0.3}, 0.02, {0, 0, 0}, {0.16, 0.2, 0.18}, 1.0);
+  CaseConfig c = test::water_box_case({0.4, 0.2, 0.3}, 0.02, {0, 0, 0}, {0.16, 0.2, 0.18}, 1.0);
+  SourceSpec jet;
+  jet.shape.min = {0.28, 0.06, 0.22};
+  jet.shape.max = {0.32, 0.14, 0.26};
+  jet.velocity = {0.0, 0.0, -0.5};
+  jet.emit_until = 1.0;
+  c.sources.push_back(jet);
+  return c;
 }
 
 void run_steps(Simulation& sim, int steps) {
@@ -231,6 +239,8 @@ TEST(Restart, SameRankCountContinuesBitForBit) {
   EXPECT_EQ(restarted->topology().starts(), cuts_then);
   EXPECT_EQ(restarted->steps(), kStepsBefore);
   run_steps(*restarted, kStepsAfter);
+  // The jet kept pouring after the restart.
+  EXPECT_GT(global_sum(restarted->topology(), restarted->emitted_particles()), 0);
 
   EXPECT_EQ(restarted->time(), original.time());
   EXPECT_EQ(restarted->steps(), original.steps());

@@ -1,0 +1,37 @@
+// Pouring sources: a source with emit_until keeps its shape full of material until then,
+// like a nozzle or a hopper outlet.
+#pragma once
+#include <cstdint>
+
+#include "decomposition/array3.hpp"
+#include "decomposition/topology.hpp"
+#include "io/case_config.hpp"
+#include "src/particles.hpp"
+
+namespace dunesim {
+
+// Refills the empty cells of the pouring sources on one rank's block. What is emitted is a
+// function of the case, the step number, the time and the particles present, so emission
+// has no state of its own to checkpoint, and any number of ranks emits the same particles.
+class ParticleEmitter {
+ public:
+  // Finds the owned cells that a pouring source of `config` can reach; build a new emitter
+  // when the blocks are re-cut.
+  ParticleEmitter(const CaseConfig& config, const Topology& topo);
+
+  // After step number `step` (the first step is 1), which began at `step_start_time`: every
+  // owned non-solid cell without particles gets, at each of the 2x2x2 jittered sub-cell
+  // positions that lies in a source still pouring at `step_start_time` (emit_until above
+  // it), a particle with that source's material and velocity. A position belongs to the
+  // last such source that contains it. Ids continue past the initial ones (which are below
+  // 8 * cells): 8 * cells * step + 8 * (global cell index) + sub-cell. Returns the number of
+  // particles added to this rank.
+  int64_t emit(const CaseConfig& config, const Array3<uint8_t>& solid, int64_t step,
+               double step_start_time, Particles& particles);
+
+ private:
+  Box reach_;                 // owned cells inside some pouring source's bounding box
+  Array3<uint8_t> occupied_;  // over reach_: the cell holds a particle; scratch
+};
+
+}  // namespace dunesim

@@ -1,0 +1,63 @@
+// The angle of repose of a poured 2D heap for a chosen pour (not a test): how much the
+// flank slope depends on the nozzle, the rate, the drop height and the resolution.
+//
+//   mpiexec -n 2 pour_angle --phi 30 --cell 0.01 --nozzle-width 0.04 --nozzle-height 0.2 \
+//       --speed 0.5 --pour-time 1.0 --settle-time 0.5
+//
+// Prints the slope of each flank, the heap's height and base, the largest speed left and
+// the particle count against the particles created.
+#include <mpi.h>
+#include <petscsys.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+
+#include "tests/poured_heap.hpp"
+
+using namespace dunesim;
+
+int main(int argc, char** argv) {
+  CLI::App app{"angle of repose of a poured heap"};
+  test::PourSpec s;
+  app.add_option("--phi", s.friction_angle, "friction angle, degrees");
+  app.add_option("--cell", s.cell, "cell size, m");
+  app.add_option("--length", s.length, "floor length, m");
+  app.add_option("--height", s.height, "domain height, m");
+  app.add_option("--slab-cells", s.slab_cells, "cells across the slab");
+  app.add_option("--nozzle-width", s.nozzle_width, "m");
+  app.add_option("--nozzle-height", s.nozzle_height, "lower edge above the floor, m");
+  app.add_option("--speed", s.nozzle_speed, "downward speed of the poured sand, m/s");
+  app.add_option("--pour-time", s.pour_time, "s");
+  app.add_option("--settle-time", s.settle_time, "s");
+  app.add_option("--floor-friction", s.floor_friction, "Coulomb mu of the floor");
+  app.add_option("--seed", s.seed, "seed of the jitter");
+  bool profile = false;
+  app.add_flag("--profile", profile, "also print the surface height of every column");
+  CLI11_PARSE(app, argc, argv);
+
+  MPI_Init(&argc, &argv);
+  PetscInitialize(&argc, &argv, nullptr, nullptr);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  {
+    const auto start = std::chrono::steady_clock::now();
+    const test::HeapShape heap = test::pour_heap(s, MPI_COMM_WORLD);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (rank == 0)
+      std::printf("phi %.1f cell %.4f nozzle %.3f m at %.3f m, %.2f m/s for %.2f s: slopes "
+                  "%.1f / %.1f deg (mean %.1f), top %.3f m, base %.3f m, max speed %.3f m/s, "
+                  "particles %lld of %lld, %.0f s\n",
+                  s.friction_angle, s.cell, s.nozzle_width, s.nozzle_height, s.nozzle_speed,
+                  s.pour_time, heap.left_slope_deg, heap.right_slope_deg, heap.mean_slope_deg(),
+                  heap.top, heap.base, heap.max_speed, (long long)heap.particles,
+                  (long long)heap.created, wall);
+    if (rank == 0 && profile)
+      for (size_t col = 0; col < heap.surface.size(); ++col)
+        std::printf("  x %.4f  surface %.4f\n", (col + 0.5) * s.cell, heap.surface[col]);
+  }
+  PetscFinalize();
+  MPI_Finalize();
+  return 0;
+}

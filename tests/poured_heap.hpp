@@ -1,0 +1,127 @@
+// A heap of dry sand poured from a nozzle onto a rough floor, in a slab a few cells thick
+// with frictionless sides (a 2D heap), and the slope of its flanks. Used by test_sand_pile
+// and by the pour_angle benchmark, which varies the pour.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "decomposition/reductions.hpp"
+#include "src/simulation.hpp"
+
+namespace dunesim::test {
+
+struct PourSpec {
+  double friction_angle = 30;   // degrees
+  double cell = 0.01;           // m
+  double length = 0.6;          // m, the floor along x
+  double height = 0.3;          // m, the domain's height
+  int slab_cells = 4;           // cells across the slab (y)
+  double nozzle_width = 0.04;   // m, along x, centred
+  double nozzle_height = 0.2;   // m, the nozzle's lower edge above the floor
+  double nozzle_speed = 0.5;    // m/s, downward speed of the poured sand
+  double pour_time = 1.0;       // s, emit_until
+  double settle_time = 0.5;     // s after the pour ends
+  double floor_friction = 0.6;  // Coulomb mu of the floor
+  uint64_t seed = 1;            // of the seeding jitter
+};
+
+inline CaseConfig poured_heap_case(const PourSpec& s) {
+  CaseConfig c;
+  c.file = "<test>";
+  c.name = "poured_heap";
+  c.domain_size = {s.length, s.slab_cells * s.cell, s.height};
+  set_cell_size(c, s.cell);
+  c.seed = s.seed;
+  MaterialSpec sand;
+  sand.name = "sand";
+  sand.kind = MaterialKind::Sand;
+  sand.density = 1600;
+  sand.flip_ratio = 0.05;
+  sand.friction_angle_deg = s.friction_angle;
+  c.materials.push_back(sand);
+  SourceSpec nozzle;
+  nozzle.shape.kind = ShapeSpec::Kind::Block;
+  nozzle.shape.min = {0.5 * (s.length - s.nozzle_width), 0.0, s.nozzle_height};
+  nozzle.shape.max = {0.5 * (s.length + s.nozzle_width), c.domain_size[1],
+                      s.nozzle_height + 2 * s.cell};
+  nozzle.velocity = {0, 0, -s.nozzle_speed};
+  nozzle.emit_until = s.pour_time;
+  c.sources.push_back(nozzle);
+  // The box walls slip (so the slab's sides do not hold the heap up); the floor is a rough
+  // collider one cell thick.
+  c.wall_friction = 0.0;
+  ColliderSpec floor;
+  floor.shape.kind = ShapeSpec::Kind::Block;
+  floor.shape.min = {-1.0, -1.0, -1.0};
+  floor.shape.max = {s.length + 1.0, c.domain_size[1] + 1.0, s.cell};
+  floor.friction = s.floor_friction;
+  c.colliders.push_back(floor);
+  c.pressure.rtol = 1e-6;
+  c.output.directory = "test_output";
+  return c;
+}
+
+struct HeapShape {
+  double left_slope_deg = 0, right_slope_deg = 0;  // flanks between 20% and 80% of the top
+  double top = 0;        // m above the floor's surface
+  double base = 0;       // m, the width of the columns holding sand
+  double max_speed = 0;  // m/s
+  int64_t particles = 0;  // at the end
+  int64_t created = 0;    // seeded at the start plus emitted
+  std::vector<double> surface;  // m above the floor, per column of cells along x
+  double mean_slope_deg() const { return 0.5 * (left_slope_deg + right_slope_deg); }
+};
+
+// The surface of each column of cells along x is its highest particle; each flank's slope
+// is the least-squares line through the columns whose surface lies between 20% and 80% of
+// the top (collective).
+inline HeapShape measure_heap(const Simulation& sim, double floor_height) {
+  const CaseConfig& c = sim.config();
+  const int columns = c.cells[0];
+  const double dx = c.cell_size;
+  std::vector<double> surface(columns, 0.0);
+  HeapShape heap;
+  const Particles& p = sim.particles();
+  for (size_t n = 0; n < p.size(); ++n) {
+    const int col = std::clamp(int(p.x[n] / dx), 0, columns - 1);
+    surface[col] = std::max(surface[col], p.z[n] - floor_height);
+    heap.max_speed = std::max(heap.max_speed, std::sqrt(p.vx[n] * p.vx[n] + p.vy[n] * p.vy[n] +
+                                                        p.vz[n] * p.vz[n]));
+  }
+  for (double& h : surface) h = global_max(sim.topology(), h);
+  heap.max_speed = global_max(sim.topology(), heap.max_speed);
+  heap.particles = global_sum(sim.topology(), int64_t(p.size()));
+
+  const int peak = int(std::max_element(surface.begin(), surface.end()) - surface.begin());
+  heap.top = surface[peak];
+  heap.base = dx * double(std::count_if(surface.begin(), surface.end(),
+                                        [](double h) { return h > 0; }));
+  auto slope_deg = [&](int first, int last) {
+    double sx = 0, sz = 0, sxx = 0, sxz = 0, count = 0;
+    for (int col = first; col < last; ++col) {
+      if (surface[col] < 0.2 * heap.top || surface[col] > 0.8 * heap.top) continue;
+      const double x = (col + 0.5) * dx;
+      sx += x; sz += surface[col]; sxx += x * x; sxz += x * surface[col]; count += 1;
+    }
+    if (count < 2) return 90.0;  // a wall of sand: no column in the band
+    const double gradient = (count * sxz - sx * sz) / (count * sxx - sx * sx);
+    return std::atan(std::abs(gradient)) * 180.0 / M_PI;
+  };
+  heap.surface = surface;
+  heap.left_slope_deg = slope_deg(0, peak);
+  heap.right_slope_deg = slope_deg(peak + 1, columns);
+  return heap;
+}
+
+// Pours the heap and lets it settle (collective).
+inline HeapShape pour_heap(const PourSpec& s, MPI_Comm comm) {
+  Simulation sim(poured_heap_case(s), comm);
+  const int64_t seeded = global_sum(sim.topology(), int64_t(sim.particles().size()));
+  while (sim.time() < s.pour_time + s.settle_time) sim.step(sim.stable_dt());
+  HeapShape heap = measure_heap(sim, s.cell);
+  heap.created = seeded + global_sum(sim.topology(), sim.emitted_particles());
+  return heap;
+}
+
+}  // namespace dunesim::test

@@ -1,0 +1,163 @@
+// Pouring sources: every empty cell of the shape is refilled with the seeding's 8 jittered
+// particles, only while the source pours, on the rank that owns the cell, with the same
+// particles and ids on any number of ranks; a pouring simulation agrees with a one-rank run.
+// (The poured sand heap itself is test_sand_pile.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "decomposition/reductions.hpp"
+#include "src/boundaries.hpp"
+#include "src/emission.hpp"
+#include "src/seeding.hpp"
+#include "tests/compare_runs.hpp"
+#include "src/simulation.hpp"
+
+using namespace dunesim;
+
+namespace {
+
+// A 0.4 x 0.2 x 0.3 m box at 2 cm cells; a 0.1 x 0.2 x 0.06 m nozzle pours until 0.5 s,
+// and a sphere that only fills at the start overlaps its lower half.
+CaseConfig nozzle_case() {
+  CaseConfig c;
+  c.file = "<test>";
+  c.name = "nozzle";
+  c.domain_size = {0.4, 0.2, 0.3};
+  set_cell_size(c, 0.02);
+  MaterialSpec water;
+  water.name = "water";
+  c.materials.push_back(water);
+  SourceSpec nozzle;
+  nozzle.shape.min = {0.15, 0.0, 0.2};
+  nozzle.shape.max = {0.25, 0.2, 0.26};
+  nozzle.velocity = {0.0, 0.0, -1.0};
+  nozzle.emit_until = 0.5;
+  c.sources.push_back(nozzle);
+  SourceSpec ball;
+  ball.shape.kind = ShapeSpec::Kind::Sphere;
+  ball.shape.center = {0.2, 0.1, 0.2};
+  ball.shape.radius = 0.05;
+  c.sources.push_back(ball);
+  c.pressure.rtol = 1e-10;
+  return c;
+}
+
+struct Emitted {
+  Particles particles;
+  int64_t count = 0;  // over all ranks
+};
+
+// What the emitter adds after `step` to `present` (restricted to this rank's cells).
+Emitted emit_once(const CaseConfig& config, MPI_Comm comm, const Particles& present,
+                  int64_t step, double time) {
+  Topology topo(comm, config.cells, 2);
+  Array3<uint8_t> solid(topo.local(Stagger::Cell), Stagger::Cell, 0);
+  mark_static_solids(config, solid);
+  Emitted out;
+  const Box owned = topo.owned_cells(topo.rank());
+  const double dx = config.cell_size;
+  for (size_t n = 0; n < present.size(); ++n) {
+    if (!owned.contains(int(present.x[n] / dx), int(present.y[n] / dx), int(present.z[n] / dx)))
+      continue;
+    out.particles.x.push_back(present.x[n]);
+    out.particles.y.push_back(present.y[n]);
+    out.particles.z.push_back(present.z[n]);
+    out.particles.vx.push_back(0);
+    out.particles.vy.push_back(0);
+    out.particles.vz.push_back(0);
+    out.particles.id.push_back(present.id[n]);
+    out.particles.material.push_back(0);
+  }
+  const size_t kept = out.particles.size();
+  ParticleEmitter emitter(config, topo);
+  const int64_t added = emitter.emit(config, solid, step, time, out.particles);
+  EXPECT_EQ(added, int64_t(out.particles.size() - kept));
+  out.particles.for_each_array([&](auto& v) { v.erase(v.begin(), v.begin() + kept); });
+  out.count = global_sum(topo, added);
+  return out;
+}
+
+}  // namespace
+
+TEST(Emission, FillsEmptyCellsOfThePouringShapeOnly) {
+  const CaseConfig config = nozzle_case();
+  const double dx = config.cell_size;
+  // One particle in the nozzle's first cell keeps that cell from being refilled.
+  Particles present;
+  present.x = {0.15 + 0.5 * dx};
+  present.y = {0.5 * dx};
+  present.z = {0.2 + 0.5 * dx};
+  present.id = {0};
+  Emitted e = emit_once(config, MPI_COMM_SELF, present, 7, 0.1);
+  // 5 x 10 x 3 cells in the nozzle, one of them occupied.
+  EXPECT_EQ(e.count, (5 * 10 * 3 - 1) * kParticlesPerCell);
+  const int64_t all_cells = int64_t(config.cells[0]) * config.cells[1] * config.cells[2];
+  std::unordered_set<int64_t> ids;
+  const Particles& p = e.particles;
+  auto cell_of = [&](double x, double y, double z) {
+    return Index3{int(x / dx), int(y / dx), int(z / dx)};
+  };
+  const Index3 occupied = cell_of(present.x[0], present.y[0], present.z[0]);
+  for (size_t n = 0; n < p.size(); ++n) {
+    EXPECT_TRUE(config.sources[0].shape.contains({p.x[n], p.y[n], p.z[n]}));
+    EXPECT_NE(cell_of(p.x[n], p.y[n], p.z[n]), occupied);
+    EXPECT_EQ(p.vz[n], -1.0);
+    // Above every initial id and every id of an earlier step.
+    EXPECT_GE(p.id[n], kParticlesPerCell * all_cells * 7);
+    EXPECT_LT(p.id[n], kParticlesPerCell * all_cells * 8);
+    ids.insert(p.id[n]);
+  }
+  EXPECT_EQ(ids.size(), p.size());
+  // The sphere that only filled at the start is not refilled, and nothing pours once the
+  // nozzle's time is up.
+  EXPECT_EQ(emit_once(config, MPI_COMM_SELF, Particles{}, 7, 0.1).count,
+            5 * 10 * 3 * kParticlesPerCell);
+  EXPECT_EQ(emit_once(config, MPI_COMM_SELF, Particles{}, 30, 0.5).count, 0);
+}
+
+TEST(Emission, SameParticlesOnAnyRankCount) {
+  const CaseConfig config = nozzle_case();
+  const Emitted alone = emit_once(config, MPI_COMM_SELF, Particles{}, 3, 0.0);
+  const Emitted shared = emit_once(config, MPI_COMM_WORLD, Particles{}, 3, 0.0);
+  EXPECT_EQ(shared.count, alone.count);
+  std::unordered_map<int64_t, size_t> where;
+  for (size_t n = 0; n < alone.particles.size(); ++n) where[alone.particles.id[n]] = n;
+  int64_t differing = 0;
+  const Particles& p = shared.particles;
+  const Particles& r = alone.particles;
+  for (size_t n = 0; n < p.size(); ++n) {
+    auto found = where.find(p.id[n]);
+    differing += found == where.end() || p.x[n] != r.x[found->second] ||
+                 p.y[n] != r.y[found->second] || p.z[n] != r.z[found->second];
+  }
+  Topology world(MPI_COMM_WORLD, config.cells, 2);
+  EXPECT_EQ(global_sum(world, differing), 0);
+}
+
+// The nozzle's water for 0.25 s (the jet reaches the floor and the ball splashes): the
+// same particles as a one-rank run, within test_dam_break's bound on rank-count differences.
+TEST(Emission, PouringRunMatchesOneRankRun) {
+  const CaseConfig config = nozzle_case();
+  auto run = [&](Simulation& sim) {
+    while (sim.time() < 0.25) sim.step(sim.stable_dt());
+  };
+  Simulation reference(config, MPI_COMM_SELF);
+  run(reference);
+  Simulation sim(config, MPI_COMM_WORLD);
+  run(sim);
+  EXPECT_GT(reference.emitted_particles(), 0);
+  EXPECT_EQ(global_sum(sim.topology(), sim.emitted_particles()), reference.emitted_particles());
+  EXPECT_EQ(global_sum(sim.topology(), int64_t(sim.particles().size())),
+            int64_t(reference.particles().size()));
+  std::unordered_set<int64_t> ids(reference.particles().id.begin(),
+                                  reference.particles().id.end());
+  int64_t unknown = 0;
+  for (int64_t id : sim.particles().id) unknown += ids.count(id) == 0;
+  ASSERT_EQ(global_sum(sim.topology(), unknown), 0);
+  const double difference = test::max_position_difference(sim, reference);
+  RecordProperty("max_position_difference_m", std::to_string(difference));
+  EXPECT_LT(difference, 1e-6 * config.cell_size);
+}
