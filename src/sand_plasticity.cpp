@@ -103,14 +103,17 @@ SymTensor frictional_stress(const SymTensor& strain_rate, double pressure, doubl
 // exact for linear stress fields. Cells without sand (air, water, solid) carry no stress,
 // so a stress ending at a free surface pushes the surface faces like a traction would.
 void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField& stress,
-                             const Array3<uint8_t>& yielding, double dt) {
+                             const Array3<uint8_t>& yielding, const Box& yielding_box,
+                             double dt) {
   const Array3<uint8_t>& type = g.cell_type;
   auto at = [&](int a, int b, const Index3& c) {
     return stress[SymTensor::index(a, b)](c[0], c[1], c[2]);
   };
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
-    const Box faces = topo.owned(face_stagger(a)).intersect(topo.global(face_stagger(a)));
+    const Box faces = topo.owned(face_stagger(a))
+                          .intersect(topo.global(face_stagger(a)))
+                          .intersect(faces_of_cells(yielding_box, a));
     for_each_index(faces, [&](int i, int j, int k) {
       const Index3 R{i, j, k}, L = shifted(R, a, -1);
       const uint8_t t_lo = type(L[0], L[1], L[2]), t_hi = type(i, j, k);
@@ -131,24 +134,26 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
 
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& g,
                                           const Array3<uint8_t>& sand_cells,
-                                          const MaterialSpec& sand, double dt,
-                                          Array3<uint8_t>& rigid) {
+                                          const MaterialSpec& sand, double dt) {
   const Box local = topo.local(Stagger::Cell);
   const double sin_phi = std::sin(sand.friction_angle_deg * M_PI / 180.0);
-  // The grid keeps these arrays between steps: allocating them anew each step cost more than
-  // the plasticity itself on large, mostly empty grids.
+  // The grid keeps these arrays between steps and they are zero outside the last step's
+  // sand region: allocating or clearing them whole each step cost more than the plasticity
+  // itself on large, mostly empty grids.
   auto clear = [&](auto& array, auto zero) {
-    if (array.box() == local) array.fill(zero);
+    if (array.box() == local) array.fill(g.sand_region, zero);
     else array.reset(local, Stagger::Cell, zero);
   };
   StressField& stress = g.stress;
   for (Array3<double>& s : stress) clear(s, 0.0);
-  Array3<uint8_t>& yielding = g.yielding;
-  clear(yielding, uint8_t(0));
-  clear(rigid, uint8_t(0));
+  clear(g.yielding, uint8_t(0));
+  clear(g.rigid, uint8_t(0));
+  // Ghost cells included: the halo fills below write only where the owner has sand.
+  g.sand_region = nonzero_bounding_box(sand_cells).intersect(local);
 
   SandPlasticityStats stats;
-  for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
+  const Box owned_sand = topo.owned_cells(topo.rank()).intersect(g.sand_region);
+  for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
     ++stats.sand_cells;
     const SymTensor d = strain_rate(g, i, j, k);
@@ -159,17 +164,17 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     const SymTensor sigma = is_rigid ? sigma_rigid : frictional_stress(d, p, sin_phi);
     for (int n = 0; n < 6; ++n) stress[n](i, j, k) = sigma.c[n];
     if (is_rigid) {
-      rigid(i, j, k) = 1;
+      g.rigid(i, j, k) = 1;
       ++stats.rigid_cells;
     } else {
-      yielding(i, j, k) = 1;
+      g.yielding(i, j, k) = 1;
       ++stats.yielding_cells;
     }
   });
 
   halo.fill<double>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
-  halo.fill<uint8_t>({&yielding, &rigid});
-  apply_stress_divergence(topo, g, stress, yielding, dt);
+  halo.fill<uint8_t>({&g.yielding, &g.rigid});
+  apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt);
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
   return stats;
 }
