@@ -59,28 +59,31 @@ class Array3 {
   std::vector<T> data_;
 };
 
-// Bounding box of the entries that differ from T{} (empty if there are none). Masks that
-// mark a small part of a block use it to keep their loops inside the marked part.
-template <class T>
-Box nonzero_bounding_box(const Array3<T>& array) {
+// Bounding box of the entries for which is_marked(entry) holds (empty if there are none).
+// Masks that mark a small part of a block use it to keep their loops inside that part.
+template <class T, class Predicate>
+Box bounding_box_where(const Array3<T>& array, Predicate&& is_marked) {
   const Box& b = array.box();
   Box found{b.hi, b.lo};
   const int nx = b.hi[0] - b.lo[0];
   for (int k = b.lo[2]; k < b.hi[2]; ++k)
     for (int j = b.lo[1]; j < b.hi[1]; ++j) {
       const T* row = &array(b.lo[0], j, k);
-      const T* first = std::find_if(row, row + nx, [](const T& v) { return v != T{}; });
+      const T* first = std::find_if(row, row + nx, is_marked);
       if (first == row + nx) continue;
       const T* last = std::find_if(std::make_reverse_iterator(row + nx),
-                                   std::make_reverse_iterator(first),
-                                   [](const T& v) { return v != T{}; }).base();
-      const Index3 lo{b.lo[0] + int(first - row), j, k}, hi{b.lo[0] + int(last - row), j + 1, k + 1};
-      for (int a = 0; a < 3; ++a) {
-        found.lo[a] = std::min(found.lo[a], lo[a]);
-        found.hi[a] = std::max(found.hi[a], hi[a]);
-      }
+                                   std::make_reverse_iterator(first), is_marked).base();
+      found.lo = {std::min(found.lo[0], b.lo[0] + int(first - row)), std::min(found.lo[1], j),
+                  std::min(found.lo[2], k)};
+      found.hi = {std::max(found.hi[0], b.lo[0] + int(last - row)), std::max(found.hi[1], j + 1),
+                  std::max(found.hi[2], k + 1)};
     }
   return found.empty() ? Box{} : found;
+}
+
+template <class T>
+Box nonzero_bounding_box(const Array3<T>& array) {
+  return bounding_box_where(array, [](const T& entry) { return entry != T{}; });
 }
 
 }  // namespace dunesim
