@@ -17,28 +17,31 @@ Index3 shifted(Index3 p, int axis, int by) {
   return p;
 }
 
-bool is_fluid(const Array3<uint8_t>& type, const Index3& c) {
-  return type(c[0], c[1], c[2]) == kFluid;
+// The neighbourhood of one face of component a, walked with strides: this runs a dozen
+// times for every sand cell of every step.
+struct FaceStencil {
+  const double* u;            // the face's velocity
+  int64_t u_step;             // to the next a-face along b
+  const uint8_t* upper_cell;  // type of the cell above the face along a
+  int64_t cell_step_a, cell_step_b;
+};
+
+// A face carries a fluid velocity when one of its two cells is fluid; faces between air or
+// solid cells hold no value that belongs to the fluid yet (extrapolation comes later in the
+// step).
+bool touches_fluid(const uint8_t* upper_cell, int64_t cell_step_a) {
+  return upper_cell[0] == kFluid || upper_cell[-cell_step_a] == kFluid;
 }
 
-// A face of component a carries a fluid velocity when one of its two cells is fluid; faces
-// between air or solid cells hold no value that belongs to the fluid yet (extrapolation
-// comes later in the step).
-bool touches_fluid(const Array3<uint8_t>& type, int a, const Index3& f) {
-  return is_fluid(type, f) || is_fluid(type, shifted(f, a, -1));
-}
-
-// du_a/dx_b at the a-face f: central difference over the neighbouring a-faces along b,
+// du_a/dx_b at the face: central difference over the neighbouring a-faces along b,
 // one-sided where one of them carries no fluid velocity, 0 where neither does.
-double face_gradient(const MacGrid& g, int a, int b, const Index3& f) {
-  const Array3<double>& u = g.vel[a];
-  const Index3 up = shifted(f, b, 1), down = shifted(f, b, -1);
-  const bool has_up = touches_fluid(g.cell_type, a, up);
-  const bool has_down = touches_fluid(g.cell_type, a, down);
-  const double here = u(f[0], f[1], f[2]);
-  if (has_up && has_down) return (u(up[0], up[1], up[2]) - u(down[0], down[1], down[2])) / (2 * g.dx);
-  if (has_up) return (u(up[0], up[1], up[2]) - here) / g.dx;
-  if (has_down) return (here - u(down[0], down[1], down[2])) / g.dx;
+double face_gradient(const FaceStencil& f, double dx) {
+  const bool has_up = touches_fluid(f.upper_cell + f.cell_step_b, f.cell_step_a);
+  const bool has_down = touches_fluid(f.upper_cell - f.cell_step_b, f.cell_step_a);
+  const double here = f.u[0], up = f.u[f.u_step], down = f.u[-f.u_step];
+  if (has_up && has_down) return (up - down) / (2 * dx);
+  if (has_up) return (up - here) / dx;
+  if (has_down) return (here - down) / dx;
   return 0.0;
 }
 
@@ -55,14 +58,22 @@ double SymTensor::frobenius_norm() const {
 // mean over the cell's two a-faces of (u_a(f + e_b) - u_a(f - e_b)) / (2 dx). Both stencils
 // are exact for linear velocity fields, and so is the one-sided fallback in face_gradient.
 SymTensor strain_rate(const MacGrid& g, int i, int j, int k) {
-  const Index3 cell{i, j, k};
+  const Array3<uint8_t>& type = g.cell_type;
+  const uint8_t* cell = &type(i, j, k);
   SymTensor d;
   double grad[3][3];  // grad[a][b] = du_a/dx_b at the cell centre
   for (int a = 0; a < 3; ++a) {
-    const Index3 hi = shifted(cell, a, 1);
-    grad[a][a] = (g.vel[a](hi[0], hi[1], hi[2]) - g.vel[a](i, j, k)) / g.dx;
-    for (int b = 0; b < 3; ++b)
-      if (b != a) grad[a][b] = 0.5 * (face_gradient(g, a, b, cell) + face_gradient(g, a, b, hi));
+    const Array3<double>& u = g.vel[a];
+    const double* lo_face = &u(i, j, k);
+    const double* hi_face = lo_face + u.stride(a);
+    grad[a][a] = (*hi_face - *lo_face) / g.dx;
+    for (int b = 0; b < 3; ++b) {
+      if (b == a) continue;
+      const FaceStencil lo{lo_face, u.stride(b), cell, type.stride(a), type.stride(b)};
+      const FaceStencil hi{hi_face, u.stride(b), cell + type.stride(a), type.stride(a),
+                           type.stride(b)};
+      grad[a][b] = 0.5 * (face_gradient(lo, g.dx) + face_gradient(hi, g.dx));
+    }
   }
   for (int a = 0; a < 3; ++a)
     for (int b = a; b < 3; ++b) d(a, b) = 0.5 * (grad[a][b] + grad[b][a]);
