@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "src/pressure_solver.hpp"
 
@@ -11,11 +12,6 @@ namespace {
 
 // Strain per step below which D is round-off and its direction meaningless.
 constexpr double kNegligibleStrain = 1e-12;
-
-Index3 shifted(Index3 p, int axis, int by) {
-  p[axis] += by;
-  return p;
-}
 
 // The neighbourhood of one face of component a, walked with strides: this runs a dozen
 // times for every sand cell of every step.
@@ -116,28 +112,37 @@ SymTensor frictional_stress(const SymTensor& strain_rate, double pressure, doubl
 void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField& stress,
                              const Array3<uint8_t>& yielding, const Box& yielding_box,
                              double dt) {
+  // Every cell array covers the local cell box, so one offset and one set of strides
+  // address them all in the loop below.
   const Array3<uint8_t>& type = g.cell_type;
-  auto at = [&](int a, int b, const Index3& c) {
-    return stress[SymTensor::index(a, b)](c[0], c[1], c[2]);
-  };
+  bool same_boxes = yielding.box() == type.box() && g.density.box() == type.box();
+  for (const Array3<double>& component : stress) same_boxes = same_boxes && component.box() == type.box();
+  if (!same_boxes)
+    throw std::invalid_argument("apply_stress_divergence: stress and yielding must cover the "
+                                "grid's cell box");
+  const uint8_t* types = type.data();
+  const uint8_t* yields = yielding.data();
+  const double* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
+    const double* sigma_aa = stress[a].data();
     const Box faces = topo.owned(face_stagger(a))
                           .intersect(topo.global(face_stagger(a)))
                           .intersect(faces_of_cells(yielding_box, a));
     for_each_index(faces, [&](int i, int j, int k) {
-      const Index3 R{i, j, k}, L = shifted(R, a, -1);
-      const uint8_t t_lo = type(L[0], L[1], L[2]), t_hi = type(i, j, k);
-      if (t_lo == kSolid || t_hi == kSolid) return;
-      if (!yielding(L[0], L[1], L[2]) && !yielding(i, j, k)) return;
-      double div = (at(a, a, R) - at(a, a, L)) / g.dx;
+      const int64_t R = type.offset(i, j, k), L = R - type.stride(a);
+      if (types[L] == kSolid || types[R] == kSolid) return;
+      if (!yields[L] && !yields[R]) return;
+      double div = (sigma_aa[R] - sigma_aa[L]) / g.dx;
       for (int b = 0; b < 3; ++b) {
         if (b == a) continue;
-        const double above = at(a, b, shifted(L, b, 1)) + at(a, b, shifted(R, b, 1));
-        const double below = at(a, b, shifted(L, b, -1)) + at(a, b, shifted(R, b, -1));
+        const double* sigma_ab = stress[SymTensor::index(a, b)].data();
+        const int64_t step = type.stride(b);
+        const double above = sigma_ab[L + step] + sigma_ab[R + step];
+        const double below = sigma_ab[L - step] + sigma_ab[R - step];
         div += (above - below) / (4 * g.dx);
       }
-      const double rho = face_density(t_lo, g.density(L[0], L[1], L[2]), t_hi, g.density(i, j, k));
+      const double rho = face_density(types[L], density[L], types[R], density[R]);
       v(i, j, k) -= dt / rho * div;
     });
   }

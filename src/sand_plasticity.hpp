@@ -71,9 +71,9 @@ struct SandPlasticityStats {
 
 // u <- u - dt/rho div(sigma) on the owned faces between two non-solid cells of which at
 // least one is `yielding`; rho is the face density of the projection. `stress` (compression
-// positive) and `yielding` must be halo-filled, and `yielding` zero outside `yielding_box`
-// (only the faces of its cells are visited). Stencil in the .cpp. Ghost faces are left as
-// they were.
+// positive) and `yielding` must cover the grid's cell box, halo-filled, and `yielding` be
+// zero outside `yielding_box` (only the faces of its cells are visited). Stencil in the
+// .cpp. Ghost faces are left as they were.
 void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
                              const Array3<uint8_t>& yielding, const Box& yielding_box,
                              double dt);
