@@ -35,8 +35,10 @@ void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& m
   Array3<int64_t>& label_of = labels.of_cell;
   if (label_of.box() == box) label_of.fill(labels.labelled, -1);
   else label_of.reset(box, Stagger::Cell, -1);
-  // Ghosts included: the halo fills below write labels only where the mask is marked.
-  const Box marked = nonzero_bounding_box(mask).intersect(box).intersect(topo.global(Stagger::Cell));
+  // Ghosts included. The halo fills below bring labels only to cells the mask marks here
+  // too, so every label stays inside this box.
+  const Box marked =
+      nonzero_bounding_box(mask).intersect(box).intersect(topo.global(Stagger::Cell));
   labels.labelled = marked;
 
   // Components of the marked cells this rank can see (owned and ghost). They stay fixed

@@ -29,11 +29,12 @@ struct MacGrid {
   Array3<double> particle_count;            // particles per owned cell (P2G)
 
   // Sand only: allocated by allocate_sand() when the case has a sand material. Sand fills a
-  // small part of most grids: the arrays of one step's sand stages (rigid, yielding, stress,
-  // rigid_clusters) are left zero outside sand_region, where the stages do not look.
+  // small part of most grids, so the sand stages look only near sand_region: rigid,
+  // yielding and stress are zero outside it, and wall_normal_speed covers only the faces
+  // near it.
   Array3<uint8_t> sand;                     // fluid cells whose particles are mostly sand
   Array3<double> sand_count;                // sand particles per owned cell (P2G)
-  Box sand_region;                          // bounding box of the local sand cells this step
+  Box sand_region;                          // bounding box of the sand cells, ghosts included
   Array3<uint8_t> rigid;                    // sand cells that did not yield this step
   Array3<uint8_t> yielding;                 // sand cells that yielded this step
   Array3<double> wall_mu;                   // Coulomb coefficient of each solid cell

@@ -205,7 +205,8 @@ RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGr
   int64_t rigid_cells = 0;
   const double cell_volume = dx * dx * dx;
   const Index3& n_cells = topo.global_cells();
-  for_each_index(topo.owned_cells(topo.rank()).intersect(labels.labelled), [&](int i, int j, int k) {
+  const Box owned_labelled = topo.owned_cells(topo.rank()).intersect(labels.labelled);
+  for_each_index(owned_labelled, [&](int i, int j, int k) {
     if (labels(i, j, k) < 0) return;
     select(labels(i, j, k));
     current[kCellCountOffset] += 1;

@@ -116,7 +116,8 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
   // address them all in the loop below.
   const Array3<uint8_t>& type = g.cell_type;
   bool same_boxes = yielding.box() == type.box() && g.density.box() == type.box();
-  for (const Array3<double>& component : stress) same_boxes = same_boxes && component.box() == type.box();
+  for (const Array3<double>& component : stress)
+    same_boxes = same_boxes && component.box() == type.box();
   if (!same_boxes)
     throw std::invalid_argument("apply_stress_divergence: stress and yielding must cover the "
                                 "grid's cell box");
