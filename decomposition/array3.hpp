@@ -1,6 +1,8 @@
 // A 3D array addressed by GLOBAL grid indices over a box (a rank's block plus ghosts).
 #pragma once
+#include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <vector>
 
 #include "decomposition/box.hpp"
@@ -35,6 +37,16 @@ class Array3 {
   int64_t stride(int axis) const { return axis == 0 ? 1 : axis == 1 ? nx_ : nxy_; }
 
   void fill(T value) { std::fill(data_.begin(), data_.end(), value); }
+  // Fills the entries of `region` that lie in the array's box.
+  void fill(const Box& region, T value) {
+    const Box b = region.intersect(box_);
+    if (b.empty()) return;
+    for (int k = b.lo[2]; k < b.hi[2]; ++k)
+      for (int j = b.lo[1]; j < b.hi[1]; ++j) {
+        T* row = &(*this)(b.lo[0], j, k);
+        std::fill(row, row + (b.hi[0] - b.lo[0]), value);
+      }
+  }
   T* data() { return data_.data(); }
   const T* data() const { return data_.data(); }
   size_t size() const { return data_.size(); }
@@ -46,5 +58,32 @@ class Array3 {
   int64_t nxy_ = 0;
   std::vector<T> data_;
 };
+
+// Bounding box of the entries for which is_marked(entry) holds (empty if there are none).
+// Masks that mark a small part of a block use it to keep their loops inside that part.
+template <class T, class Predicate>
+Box bounding_box_where(const Array3<T>& array, Predicate&& is_marked) {
+  const Box& b = array.box();
+  Box found{b.hi, b.lo};
+  const int nx = b.hi[0] - b.lo[0];
+  for (int k = b.lo[2]; k < b.hi[2]; ++k)
+    for (int j = b.lo[1]; j < b.hi[1]; ++j) {
+      const T* row = &array(b.lo[0], j, k);
+      const T* first = std::find_if(row, row + nx, is_marked);
+      if (first == row + nx) continue;
+      const T* last = std::find_if(std::make_reverse_iterator(row + nx),
+                                   std::make_reverse_iterator(first), is_marked).base();
+      found.lo = {std::min(found.lo[0], b.lo[0] + int(first - row)), std::min(found.lo[1], j),
+                  std::min(found.lo[2], k)};
+      found.hi = {std::max(found.hi[0], b.lo[0] + int(last - row)), std::max(found.hi[1], j + 1),
+                  std::max(found.hi[2], k + 1)};
+    }
+  return found.empty() ? Box{} : found;
+}
+
+template <class T>
+Box nonzero_bounding_box(const Array3<T>& array) {
+  return bounding_box_where(array, [](const T& entry) { return entry != T{}; });
+}
 
 }  // namespace dunesim

@@ -45,6 +45,19 @@ struct Box {
   bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }
 };
 
+// The cells within `reach` of box b, clipped to `limit`; empty when b is.
+inline Box neighbourhood(const Box& b, int reach, const Box& limit) {
+  return b.empty() ? Box{} : b.grown(reach).intersect(limit);
+}
+
+// The faces of component `axis` that bound at least one cell of the cell box b.
+inline Box faces_of_cells(const Box& b, int axis) {
+  if (b.empty()) return Box{};
+  Box faces = b;
+  faces.hi[axis] += 1;
+  return faces;
+}
+
 // Calls f(i, j, k) for every index of the box, k outermost so memory is walked in order.
 template <class F>
 inline void for_each_index(const Box& b, F&& f) {

@@ -30,45 +30,58 @@ void unite(std::vector<int64_t>& parent, int64_t a, int64_t b) {
 }  // namespace
 
 void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& mask,
-                      Array3<int64_t>& labels) {
+                      ComponentLabels& labels) {
   const Box box = topo.local(Stagger::Cell);
-  const Box in_domain = box.intersect(topo.global(Stagger::Cell));
-  labels.reset(box, Stagger::Cell, -1);
+  Array3<int64_t>& label_of = labels.of_cell;
+  if (label_of.box() == box) label_of.fill(labels.labelled, -1);
+  else label_of.reset(box, Stagger::Cell, -1);
+  // Ghosts included. The halo fills below bring labels only to cells the mask marks here
+  // too, so every label stays inside this box.
+  const Box marked =
+      nonzero_bounding_box(mask).intersect(box).intersect(topo.global(Stagger::Cell));
+  labels.labelled = marked;
 
   // Components of the marked cells this rank can see (owned and ghost). They stay fixed
-  // while labels travel between ranks, so union-find runs once.
-  std::vector<int64_t> parent(labels.size(), -1);
-  for_each_index(in_domain, [&](int i, int j, int k) {
+  // while labels travel between ranks, so union-find runs once, over the marked box only.
+  const Index3 extent{marked.hi[0] - marked.lo[0], marked.hi[1] - marked.lo[1],
+                      marked.hi[2] - marked.lo[2]};
+  auto node = [&](int i, int j, int k) {
+    return (i - marked.lo[0]) + extent[0] * (int64_t(j - marked.lo[1]) +
+                                             extent[1] * int64_t(k - marked.lo[2]));
+  };
+  std::vector<int64_t> parent(size_t(marked.volume()), -1);
+  for_each_index(marked, [&](int i, int j, int k) {
     if (!mask(i, j, k)) return;
-    parent[labels.offset(i, j, k)] = labels.offset(i, j, k);
-    labels(i, j, k) = global_cell_index(topo, i, j, k);
+    parent[node(i, j, k)] = node(i, j, k);
+    label_of(i, j, k) = global_cell_index(topo, i, j, k);
   });
-  for_each_index(in_domain, [&](int i, int j, int k) {
+  for_each_index(marked, [&](int i, int j, int k) {
     if (!mask(i, j, k)) return;
     for (int a = 0; a < 3; ++a) {
       Index3 n{i, j, k};
       n[a] += 1;
-      if (in_domain.contains(n[0], n[1], n[2]) && mask(n[0], n[1], n[2]))
-        unite(parent, labels.offset(i, j, k), labels.offset(n[0], n[1], n[2]));
+      if (marked.contains(n[0], n[1], n[2]) && mask(n[0], n[1], n[2]))
+        unite(parent, node(i, j, k), node(n[0], n[1], n[2]));
     }
   });
 
-  // Marked cells with a dense id of their local component.
+  // Marked cells (offsets in label_of) with a dense id of their local component.
   std::vector<int64_t> cells;
-  std::vector<int64_t> component_of_root(labels.size(), -1);
+  std::vector<int64_t> component_of_root(parent.size(), -1);
   std::vector<int64_t> component;
   int64_t components = 0;
-  for (int64_t off = 0; off < int64_t(parent.size()); ++off) {
-    if (parent[off] < 0) continue;
-    int64_t root = find_root(parent, off);
+  for_each_index(marked, [&](int i, int j, int k) {
+    const int64_t n = node(i, j, k);
+    if (parent[n] < 0) return;
+    const int64_t root = find_root(parent, n);
     if (component_of_root[root] < 0) component_of_root[root] = components++;
-    cells.push_back(off);
+    cells.push_back(label_of.offset(i, j, k));
     component.push_back(component_of_root[root]);
-  }
+  });
   parent = {};
   component_of_root = {};
 
-  int64_t* label = labels.data();
+  int64_t* label = label_of.data();
   std::vector<int64_t> smallest(components), before(cells.size());
   for (;;) {
     // Every local component takes the smallest label any of its cells carries.
@@ -79,7 +92,7 @@ void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& m
 
     // A ghost whose owner disagrees brings news from the neighbour (or takes back what this
     // rank spread into it); when no ghost changes anywhere, every component is uniform.
-    halo.fill<int64_t>({&labels});
+    halo.fill<int64_t>({&label_of});
     bool changed = false;
     for (size_t n = 0; n < cells.size() && !changed; ++n) changed = label[cells[n]] != before[n];
     if (!any_rank(topo, changed)) break;

@@ -23,12 +23,22 @@ inline Index3 cell_of_global_index(const Topology& topo, int64_t index) {
   return {int(index % nx), int(index / nx % ny), int(index / (nx * ny))};
 }
 
+// Component labels of a rank's cells. They are kept between calls so that a call clears
+// only the box the previous one labelled, not the whole block.
+struct ComponentLabels {
+  Array3<int64_t> of_cell;  // over the local cell box; -1 for cells in no component
+  Box labelled;             // of_cell is -1 outside this box
+
+  int64_t operator()(int i, int j, int k) const { return of_cell(i, j, k); }
+};
+
 // Labels the 6-connected components of the in-domain cells with mask != 0. Each cell of a
 // component gets the smallest global linear index of the component's cells, so labels do
-// not depend on the rank layout; other cells get -1. `mask` must be halo-consistent;
-// `labels` is resized to the local cell box and comes back halo-consistent. Collective.
+// not depend on the rank layout; other cells get -1. `mask` must be halo-consistent; the
+// labels come back over the local cell box, halo-consistent. The work grows with the
+// bounding box of the marked cells, not with the block. Collective.
 void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& mask,
-                      Array3<int64_t>& labels);
+                      ComponentLabels& labels);
 
 // Per-cluster sums over all ranks. `sums` maps a cluster label to this rank's partial sums
 // (`width` doubles each, the same width on every rank); on return each entry holds the sum

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "decomposition/array3.hpp"
+#include "decomposition/connected_components.hpp"
 #include "decomposition/topology.hpp"
 
 namespace dunesim {
@@ -27,16 +28,20 @@ struct MacGrid {
   Array3<double> cell_scratch;              // P2G: particles per cell; projection: its
                                             // right-hand side (one array, never both)
 
-  // Sand only: allocated by allocate_sand() when the case has a sand material.
+  // Sand only: allocated by allocate_sand() when the case has a sand material. Sand fills a
+  // small part of most grids, so the sand stages look only near sand_region: rigid,
+  // yielding and stress are zero outside it, and wall_normal_speed covers only the faces
+  // near it.
   Array3<uint8_t> sand;                     // fluid cells whose particles are mostly sand
   Array3<double> sand_count;                // sand particles per owned cell (P2G)
+  Box sand_region;                          // bounding box of the sand cells, ghosts included
   Array3<uint8_t> rigid;                    // sand cells that did not yield this step
-  Array3<uint8_t> sliding_sand;             // sand cells that yielded this step
+  Array3<uint8_t> yielding;                 // sand cells that yielded this step
   Array3<double> wall_mu;                   // Coulomb coefficient of each solid cell
-  std::array<Array3<double>, 3> wall_normal_speed;  // |u_n| the walls remove (friction)
+  std::array<Array3<double>, 3> wall_normal_speed;  // |u_n| the walls remove, near the sand
+  ComponentLabels rigid_clusters;           // connected groups of rigid cells; scratch
   Array3<double> pressure_correction;       // of the second projection, Pa
   std::array<Array3<double>, 6> stress;     // sand stress (xx yy zz xy xz yz), Pa; scratch
-  Array3<uint8_t> yielding;                 // sand cells that yielded; scratch
 
   bool has_sand() const { return sand.size() > 0; }
 
@@ -61,13 +66,14 @@ struct MacGrid {
     Box c = topo.local(Stagger::Cell);
     sand.reset(c, Stagger::Cell, 0);
     sand_count.reset(c, Stagger::Cell, 0.0);
+    sand_region = Box{};
     rigid.reset(c, Stagger::Cell, 0);
-    sliding_sand.reset(c, Stagger::Cell, 0);
+    yielding.reset(c, Stagger::Cell, 0);
     wall_mu.reset(c, Stagger::Cell, 0.0);
-    for (int a = 0; a < 3; ++a) wall_normal_speed[a].reset(topo.local(face_stagger(a)), face_stagger(a));
+    for (Array3<double>& speed : wall_normal_speed) speed = {};  // sized by the friction stage
+    rigid_clusters = {};
     pressure_correction.reset(c, Stagger::Cell, 0.0);
     for (Array3<double>& component : stress) component.reset(c, Stagger::Cell, 0.0);
-    yielding.reset(c, Stagger::Cell, 0);
   }
 
   // Position of face (i,j,k) of component a, and of a cell centre, in metres.

@@ -18,10 +18,14 @@ void divergence_right_hand_side(MacGrid& g, double dt, const Box& owned) {
 void subtract_pressure_gradient(MacGrid& g, const Array3<double>& p, double dt,
                                 const Topology& topo, Halo& halo) {
   const Array3<uint8_t>& type = g.cell_type;
+  // Fluid often fills a small part of the block: only faces of its bounding box can change.
+  const Box fluid = bounding_box_where(type, [](uint8_t t) { return t == kFluid; });
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
     // Faces inside the domain only: wall faces outside it always touch a solid.
-    const Box faces = topo.owned(face_stagger(a)).intersect(topo.global(face_stagger(a)));
+    const Box faces = topo.owned(face_stagger(a))
+                          .intersect(topo.global(face_stagger(a)))
+                          .intersect(faces_of_cells(fluid, a));
     for_each_index(faces, [&](int i, int j, int k) {
       Index3 lo = lower_cell(a, i, j, k);
       uint8_t t_lo = type(lo[0], lo[1], lo[2]), t_hi = type(i, j, k);

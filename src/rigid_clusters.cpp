@@ -125,11 +125,12 @@ Vec6 solve_rigid_fit(const double* sums, const double* extra_stiffness = nullptr
 // no solid on either side. Cells outside the domain are walls, hence solid.
 template <class F>
 void for_each_cluster_face(const Topology& topo, const MacGrid& grid,
-                           const Array3<int64_t>& labels, F&& f) {
+                           const ComponentLabels& labels, F&& f) {
   const Index3& n = topo.global_cells();
   for (int a = 0; a < 3; ++a) {
     const Stagger s = face_stagger(a);
-    Box faces = topo.owned(s).intersect(topo.global(s));
+    Box faces =
+        topo.owned(s).intersect(topo.global(s)).intersect(faces_of_cells(labels.labelled, a));
     faces.lo[a] = std::max(faces.lo[a], 1);
     faces.hi[a] = std::min(faces.hi[a], n[a]);
     for_each_index(faces, [&](int i, int j, int k) {
@@ -173,7 +174,7 @@ void apply_wall_contact(const double* sums, double dt, const Vec6& free, Vec6& q
 RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGrid& grid,
                                          const Array3<uint8_t>& rigid,
                                          const WallContact* contact) {
-  Array3<int64_t> labels;
+  ComponentLabels& labels = grid.rigid_clusters;
   label_components(topo, halo, rigid, labels);
 
   const double dx = grid.dx;
@@ -204,7 +205,8 @@ RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGr
   int64_t rigid_cells = 0;
   const double cell_volume = dx * dx * dx;
   const Index3& n_cells = topo.global_cells();
-  for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
+  const Box owned_labelled = topo.owned_cells(topo.rank()).intersect(labels.labelled);
+  for_each_index(owned_labelled, [&](int i, int j, int k) {
     if (labels(i, j, k) < 0) return;
     select(labels(i, j, k));
     current[kCellCountOffset] += 1;

@@ -32,7 +32,7 @@ struct RigidClusterStats {
 // `rigid` marks the cells that did not yield (halo-consistent). A cluster's faces are the
 // faces with a cluster cell on one side and no solid cell on either side; each carries the
 // mass rho dx^3, rho the mean density of its fluid neighbours. Owned faces are updated and
-// the velocity halos filled. Collective.
+// the velocity halos filled; grid.rigid_clusters keeps the labels. Collective.
 //
 // With `contact`, a cluster touching a wall is a rigid body resting on it (Coulomb friction,
 // eq. 4, for the body as a whole): per wall direction the normal impulse per unit mass is

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "src/pressure_solver.hpp"
 
@@ -12,33 +13,31 @@ namespace {
 // Strain per step below which D is round-off and its direction meaningless.
 constexpr double kNegligibleStrain = 1e-12;
 
-Index3 shifted(Index3 p, int axis, int by) {
-  p[axis] += by;
-  return p;
+// The neighbourhood of one face of component a, walked with strides: this runs a dozen
+// times for every sand cell of every step.
+struct FaceStencil {
+  const double* u;            // the face's velocity
+  int64_t u_step;             // to the next a-face along b
+  const uint8_t* upper_cell;  // type of the cell above the face along a
+  int64_t cell_step_a, cell_step_b;
+};
+
+// A face carries a fluid velocity when one of its two cells is fluid; faces between air or
+// solid cells hold no value that belongs to the fluid yet (extrapolation comes later in the
+// step).
+bool touches_fluid(const uint8_t* upper_cell, int64_t cell_step_a) {
+  return upper_cell[0] == kFluid || upper_cell[-cell_step_a] == kFluid;
 }
 
-bool is_fluid(const Array3<uint8_t>& type, const Index3& c) {
-  return type(c[0], c[1], c[2]) == kFluid;
-}
-
-// A face of component a carries a fluid velocity when one of its two cells is fluid; faces
-// between air or solid cells hold no value that belongs to the fluid yet (extrapolation
-// comes later in the step).
-bool touches_fluid(const Array3<uint8_t>& type, int a, const Index3& f) {
-  return is_fluid(type, f) || is_fluid(type, shifted(f, a, -1));
-}
-
-// du_a/dx_b at the a-face f: central difference over the neighbouring a-faces along b,
+// du_a/dx_b at the face: central difference over the neighbouring a-faces along b,
 // one-sided where one of them carries no fluid velocity, 0 where neither does.
-double face_gradient(const MacGrid& g, int a, int b, const Index3& f) {
-  const Array3<double>& u = g.vel[a];
-  const Index3 up = shifted(f, b, 1), down = shifted(f, b, -1);
-  const bool has_up = touches_fluid(g.cell_type, a, up);
-  const bool has_down = touches_fluid(g.cell_type, a, down);
-  const double here = u(f[0], f[1], f[2]);
-  if (has_up && has_down) return (u(up[0], up[1], up[2]) - u(down[0], down[1], down[2])) / (2 * g.dx);
-  if (has_up) return (u(up[0], up[1], up[2]) - here) / g.dx;
-  if (has_down) return (here - u(down[0], down[1], down[2])) / g.dx;
+double face_gradient(const FaceStencil& f, double dx) {
+  const bool has_up = touches_fluid(f.upper_cell + f.cell_step_b, f.cell_step_a);
+  const bool has_down = touches_fluid(f.upper_cell - f.cell_step_b, f.cell_step_a);
+  const double here = f.u[0], up = f.u[f.u_step], down = f.u[-f.u_step];
+  if (has_up && has_down) return (up - down) / (2 * dx);
+  if (has_up) return (up - here) / dx;
+  if (has_down) return (here - down) / dx;
   return 0.0;
 }
 
@@ -55,14 +54,22 @@ double SymTensor::frobenius_norm() const {
 // mean over the cell's two a-faces of (u_a(f + e_b) - u_a(f - e_b)) / (2 dx). Both stencils
 // are exact for linear velocity fields, and so is the one-sided fallback in face_gradient.
 SymTensor strain_rate(const MacGrid& g, int i, int j, int k) {
-  const Index3 cell{i, j, k};
+  const Array3<uint8_t>& type = g.cell_type;
+  const uint8_t* cell = &type(i, j, k);
   SymTensor d;
   double grad[3][3];  // grad[a][b] = du_a/dx_b at the cell centre
   for (int a = 0; a < 3; ++a) {
-    const Index3 hi = shifted(cell, a, 1);
-    grad[a][a] = (g.vel[a](hi[0], hi[1], hi[2]) - g.vel[a](i, j, k)) / g.dx;
-    for (int b = 0; b < 3; ++b)
-      if (b != a) grad[a][b] = 0.5 * (face_gradient(g, a, b, cell) + face_gradient(g, a, b, hi));
+    const Array3<double>& u = g.vel[a];
+    const double* lo_face = &u(i, j, k);
+    const double* hi_face = lo_face + u.stride(a);
+    grad[a][a] = (*hi_face - *lo_face) / g.dx;
+    for (int b = 0; b < 3; ++b) {
+      if (b == a) continue;
+      const FaceStencil lo{lo_face, u.stride(b), cell, type.stride(a), type.stride(b)};
+      const FaceStencil hi{hi_face, u.stride(b), cell + type.stride(a), type.stride(a),
+                           type.stride(b)};
+      grad[a][b] = 0.5 * (face_gradient(lo, g.dx) + face_gradient(hi, g.dx));
+    }
   }
   for (int a = 0; a < 3; ++a)
     for (int b = a; b < 3; ++b) d(a, b) = 0.5 * (grad[a][b] + grad[b][a]);
@@ -103,27 +110,40 @@ SymTensor frictional_stress(const SymTensor& strain_rate, double pressure, doubl
 // exact for linear stress fields. Cells without sand (air, water, solid) carry no stress,
 // so a stress ending at a free surface pushes the surface faces like a traction would.
 void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField& stress,
-                             const Array3<uint8_t>& yielding, double dt) {
+                             const Array3<uint8_t>& yielding, const Box& yielding_box,
+                             double dt) {
+  // Every cell array covers the local cell box, so one offset and one set of strides
+  // address them all in the loop below.
   const Array3<uint8_t>& type = g.cell_type;
-  auto at = [&](int a, int b, const Index3& c) {
-    return stress[SymTensor::index(a, b)](c[0], c[1], c[2]);
-  };
+  bool same_boxes = yielding.box() == type.box() && g.density.box() == type.box();
+  for (const Array3<double>& component : stress)
+    same_boxes = same_boxes && component.box() == type.box();
+  if (!same_boxes)
+    throw std::invalid_argument("apply_stress_divergence: stress and yielding must cover the "
+                                "grid's cell box");
+  const uint8_t* types = type.data();
+  const uint8_t* yields = yielding.data();
+  const double* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
-    const Box faces = topo.owned(face_stagger(a)).intersect(topo.global(face_stagger(a)));
+    const double* sigma_aa = stress[a].data();
+    const Box faces = topo.owned(face_stagger(a))
+                          .intersect(topo.global(face_stagger(a)))
+                          .intersect(faces_of_cells(yielding_box, a));
     for_each_index(faces, [&](int i, int j, int k) {
-      const Index3 R{i, j, k}, L = shifted(R, a, -1);
-      const uint8_t t_lo = type(L[0], L[1], L[2]), t_hi = type(i, j, k);
-      if (t_lo == kSolid || t_hi == kSolid) return;
-      if (!yielding(L[0], L[1], L[2]) && !yielding(i, j, k)) return;
-      double div = (at(a, a, R) - at(a, a, L)) / g.dx;
+      const int64_t R = type.offset(i, j, k), L = R - type.stride(a);
+      if (types[L] == kSolid || types[R] == kSolid) return;
+      if (!yields[L] && !yields[R]) return;
+      double div = (sigma_aa[R] - sigma_aa[L]) / g.dx;
       for (int b = 0; b < 3; ++b) {
         if (b == a) continue;
-        const double above = at(a, b, shifted(L, b, 1)) + at(a, b, shifted(R, b, 1));
-        const double below = at(a, b, shifted(L, b, -1)) + at(a, b, shifted(R, b, -1));
+        const double* sigma_ab = stress[SymTensor::index(a, b)].data();
+        const int64_t step = type.stride(b);
+        const double above = sigma_ab[L + step] + sigma_ab[R + step];
+        const double below = sigma_ab[L - step] + sigma_ab[R - step];
         div += (above - below) / (4 * g.dx);
       }
-      const double rho = face_density(t_lo, g.density(L[0], L[1], L[2]), t_hi, g.density(i, j, k));
+      const double rho = face_density(types[L], density[L], types[R], density[R]);
       v(i, j, k) -= dt / rho * div;
     });
   }
@@ -131,24 +151,26 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
 
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& g,
                                           const Array3<uint8_t>& sand_cells,
-                                          const MaterialSpec& sand, double dt,
-                                          Array3<uint8_t>& rigid) {
+                                          const MaterialSpec& sand, double dt) {
   const Box local = topo.local(Stagger::Cell);
   const double sin_phi = std::sin(sand.friction_angle_deg * M_PI / 180.0);
-  // The grid keeps these arrays between steps: allocating them anew each step cost more than
-  // the plasticity itself on large, mostly empty grids.
+  // The grid keeps these arrays between steps and they are zero outside the last step's
+  // sand region: allocating or clearing them whole each step cost more than the plasticity
+  // itself on large, mostly empty grids.
   auto clear = [&](auto& array, auto zero) {
-    if (array.box() == local) array.fill(zero);
+    if (array.box() == local) array.fill(g.sand_region, zero);
     else array.reset(local, Stagger::Cell, zero);
   };
   StressField& stress = g.stress;
   for (Array3<double>& s : stress) clear(s, 0.0);
-  Array3<uint8_t>& yielding = g.yielding;
-  clear(yielding, uint8_t(0));
-  clear(rigid, uint8_t(0));
+  clear(g.yielding, uint8_t(0));
+  clear(g.rigid, uint8_t(0));
+  // Ghost cells included: the halo fills below write only where the owner has sand.
+  g.sand_region = nonzero_bounding_box(sand_cells).intersect(local);
 
   SandPlasticityStats stats;
-  for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
+  const Box owned_sand = topo.owned_cells(topo.rank()).intersect(g.sand_region);
+  for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
     ++stats.sand_cells;
     const SymTensor d = strain_rate(g, i, j, k);
@@ -159,17 +181,17 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     const SymTensor sigma = is_rigid ? sigma_rigid : frictional_stress(d, p, sin_phi);
     for (int n = 0; n < 6; ++n) stress[n](i, j, k) = sigma.c[n];
     if (is_rigid) {
-      rigid(i, j, k) = 1;
+      g.rigid(i, j, k) = 1;
       ++stats.rigid_cells;
     } else {
-      yielding(i, j, k) = 1;
+      g.yielding(i, j, k) = 1;
       ++stats.yielding_cells;
     }
   });
 
   halo.fill<double>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
-  halo.fill<uint8_t>({&yielding, &rigid});
-  apply_stress_divergence(topo, g, stress, yielding, dt);
+  halo.fill<uint8_t>({&g.yielding, &g.rigid});
+  apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt);
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
   return stats;
 }

@@ -71,22 +71,25 @@ struct SandPlasticityStats {
 
 // u <- u - dt/rho div(sigma) on the owned faces between two non-solid cells of which at
 // least one is `yielding`; rho is the face density of the projection. `stress` (compression
-// positive) and `yielding` must be halo-filled. Stencil in the .cpp. Ghost faces are left
-// as they were.
+// positive) and `yielding` must cover the grid's cell box, halo-filled, and `yielding` be
+// zero outside `yielding_box` (only the faces of its cells are visited). Stencil in the
+// .cpp. Ghost faces are left as they were.
 void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
-                             const Array3<uint8_t>& yielding, double dt);
+                             const Array3<uint8_t>& yielding, const Box& yielding_box,
+                             double dt);
 
 // The sand stage, after project_pressure (grid.vel, grid.pressure, grid.density and
 // grid.cell_type halo-consistent). `sand_cells` marks fluid cells whose particles are sand
 // (owned cells are read); `sand` gives the friction angle and cohesion of the case's single
 // sand material. Rigid cells store sigma_rigid, yielding cells sigma_f, others no stress;
 // the divergence of that field updates the faces next to yielding cells. Cells with
-// |D|_F dt below round-off are rigid (D/|D| is undefined there). On return `rigid` covers
-// the local cell box with 1 for sand cells that did not yield, and it and the velocities
-// are halo-filled.
+// |D|_F dt below round-off are rigid (D/|D| is undefined there). On return grid.rigid and
+// grid.yielding cover the local cell box with 1 for the sand cells that did not yield and
+// for those that did; they, grid.stress and the velocities are halo-filled, and
+// grid.sand_region is the bounding box of the local sand cells, outside which the sand
+// arrays are zero.
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,
                                           const Array3<uint8_t>& sand_cells,
-                                          const MaterialSpec& sand, double dt,
-                                          Array3<uint8_t>& rigid);
+                                          const MaterialSpec& sand, double dt);
 
 }  // namespace dunesim

@@ -186,14 +186,13 @@ void Simulation::project_pressure(double dt) {
 void Simulation::sand_plasticity(double dt) {
   auto t = clock_.time(kSandPlasticity);
   SandPlasticityStats s =
-      apply_sand_plasticity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt, grid_.rigid);
+      apply_sand_plasticity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
   // Coulomb friction at walls (eq. 4) for the sand that slides, with the normal stress the
   // projection found so that the weight of the sand above a wall cell presses it. Rigid
   // sand gets its friction as a body, in the rigid-cluster stage.
-  for (size_t n = 0; n < grid_.sliding_sand.size(); ++n)
-    grid_.sliding_sand.data()[n] = grid_.sand.data()[n] && !grid_.rigid.data()[n];
-  normal_speed_from_wall_pressure(grid_, dt, grid_.wall_normal_speed);
-  apply_wall_friction(*topo_, *halo_, grid_, grid_.sliding_sand, grid_.wall_mu,
+  const Box near_sand = neighbourhood(grid_.sand_region, 2, topo_->local(Stagger::Cell));
+  normal_speed_from_wall_pressure(grid_, dt, near_sand, grid_.wall_normal_speed);
+  apply_wall_friction(*topo_, *halo_, grid_, grid_.yielding, grid_.wall_mu,
                       grid_.wall_normal_speed);
   double counts[3] = {double(s.sand_cells), double(s.rigid_cells), double(s.yielding_cells)};
   global_sum_in_place(*topo_, counts, 3);

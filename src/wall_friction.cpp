@@ -34,13 +34,16 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
   };
 
   // Only faces of a cell that touches a wall, with sand on one side, can change: collect the
-  // owned ones (a face can be found from both its cells), so the rest of the grid is not
-  // swept.
+  // owned ones (a face can be found from both its cells) among the cells next to sand, so
+  // the rest of the grid is not swept.
   std::array<std::vector<int64_t>, 3> candidates;
   std::array<Box, 3> owned_faces;
   for (int b = 0; b < 3; ++b)
     owned_faces[b] = topo.owned(face_stagger(b)).intersect(topo.global(face_stagger(b)));
-  const Box search = topo.owned_cells(topo.rank()).grown(1).intersect(cells.grown(-1));
+  const Box search = topo.owned_cells(topo.rank())
+                         .grown(1)
+                         .intersect(cells.grown(-1))
+                         .intersect(neighbourhood(nonzero_bounding_box(sand_cells), 1, cells));
   for_each_index(search, [&](int i, int j, int k) {
     if (type(i, j, k) == kSolid) return;
     const Index3 c{i, j, k};
@@ -130,11 +133,12 @@ void normal_speed_removed_by_enforcement(const MacGrid& g,
   }
 }
 
-void normal_speed_from_wall_pressure(const MacGrid& g, double dt,
+void normal_speed_from_wall_pressure(const MacGrid& g, double dt, const Box& cells,
                                      std::array<Array3<double>, 3>& normal_speed) {
   for (int a = 0; a < 3; ++a) {
-    normal_speed[a].fill(0.0);
-    for_each_normal_face(g, a, g.vel[a].box(), [&](const Index3& f, const Index3& c, int) {
+    const Box faces = faces_of_cells(cells, a).intersect(g.vel[a].box());
+    normal_speed[a].reset(faces, face_stagger(a), 0.0);
+    for_each_normal_face(g, a, faces, [&](const Index3& f, const Index3& c, int) {
       const double p = std::max(0.0, g.pressure(c[0], c[1], c[2]));
       normal_speed[a](f[0], f[1], f[2]) = p * dt / (g.density(c[0], c[1], c[2]) * g.dx);
     });

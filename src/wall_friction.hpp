@@ -36,6 +36,7 @@ namespace dunesim {
 
 // `wall_mu` holds mu in solid cells (box walls outside the domain, colliders); other cells
 // are not read. `sand_cells`, grid.cell_type and the velocities must be halo-consistent.
+// `normal_speed` must cover the faces of the cells within two cells of a sand cell.
 // Updates owned faces, then halo-fills the velocities.
 void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& grid,
                          const Array3<uint8_t>& sand_cells, const Array3<double>& wall_mu,
@@ -48,8 +49,9 @@ void normal_speed_removed_by_enforcement(const MacGrid& grid,
                                          std::array<Array3<double>, 3>& normal_speed);
 
 // |u_n| = max(0, p) dt / (rho dx) on each normal face, from the pressure and density of the
-// fluid cell next to the wall (call after the projection).
-void normal_speed_from_wall_pressure(const MacGrid& grid, double dt,
+// fluid cell next to the wall (call after the projection). Only the faces of `cells` are
+// visited: normal_speed[a] is resized to cover just those (0 where no wall is).
+void normal_speed_from_wall_pressure(const MacGrid& grid, double dt, const Box& cells,
                                      std::array<Array3<double>, 3>& normal_speed);
 
 }  // namespace dunesim

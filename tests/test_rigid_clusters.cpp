@@ -82,14 +82,14 @@ Array3<uint8_t> mask_on(const Topology& topo, const CellPredicate& marked) {
 
 void expect_labels_match_serial(const Topology& topo, const CellPredicate& marked) {
   Halo halo(topo);
-  Array3<int64_t> labels;
+  ComponentLabels labels;
   label_components(topo, halo, mask_on(topo, marked), labels);
   const Index3 n = topo.global_cells();
   const std::vector<int64_t> reference = serial_labels(n, marked);
   const Box domain = topo.global(Stagger::Cell);
-  ASSERT_TRUE(labels.box() == topo.local(Stagger::Cell));
+  ASSERT_TRUE(labels.of_cell.box() == topo.local(Stagger::Cell));
   // Owned cells and ghosts alike: the labels come back halo-consistent.
-  for_each_index(labels.box(), [&](int i, int j, int k) {
+  for_each_index(labels.of_cell.box(), [&](int i, int j, int k) {
     int64_t expected = domain.contains(i, j, k) ? reference[i + n[0] * (j + int64_t(n[1]) * k)] : -1;
     ASSERT_EQ(labels(i, j, k), expected) << "cell " << i << "," << j << "," << k;
   });

@@ -168,7 +168,7 @@ TEST(SandPlasticity, StressDivergenceOfLinearFieldIsExact) {
     for (int n = 0; n < 6; ++n)
       stress[n](i, j, k) = offset[n] + gradient[n][0] * x[0] + gradient[n][1] * x[1] + gradient[n][2] * x[2];
   });
-  apply_stress_divergence(t.topo, t.grid, stress, yielding, dt);
+  apply_stress_divergence(t.topo, t.grid, stress, yielding, yielding.box(), dt);
 
   int checked = 0;
   for (int a = 0; a < 3; ++a) {
@@ -219,9 +219,8 @@ TEST(SandPlasticity, FrictionalUpdateResistsShear) {
   };
   double energy_before, peak_before, energy_after, peak_after;
   energy_and_peak(energy_before, peak_before);
-  Array3<uint8_t> rigid;
   SandPlasticityStats stats =
-      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt, rigid);
+      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt);
   energy_and_peak(energy_after, peak_after);
   EXPECT_EQ(global_sum(t.topo, stats.yielding_cells), int64_t(6 * 4 * nz));
   EXPECT_EQ(global_sum(t.topo, stats.rigid_cells), 0);
@@ -237,9 +236,9 @@ TEST(SandPlasticity, SandAtRestStaysRigid) {
     if (domain.contains(i, j, k) && k < 4) t.make_sand(i, j, k, 1600);
     t.grid.pressure(i, j, k) = k < 4 ? 1600 * 9.81 * 0.05 * (4 - k - 0.5) : 0.0;
   });
-  Array3<uint8_t> rigid;
   SandPlasticityStats stats =
-      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), 0.01, rigid);
+      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), 0.01);
+  const Array3<uint8_t>& rigid = t.grid.rigid;
   EXPECT_EQ(global_sum(t.topo, stats.sand_cells), int64_t(6 * 4 * 4));
   EXPECT_EQ(global_sum(t.topo, stats.rigid_cells), int64_t(6 * 4 * 4));
   EXPECT_EQ(global_sum(t.topo, stats.yielding_cells), 0);
@@ -288,11 +287,12 @@ TEST(SandPlasticity, DecompositionDoesNotChangeResults) {
   TestGrid split(MPI_COMM_WORLD, cells, dx), whole(MPI_COMM_SELF, cells, dx);
   fill_random_scene(split);
   fill_random_scene(whole);
-  Array3<uint8_t> rigid_split, rigid_whole;
   SandPlasticityStats s_split =
-      apply_sand_plasticity(split.topo, split.halo, split.grid, split.sand, sand, dt, rigid_split);
+      apply_sand_plasticity(split.topo, split.halo, split.grid, split.sand, sand, dt);
   SandPlasticityStats s_whole =
-      apply_sand_plasticity(whole.topo, whole.halo, whole.grid, whole.sand, sand, dt, rigid_whole);
+      apply_sand_plasticity(whole.topo, whole.halo, whole.grid, whole.sand, sand, dt);
+  const Array3<uint8_t>& rigid_split = split.grid.rigid;
+  const Array3<uint8_t>& rigid_whole = whole.grid.rigid;
 
   EXPECT_EQ(global_sum(split.topo, s_split.sand_cells), s_whole.sand_cells);
   EXPECT_EQ(global_sum(split.topo, s_split.rigid_cells), s_whole.rigid_cells);
