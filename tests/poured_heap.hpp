@@ -24,6 +24,7 @@ struct PourSpec {
   double settle_time = 0.5;     // s after the pour ends
   double floor_friction = 0.6;  // Coulomb mu of the floor
   uint64_t seed = 1;            // of the seeding jitter
+  int balance_interval = 20;    // steps between load-balance checks (0: never)
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
@@ -58,6 +59,7 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   floor.friction = s.floor_friction;
   c.colliders.push_back(floor);
   c.pressure.rtol = 1e-6;
+  c.load_balance.interval_steps = s.balance_interval;
   c.output.directory = "test_output";
   return c;
 }

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   app.add_option("--settle-time", s.settle_time, "s");
   app.add_option("--floor-friction", s.floor_friction, "Coulomb mu of the floor");
   app.add_option("--seed", s.seed, "seed of the jitter");
+  app.add_option("--balance-interval", s.balance_interval, "steps between load-balance checks (0: never)");
   bool profile = false;
   app.add_flag("--profile", profile, "also print the surface height of every column");
   CLI11_PARSE(app, argc, argv);
