@@ -9,7 +9,12 @@
 #   - the sand column benchmark at 0.5 cm cells (~1M particles) on 1 and 2 ranks, and the
 #     same particles as water on 2 ranks (the cost of the sand stages);
 #   - the same column at 1 cm (128k particles) for 1 simulated second on 2 ranks;
+#   - the dune at 1 cm cells (~1M particles) on 1 and 2 ranks (strong scaling of a sand run);
+#   - the slope of poured 2D heaps for phi = 30 and 40 (the angle of repose);
 #   - checkpoint write bandwidth for ~1M particles on 2 ranks, next to dd on the same disk.
+#
+# This machine's speed drifts by 10-15% from minute to minute: compare rank counts over
+# several alternating repetitions (the fastest of each) rather than single runs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -29,6 +34,15 @@ echo; echo "\$ time mpiexec -n 2 dunesim run cases/sand_column_benchmark.toml --
 /usr/bin/time -f "wall %e s for 1 simulated second" \
   mpiexec -n 2 "$build/dunesim" run cases/sand_column_benchmark.toml --no-frames --quiet \
   --output "$work/column"
+
+run mpiexec -n 1 "$build/bench_step" cases/dune.toml --cell-size 0.01 --steps 25 --warmup 5
+run mpiexec -n 2 "$build/bench_step" cases/dune.toml --cell-size 0.01 --steps 25 --warmup 5
+
+for phi in 30 40; do
+  for seed in 1 2; do
+    run mpiexec -n 2 "$build/pour_angle" --phi "$phi" --length 0.8 --pour-time 2 --settle-time 1 --seed "$seed"
+  done
+done
 
 run mpiexec -n 2 "$build/bench_checkpoint" cases/dam_break.toml --cell-size 0.0083333333333 \
   --directory "$work/checkpoints" --repeats 3
