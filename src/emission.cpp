@@ -103,14 +103,7 @@ int64_t ParticleEmitter::emit(const CaseConfig& config, const Array3<uint8_t>& s
       for (int s : pouring)
         if (config.sources[s].shape.contains(pos)) source = &config.sources[s];
       if (!source) continue;
-      particles.x.push_back(pos[0]);
-      particles.y.push_back(pos[1]);
-      particles.z.push_back(pos[2]);
-      particles.vx.push_back(source->velocity[0]);
-      particles.vy.push_back(source->velocity[1]);
-      particles.vz.push_back(source->velocity[2]);
-      particles.id.push_back(id);
-      particles.material.push_back(uint8_t(source->material));
+      add_source_particle(*source, pos, id, particles);
     }
   });
   return int64_t(particles.size() - before);

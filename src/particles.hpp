@@ -12,7 +12,8 @@ struct Particles {
   std::vector<uint8_t> material;   // index into the case's material list
 
   // Visits every per-particle array, so packing, sorting and I/O never miss one when an
-  // attribute is added: add it here and to nothing else that moves particles.
+  // attribute is added: add it here, and set it where particles are created
+  // (add_source_particle in seeding.hpp).
   template <class F>
   void for_each_array(F&& f) {
     f(x); f(y); f(z); f(vx); f(vy); f(vz); f(id); f(material);

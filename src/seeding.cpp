@@ -50,6 +50,18 @@ void for_each_seed(const CaseConfig& config, const Topology& topo, const Array3<
   });
 }
 
+void add_source_particle(const SourceSpec& source, const Vec3& position, int64_t id,
+                         Particles& p) {
+  p.x.push_back(position[0]);
+  p.y.push_back(position[1]);
+  p.z.push_back(position[2]);
+  p.vx.push_back(source.velocity[0]);
+  p.vy.push_back(source.velocity[1]);
+  p.vz.push_back(source.velocity[2]);
+  p.id.push_back(id);
+  p.material.push_back(uint8_t(source.material));
+}
+
 Particles seed_particles(const CaseConfig& config, const Topology& topo,
                          const Array3<uint8_t>& solid) {
   // Count first so the arrays are allocated once, at their final size.
@@ -58,15 +70,7 @@ Particles seed_particles(const CaseConfig& config, const Topology& topo,
   Particles p;
   p.reserve(count);
   for_each_seed(config, topo, solid, [&](const Vec3& pos, int source, int64_t id) {
-    const SourceSpec& src = config.sources[source];
-    p.x.push_back(pos[0]);
-    p.y.push_back(pos[1]);
-    p.z.push_back(pos[2]);
-    p.vx.push_back(src.velocity[0]);
-    p.vy.push_back(src.velocity[1]);
-    p.vz.push_back(src.velocity[2]);
-    p.id.push_back(id);
-    p.material.push_back(uint8_t(src.material));
+    add_source_particle(config.sources[source], pos, id, p);
   });
   return p;
 }

@@ -18,6 +18,11 @@ int64_t global_cell_index(const Index3& cells, int i, int j, int k);
 // jittered by up to half a sub-cell by a pure function of the case seed and `id`.
 Vec3 jittered_seed_position(const CaseConfig& config, int i, int j, int k, int sub, int64_t id);
 
+// Appends a particle that `source` creates at `position`: every attribute of Particles is
+// set here, for the initial seeding and for pouring sources alike.
+void add_source_particle(const SourceSpec& source, const Vec3& position, int64_t id,
+                         Particles& particles);
+
 // Seeds the owned cells of this rank. The jitter of a particle depends only on the case
 // seed and its global cell index, and its id is 8 * (global cell index) + sub-cell, so any
 // number of ranks creates exactly the same particles. A sub-cell position belongs to the
