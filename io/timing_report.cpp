@@ -6,9 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <system_error>
+
+#include "io/file_replacement.hpp"
 
 namespace dunesim {
 namespace {
@@ -164,18 +165,7 @@ void write_file(const fs::path& path, const std::string& text) {
     if (error) throw std::runtime_error("cannot create its directory: " + error.message());
   }
   // Written aside and renamed, so a reader never sees a half-written report.
-  fs::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, path, error);
-  if (error) {
-    throw std::runtime_error("cannot rename " + temporary.string() + ": " + error.message());
-  }
+  replace_file(path, text);
 }
 
 }  // namespace
