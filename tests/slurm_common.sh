@@ -2,6 +2,9 @@
 # Sourced by the Slurm tests (bash): the local cluster of the slurm_start fixture, and
 # waiting for jobs.
 #
+#   slurm_test_begin EXE CONF_FILE WORK_DIR
+#                                the arguments every Slurm test takes: sets exe and work,
+#                                connects to the cluster, and enters a fresh WORK_DIR
 #   slurm_connect CONF_FILE      export SLURM_CONF from the fixture's file
 #   wait_for_job ID SECONDS      wait until job ID has ended; sets job_state and job_exit
 #   job_field ID FIELD           a field of `scontrol show job`, e.g. JobState
@@ -13,6 +16,17 @@ slurm_connect() {
   fi
   SLURM_CONF=$(cat "$1")
   export SLURM_CONF
+}
+
+# exe and work are for the caller.
+# shellcheck disable=SC2034
+slurm_test_begin() {
+  exe=$1
+  slurm_connect "$2"
+  work=$3
+  rm -rf "$work"
+  mkdir -p "$work"
+  cd "$work" || exit 1
 }
 
 job_field() {

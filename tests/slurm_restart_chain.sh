@@ -12,9 +12,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 source "$repo/tests/slurm_common.sh"
-exe=$1
-slurm_connect "$2"
-work=$3
+slurm_test_begin "$@"
 case_file=$repo/tests/cases/slurm_tiny.toml
 # Long enough (about 20 frames) to interrupt part-way on a busy machine.
 run_options=(--end-time 1.0 --quiet)
@@ -24,9 +22,6 @@ if ! "$exe" run --help | grep -q -- '--restart'; then
   echo "SKIP: dunesim run has no --restart option yet"
   exit 77
 fi
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
 
 mpiexec -n "$ranks" --oversubscribe "$exe" run "$case_file" --output reference "${run_options[@]}"
 frames=(reference/slurm_tiny_*.h5)

@@ -8,12 +8,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 source "$repo/tests/slurm_common.sh"
-exe=$1
-slurm_connect "$2"
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+slurm_test_begin "$@"
 case_file=$repo/tests/cases/slurm_tiny.toml
 
 for mode in strong weak; do

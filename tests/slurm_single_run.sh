@@ -8,12 +8,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 source "$repo/tests/slurm_common.sh"
-exe=$1
-slurm_connect "$2"
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+slurm_test_begin "$@"
 
 dry=$("$repo/slurm/submit.py" "$repo/tests/cases/slurm_tiny.toml" --ranks 2 --time 0:10:00 \
   --launcher mpirun --dry-run -- --end-time 0.1)
