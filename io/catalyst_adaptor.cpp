@@ -72,7 +72,7 @@ vtkSmartPointer<vtkPolyData> particles_to_vtk(const Particles& p) {
     v[3 * i] = p.vx[i];
     v[3 * i + 1] = p.vy[i];
     v[3 * i + 2] = p.vz[i];
-    speed->SetValue(i, std::sqrt(p.vx[i] * p.vx[i] + p.vy[i] * p.vy[i] + p.vz[i] * p.vz[i]));
+    speed->SetValue(i, p.speed(i));
     id->SetValue(i, p.id[i]);
     material->SetValue(i, p.material[i]);
     offsets->SetValue(i, i);

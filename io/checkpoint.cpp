@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kFormat = "dunesim checkpoint";
-constexpr int64_t kFormatVersion = 1;
+constexpr int64_t kFormatVersion = 2;  // 2: particle velocities in single precision
 constexpr const char* kLatestName = "checkpoint_latest";
 constexpr const char* kAxisNames[3] = {"x", "y", "z"};
 

@@ -18,7 +18,7 @@ void advect_particles(const MacGrid& g, double dt, const SolidPushOut& push_out,
                       Particles& p) {
   const double dx = g.dx;
   for (size_t n = 0; n < p.size(); ++n) {
-    double speed = std::sqrt(p.vx[n] * p.vx[n] + p.vy[n] * p.vy[n] + p.vz[n] * p.vz[n]);
+    const double speed = p.speed(n);
     int substeps = std::clamp(int(std::ceil(speed * dt / dx)), 1, kMaxAdvectionSubsteps);
     double h = dt / substeps;
     double x = p.x[n], y = p.y[n], z = p.z[n];

@@ -44,8 +44,12 @@ class PressureSolver {
   PressureSolveStats solve_again(const Array3<double>& rhs, Array3<double>& pressure,
                                  Halo& halo, double rtol);
 
- private:
+  // Frees the last system (matrix, preconditioner, vectors). The step calls it once its
+  // projections are done, so that the preconditioner's memory, the largest single block a
+  // step allocates, is not held while the particle stages allocate theirs.
   void release_system();
+
+ private:
   PressureSolveStats run_krylov(const Array3<double>& rhs, Array3<double>& pressure,
                                 Halo& halo);
 

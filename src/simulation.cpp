@@ -113,12 +113,10 @@ void Simulation::balance_load() {
 }
 
 double Simulation::stable_dt() const {
-  double vmax2 = 0;
+  double local_vmax = 0;
   for (size_t n = 0; n < particles_.size(); ++n)
-    vmax2 = std::max(vmax2, particles_.vx[n] * particles_.vx[n] +
-                                particles_.vy[n] * particles_.vy[n] +
-                                particles_.vz[n] * particles_.vz[n]);
-  const double vmax = global_max(*topo_, std::sqrt(vmax2));
+    local_vmax = std::max(local_vmax, particles_.speed(n));
+  const double vmax = global_max(*topo_, local_vmax);
   const Vec3& gr = config_.gravity;
   const double gmag = std::sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
   // sqrt(g dx) is the speed gravity adds over a step that crosses one cell from rest, so
@@ -141,6 +139,7 @@ void Simulation::step(double dt) {
     project_rigid_clusters(dt);
     reproject_pressure(dt);
   }
+  pressure_solver_->release_system();
   extrapolate_velocity();
   grid_to_particles();
   advect_particles(dt);

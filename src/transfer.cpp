@@ -23,7 +23,7 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
 
   const double dx = g.dx;
   const double inv_dx = 1.0 / dx;
-  const double* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  const float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
   for (size_t n = 0; n < p.size(); ++n) {
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
     for (int a = 0; a < 3; ++a) {
@@ -75,7 +75,7 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
 void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials,
                        Particles& p) {
   const double inv_dx = 1.0 / g.dx;
-  double* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
   for (size_t n = 0; n < p.size(); ++n) {
     const double flip = materials[p.material[n]].flip_ratio;
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
@@ -83,8 +83,8 @@ void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materi
       Stencil s = make_stencil(g.vel[a], a, pt);
       double v_new = interpolate(g.vel[a], s);
       double v_old = interpolate(g.vel_saved[a], s);
-      double& vp = vel_of[a][n];
-      vp = flip * (vp + v_new - v_old) + (1.0 - flip) * v_new;
+      float& vp = vel_of[a][n];
+      vp = float(flip * (double(vp) + v_new - v_old) + (1.0 - flip) * v_new);
     }
   }
 }

@@ -88,8 +88,7 @@ inline HeapShape measure_heap(const Simulation& sim, double floor_height) {
   for (size_t n = 0; n < p.size(); ++n) {
     const int col = std::clamp(int(p.x[n] / dx), 0, columns - 1);
     surface[col] = std::max(surface[col], p.z[n] - floor_height);
-    heap.max_speed = std::max(heap.max_speed, std::sqrt(p.vx[n] * p.vx[n] + p.vy[n] * p.vy[n] +
-                                                        p.vz[n] * p.vz[n]));
+    heap.max_speed = std::max(heap.max_speed, p.speed(n));
   }
   for (double& h : surface) h = global_max(sim.topology(), h);
   heap.max_speed = global_max(sim.topology(), heap.max_speed);

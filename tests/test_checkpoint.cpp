@@ -16,6 +16,7 @@
 #include "io/checkpoint.hpp"
 #include "src/simulation.hpp"
 #include "src/simulation_checkpoint.hpp"
+#include "tests/compare_runs.hpp"
 #include "tests/scenes.hpp"
 
 using namespace dunesim;
@@ -110,8 +111,8 @@ std::pair<double, double> largest_difference(const Simulation& reference, const 
     size_t q = where.at(p.id[n]);
     position = std::max({position, std::abs(p.x[n] - r.x[q]), std::abs(p.y[n] - r.y[q]),
                          std::abs(p.z[n] - r.z[q])});
-    velocity = std::max({velocity, std::abs(p.vx[n] - r.vx[q]), std::abs(p.vy[n] - r.vy[q]),
-                         std::abs(p.vz[n] - r.vz[q])});
+    velocity = std::max({velocity, double(std::abs(p.vx[n] - r.vx[q])),
+                         double(std::abs(p.vy[n] - r.vy[q])), double(std::abs(p.vz[n] - r.vz[q]))});
   }
   return {global_max(sim.topology(), position), global_max(sim.topology(), velocity)};
 }
@@ -260,8 +261,9 @@ TEST(Restart, SameRankCountContinuesBitForBit) {
 }
 
 // Another rank count changes summation orders and the solver's numbering, like running on
-// another number of ranks from the start: test_dam_break's bound (1e-6 cells) applies to
-// positions, and the same bound per 4 ms step (a typical step here) to velocities.
+// another number of ranks from the start: the bound of that comparison
+// (kRankCountToleranceCells) applies to positions, and the same bound per 4 ms step (a
+// typical step here) to velocities.
 TEST(Restart, WrittenOnAllRanksContinuesOnOne) {
   const std::string dir = fresh_directory("all_to_one");
   const CaseConfig config = small_dam_break();
@@ -277,8 +279,8 @@ TEST(Restart, WrittenOnAllRanksContinuesOnOne) {
   run_steps(*alone, kStepsAfter);
   auto [position, velocity] = largest_difference(*alone, original);
   RecordProperty("max_position_difference_m", std::to_string(position));
-  EXPECT_LT(position, 1e-6 * config.cell_size);
-  EXPECT_LT(velocity, 1e-6 * config.cell_size / 0.004);
+  EXPECT_LT(position, test::kRankCountToleranceCells * config.cell_size);
+  EXPECT_LT(velocity, test::kRankCountToleranceCells * config.cell_size / 0.004);
 }
 
 TEST(Restart, WrittenOnOneRankContinuesOnAll) {
@@ -303,8 +305,8 @@ TEST(Restart, WrittenOnOneRankContinuesOnAll) {
   run_steps(*restarted, kStepsAfter);
   auto [position, velocity] = largest_difference(alone, *restarted);
   RecordProperty("max_position_difference_m", std::to_string(position));
-  EXPECT_LT(position, 1e-6 * config.cell_size);
-  EXPECT_LT(velocity, 1e-6 * config.cell_size / 0.004);
+  EXPECT_LT(position, test::kRankCountToleranceCells * config.cell_size);
+  EXPECT_LT(velocity, test::kRankCountToleranceCells * config.cell_size / 0.004);
 }
 
 TEST(Restart, RejectsParticlesOutsideTheirBlock) {

@@ -59,12 +59,7 @@ TEST(DamBreak, EveryParticleExistsExactlyOnceAfterMigrations) {
                                int(std::floor(p.z[n] / dx))));
 }
 
-// Ranks differ only in summation order and in the unknowns' numbering, which changes the
-// preconditioner; with the solve converged to rtol 1e-10 the positions after 200 steps
-// (0.8 s: the front has hit the far wall) agreed to 2e-11 m on 2 and 4 ranks when this
-// was written. The bound, 1e-6 cells, leaves a thousandfold margin for other compilers
-// and MPI builds while still catching any halo or ownership error (those show up as
-// differences of a sizeable fraction of a cell within a few steps).
+// The bound and where it comes from: kRankCountToleranceCells (compare_runs.hpp).
 TEST(DamBreak, PositionsMatchOneRankRun) {
   CaseConfig config = small_dam_break();
   Simulation reference(config, MPI_COMM_SELF);
@@ -74,7 +69,7 @@ TEST(DamBreak, PositionsMatchOneRankRun) {
   run_steps(sim, kSteps);
   const double worst = test::max_position_difference(sim, reference);
   RecordProperty("max_position_difference_m", std::to_string(worst));
-  EXPECT_LT(worst, 1e-6 * config.cell_size);
+  EXPECT_LT(worst, test::kRankCountToleranceCells * config.cell_size);
   // The water really moved: the front ran out beyond the initial column.
   double front = 0;
   for (double x : sim.particles().x) front = std::max(front, x);

@@ -159,5 +159,5 @@ TEST(Emission, PouringRunMatchesOneRankRun) {
   ASSERT_EQ(global_sum(sim.topology(), unknown), 0);
   const double difference = test::max_position_difference(sim, reference);
   RecordProperty("max_position_difference_m", std::to_string(difference));
-  EXPECT_LT(difference, 1e-6 * config.cell_size);
+  EXPECT_LT(difference, test::kRankCountToleranceCells * config.cell_size);
 }

@@ -85,5 +85,5 @@ TEST(LoadBalance, FlowIsUnchangedByRebalancing) {
 
   const double worst = test::max_position_difference(sim, reference);
   RecordProperty("max_position_difference_m", std::to_string(worst));
-  EXPECT_LT(worst, 1e-6 * config.cell_size);
+  EXPECT_LT(worst, test::kRankCountToleranceCells * config.cell_size);
 }

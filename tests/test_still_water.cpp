@@ -15,10 +15,9 @@ constexpr double kDepth = 0.2, kCell = 0.02, kGravity = 9.81, kDensity = 1000.0;
 
 double max_speed(const Simulation& sim) {
   const Particles& p = sim.particles();
-  double v2 = 0;
-  for (size_t n = 0; n < p.size(); ++n)
-    v2 = std::max(v2, p.vx[n] * p.vx[n] + p.vy[n] * p.vy[n] + p.vz[n] * p.vz[n]);
-  return global_max(sim.topology(), std::sqrt(v2));
+  double speed = 0;
+  for (size_t n = 0; n < p.size(); ++n) speed = std::max(speed, p.speed(n));
+  return global_max(sim.topology(), speed);
 }
 
 }  // namespace
