@@ -7,7 +7,7 @@ namespace dunesim {
 
 namespace {
 
-// States of a face during extrapolation (stored in MacGrid::valid).
+// States of a face during extrapolation.
 constexpr uint8_t kUnknown = 0;  // no velocity yet
 constexpr uint8_t kKnown = 1;    // has a velocity (from the fluid or an earlier layer)
 constexpr uint8_t kQueued = 2;   // gets its velocity in the current layer: read as unknown
@@ -67,28 +67,33 @@ void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, int layers
   }
 }
 
-}  // namespace
 
-void mark_valid_faces(MacGrid& g) {
-  const Array3<uint8_t>& type = g.cell_type;
+// A face is known when it touches a fluid cell (fluid-solid faces included).
+void mark_known_faces(const Array3<uint8_t>& type, int a, Array3<uint8_t>& state) {
   const Box& cells = type.box();
-  for (int a = 0; a < 3; ++a) {
-    Array3<uint8_t>& ok = g.valid[a];
-    for_each_index(ok.box(), [&](int i, int j, int k) {
-      Index3 lo = lower_cell(a, i, j, k);
-      bool lo_fluid = cells.contains(lo[0], lo[1], lo[2]) && type(lo[0], lo[1], lo[2]) == kFluid;
-      bool hi_fluid = cells.contains(i, j, k) && type(i, j, k) == kFluid;
-      ok(i, j, k) = (lo_fluid || hi_fluid) ? kKnown : kUnknown;
-    });
-  }
+  for_each_index(state.box(), [&](int i, int j, int k) {
+    const Index3 lo = lower_cell(a, i, j, k);
+    const bool lo_fluid =
+        cells.contains(lo[0], lo[1], lo[2]) && type(lo[0], lo[1], lo[2]) == kFluid;
+    const bool hi_fluid = cells.contains(i, j, k) && type(i, j, k) == kFluid;
+    state(i, j, k) = (lo_fluid || hi_fluid) ? kKnown : kUnknown;
+  });
 }
+
+}  // namespace
 
 void extrapolate_velocity(MacGrid& g, Halo& halo, int layers) {
   if (layers > halo.ghost_width())
     throw std::logic_error("extrapolate_velocity: more layers than ghost layers");
-  for (int a = 0; a < 3; ++a) extrapolate_component(g.vel[a], g.valid[a], layers);
+  // The face states are this stage's scratch, one component at a time: allocated here,
+  // they are not resident while the pressure solve sets the run's peak memory.
+  Array3<uint8_t> state;
+  for (int a = 0; a < 3; ++a) {
+    state.reset(g.vel[a].box(), face_stagger(a), kUnknown);
+    mark_known_faces(g.cell_type, a, state);
+    extrapolate_component(g.vel[a], state, layers);
+  }
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
-  halo.fill<uint8_t>({&g.valid[0], &g.valid[1], &g.valid[2]});
 }
 
 }  // namespace dunesim

@@ -6,11 +6,9 @@
 
 namespace dunesim {
 
-// Marks valid faces: those touching a fluid cell (including fluid-solid faces).
-void mark_valid_faces(MacGrid& grid);
-
-// Each of `layers` layers gives every invalid face with valid neighbours (same component,
-// 6-neighbourhood) their average; only the band next to the valid faces is visited.
+// Faces touching a fluid cell (fluid-solid faces included) have a velocity. Each of
+// `layers` layers gives every face without one that has neighbours with one (same
+// component, 6-neighbourhood) their average; only the band next to the fluid is visited.
 //
 // Ranks work on their whole local array, ghosts included, and exchange once at the end:
 // with layers <= ghost width, the faces an owned face depends on are all within the

@@ -63,8 +63,9 @@ inline Stencil make_stencil(const Array3<T>& arr, int a, double dx, double x, do
   return make_stencil(arr, a, GridPoint(x, y, z, 1.0 / dx));
 }
 
-inline double interpolate(const Array3<double>& arr, const Stencil& s) {
-  const double* d = arr.data() + s.base;
+template <class T>
+inline double interpolate(const Array3<T>& arr, const Stencil& s) {
+  const T* d = arr.data() + s.base;
   double v = 0;
   for (int c = 0; c < 8; ++c) v += s.w[c] * d[s.off[c]];
   return v;

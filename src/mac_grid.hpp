@@ -18,12 +18,13 @@ enum CellType : uint8_t { kAir = 0, kFluid = 1, kSolid = 2 };
 struct MacGrid {
   double dx = 1;
   std::array<Array3<double>, 3> vel;        // face velocities, m/s
-  std::array<Array3<double>, 3> vel_saved;  // after P2G, for the FLIP increment (P2G sums
-                                            // its weights here before the save)
-  std::array<Array3<uint8_t>, 3> valid;     // face has a velocity (not yet extrapolated = 0)
+  // After P2G, for the FLIP increment (P2G sums its weights here before the save). Single
+  // precision: the increment new - saved needs no more digits than the particle velocities
+  // it is added to, and the array is 12 of the grid's 81 bytes per cell.
+  std::array<Array3<float>, 3> vel_saved;
   Array3<uint8_t> cell_type;                // kAir / kFluid / kSolid
   Array3<uint8_t> solid;                    // static solids (walls, colliders): 1 = solid
-  Array3<double> density;                   // mean particle density of fluid cells, kg/m^3
+  Array3<float> density;                    // mean particle density of fluid cells, kg/m^3
   Array3<double> pressure;                  // Pa, fluid cells; 0 in air
   Array3<double> cell_scratch;              // P2G: particles per cell; projection: its
                                             // right-hand side (one array, never both)
@@ -51,13 +52,12 @@ struct MacGrid {
       Stagger s = face_stagger(a);
       Box b = topo.local(s);
       vel[a].reset(b, s, 0.0);
-      vel_saved[a].reset(b, s, 0.0);
-      valid[a].reset(b, s, 0);
+      vel_saved[a].reset(b, s, 0.0f);
     }
     Box c = topo.local(Stagger::Cell);
     cell_type.reset(c, Stagger::Cell, kAir);
     solid.reset(c, Stagger::Cell, 0);
-    density.reset(c, Stagger::Cell, 0.0);
+    density.reset(c, Stagger::Cell, 0.0f);
     pressure.reset(c, Stagger::Cell, 0.0);
     cell_scratch.reset(c, Stagger::Cell, 0.0);
   }

@@ -104,10 +104,14 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
     if (!options.write_frames) return;
     auto t = sim.clock().time(kOutput);
     std::vector<GridFieldView> fields;
+    Array3<double> fluid_mask;  // 1 in fluid cells, 0 in air and solid
     if (config.output.grid_fields) {
       Box owned = topo.owned_cells(topo.rank());
+      const Array3<uint8_t>& type = sim.grid().cell_type;
+      fluid_mask.reset(type.box(), Stagger::Cell, 0.0);
+      for (size_t n = 0; n < type.size(); ++n) fluid_mask.data()[n] = type.data()[n] == kFluid;
       fields.push_back({"pressure", &sim.grid().pressure, owned});
-      fields.push_back({"fluid_mask", &sim.grid().density, owned});
+      fields.push_back({"fluid_mask", &fluid_mask, owned});
     }
     writer.write(sim.particles(), sim.time(), sim.steps(), fields);
   };

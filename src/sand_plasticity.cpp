@@ -123,7 +123,7 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
                                 "grid's cell box");
   const uint8_t* types = type.data();
   const uint8_t* yields = yielding.data();
-  const double* density = g.density.data();
+  const float* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
     const double* sigma_aa = stress[a].data();

@@ -159,7 +159,11 @@ void Simulation::particles_to_grid() {
 
 void Simulation::save_grid_velocity() {
   auto t = clock_.time(kSaveGridVelocity);
-  for (int a = 0; a < 3; ++a) grid_.vel_saved[a] = grid_.vel[a];
+  for (int a = 0; a < 3; ++a) {
+    const double* from = grid_.vel[a].data();
+    float* to = grid_.vel_saved[a].data();
+    for (size_t n = 0; n < grid_.vel[a].size(); ++n) to[n] = float(from[n]);
+  }
 }
 
 void Simulation::add_body_forces(double dt) {
@@ -217,7 +221,6 @@ void Simulation::reproject_pressure(double dt) {
 
 void Simulation::extrapolate_velocity() {
   auto t = clock_.time(kExtrapolateVelocity);
-  mark_valid_faces(grid_);
   dunesim::extrapolate_velocity(grid_, *halo_, topo_->ghost());
   enforce_solid_velocity(solid_faces_, grid_);
 }

@@ -10,14 +10,14 @@ namespace dunesim {
 void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& materials,
                        Halo& halo, const Topology& topo, MacGrid& g) {
   // The saved velocities are overwritten after P2G, so they hold the weight sums meanwhile.
-  std::array<Array3<double>, 3>& weight = g.vel_saved;
+  std::array<Array3<float>, 3>& weight = g.vel_saved;
   Array3<double>& particle_count = g.cell_scratch;
   for (int a = 0; a < 3; ++a) {
     g.vel[a].fill(0.0);
-    weight[a].fill(0.0);
+    weight[a].fill(0.0f);
   }
   particle_count.fill(0.0);
-  g.density.fill(0.0);
+  g.density.fill(0.0f);
   const bool track_sand = g.has_sand();
   if (track_sand) g.sand_count.fill(0.0);
 
@@ -29,11 +29,11 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     for (int a = 0; a < 3; ++a) {
       Stencil s = make_stencil(g.vel[a], a, pt);
       double* v = g.vel[a].data() + s.base;
-      double* w = weight[a].data() + s.base;
+      float* w = weight[a].data() + s.base;
       const double va = vel_of[a][n];
       for (int c = 0; c < 8; ++c) {
         v[s.off[c]] += s.w[c] * va;
-        w[s.off[c]] += s.w[c];
+        w[s.off[c]] += float(s.w[c]);
       }
     }
     particle_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
@@ -43,10 +43,11 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
       g.sand_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
   }
 
-  halo.sum<double>({&g.vel[0], &g.vel[1], &g.vel[2], &weight[0], &weight[1], &weight[2]});
+  halo.sum<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+  halo.sum<float>({&weight[0], &weight[1], &weight[2]});
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
-    const Array3<double>& w = weight[a];
+    const Array3<float>& w = weight[a];
     for_each_index(topo.owned(face_stagger(a)), [&](int i, int j, int k) {
       double ws = w(i, j, k);
       v(i, j, k) = ws > 0.0 ? v(i, j, k) / ws : 0.0;
@@ -67,7 +68,8 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     // A cell behaves as sand when most of its particles are sand.
     if (track_sand) g.sand(i, j, k) = fluid && 2.0 * g.sand_count(i, j, k) > count ? 1 : 0;
   });
-  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2], &g.density});
+  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+  halo.fill<float>({&g.density});
   halo.fill<uint8_t>({&g.cell_type});
   if (track_sand) halo.fill<uint8_t>({&g.sand});
 }
