@@ -14,7 +14,8 @@ constexpr uint8_t kQueued = 2;   // gets its velocity in the current layer: read
 
 // One velocity component: `layers` layers of the band around the known faces. Faces on
 // the edge of the local array are never written (they lack neighbours).
-void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, int layers) {
+void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, const Box& known,
+                           int layers) {
   const Box& box = v.box();
   const Box inner = box.grown(-1);
   const int64_t st[3] = {v.stride(0), v.stride(1), v.stride(2)};
@@ -32,9 +33,10 @@ void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, int layers
     return false;
   };
 
-  // The first layer: one pass over the array finds the unknown faces next to known ones.
+  // The first layer: one pass over the known faces' box finds the unknown faces next to
+  // known ones.
   std::vector<int64_t> layer, next;
-  for_each_index(inner, [&](int i, int j, int k) {
+  for_each_index(inner.intersect(known.grown(1)), [&](int i, int j, int k) {
     const int64_t o = v.offset(i, j, k);
     if (sd[o] == kUnknown && touches_known(o)) {
       sd[o] = kQueued;
@@ -68,10 +70,12 @@ void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, int layers
 }
 
 
-// A face is known when it touches a fluid cell (fluid-solid faces included).
-void mark_known_faces(const Array3<uint8_t>& type, int a, Array3<uint8_t>& state) {
+// A face is known when it touches a fluid cell (fluid-solid faces included); all lie in
+// `faces`, the faces of the fluid's bounding box.
+void mark_known_faces(const Array3<uint8_t>& type, int a, const Box& faces,
+                      Array3<uint8_t>& state) {
   const Box& cells = type.box();
-  for_each_index(state.box(), [&](int i, int j, int k) {
+  for_each_index(faces, [&](int i, int j, int k) {
     const Index3 lo = lower_cell(a, i, j, k);
     const bool lo_fluid =
         cells.contains(lo[0], lo[1], lo[2]) && type(lo[0], lo[1], lo[2]) == kFluid;
@@ -87,11 +91,17 @@ void extrapolate_velocity(MacGrid& g, Halo& halo, int layers) {
     throw std::logic_error("extrapolate_velocity: more layers than ghost layers");
   // The face states are this stage's scratch, one component at a time: allocated here,
   // they are not resident while the pressure solve sets the run's peak memory.
+  // Only the fluid's bounding box and a band of `layers` faces around it are visited: on a
+  // rank whose block is mostly air, whole-array passes would cost more than the band.
+  const Box fluid =
+      bounding_box_where(g.cell_type, [](uint8_t type) { return type == kFluid; });
   Array3<uint8_t> state;
   for (int a = 0; a < 3; ++a) {
+    const Box known = faces_of_cells(fluid, a).intersect(g.vel[a].box());
+    if (known.empty()) continue;
     state.reset(g.vel[a].box(), face_stagger(a), kUnknown);
-    mark_known_faces(g.cell_type, a, state);
-    extrapolate_component(g.vel[a], state, layers);
+    mark_known_faces(g.cell_type, a, known, state);
+    extrapolate_component(g.vel[a], state, known, layers);
   }
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
 }
