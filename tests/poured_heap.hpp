@@ -23,6 +23,7 @@ struct PourSpec {
   double nozzle_speed = 0.5;    // m/s, downward speed of the poured sand
   double pour_time = 1.0;       // s, emit_until
   double settle_time = 0.5;     // s after the pour ends
+  double rest_window = 0.5;     // s before the end over which surface_change is taken
   double floor_friction = 0.6;  // Coulomb mu of the floor
   uint64_t seed = 1;            // of the seeding jitter
   int balance_interval = 20;    // steps between load-balance checks (0: never)
@@ -75,6 +76,9 @@ struct HeapShape {
   double top = 0;        // m above the floor's surface
   double base = 0;       // m, the width of the columns holding sand
   double max_speed = 0;  // m/s
+  // m, the largest and the mean change of a column's surface over the last `rest_window` s,
+  // the mean over the columns that hold sand (pour_heap)
+  double surface_change = 0, mean_surface_change = 0;
   int64_t particles = 0;  // at the end
   int64_t created = 0;    // seeded at the start plus emitted
   std::vector<double> surface;  // m above the floor, per column of cells along x
@@ -143,11 +147,25 @@ inline HeapShape pour_heap(const PourSpec& s, MPI_Comm comm,
                            const std::function<void(const Simulation&)>& progress = {}) {
   Simulation sim(poured_heap_case(s), comm);
   const int64_t seeded = global_sum(sim.topology(), int64_t(sim.particles().size()));
-  while (sim.time() < s.pour_time + s.settle_time) {
+  const double end = s.pour_time + s.settle_time;
+  std::vector<double> earlier;  // the surface rest_window before the end
+  while (sim.time() < end) {
+    if (earlier.empty() && sim.time() >= end - s.rest_window)
+      earlier = measure_heap(sim, s.cell).surface;
     sim.step(sim.stable_dt());
     if (progress) progress(sim);
   }
   HeapShape heap = measure_heap(sim, s.cell);
+  int sand_columns = 0;
+  for (size_t col = 0; col < earlier.size(); ++col) {
+    const double change = std::abs(heap.surface[col] - earlier[col]);
+    heap.surface_change = std::max(heap.surface_change, change);
+    if (heap.surface[col] > 0 || earlier[col] > 0) {
+      heap.mean_surface_change += change;
+      ++sand_columns;
+    }
+  }
+  if (sand_columns > 0) heap.mean_surface_change /= sand_columns;
   heap.created = seeded + global_sum(sim.topology(), sim.emitted_particles());
   return heap;
 }

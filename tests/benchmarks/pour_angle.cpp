@@ -72,10 +72,11 @@ int main(int argc, char** argv) {
     if (rank == 0)
       std::printf("phi %.1f cell %.4f nozzle %.3f m at %.3f m, %.2f m/s for %.2f s: slopes "
                   "%.1f / %.1f deg (mean %.1f), top %.3f m, base %.3f m, max speed %.3f m/s, "
+                  "surface change %.4f m (mean %.4f m), "
                   "particles %lld of %lld, %.0f s\n",
                   s.friction_angle, s.cell, s.nozzle_width, s.nozzle_height, s.nozzle_speed,
                   s.pour_time, heap.left_slope_deg, heap.right_slope_deg, heap.mean_slope_deg(),
-                  heap.top, heap.base, heap.max_speed, (long long)heap.particles,
+                  heap.top, heap.base, heap.max_speed, heap.surface_change, heap.mean_surface_change, (long long)heap.particles,
                   (long long)heap.created, wall);
     if (rank == 0 && profile)
       for (size_t col = 0; col < heap.surface.size(); ++col)
