@@ -72,8 +72,10 @@ struct SandPlasticityStats {
 // u <- u - dt/rho div(sigma) on the owned faces between two non-solid cells of which at
 // least one is `yielding`; rho is the face density of the projection. `stress` (compression
 // positive) and `yielding` must cover the grid's cell box, halo-filled, and `yielding` be
-// zero outside `yielding_box` (only the faces of its cells are visited). Stencil in the
-// .cpp. Ghost faces are left as they were.
+// zero outside `yielding_box` (only the faces of its cells are visited). Where grid.rigid
+// and grid.pressure cover the cell box (halo-filled), a rigid cell next to a yielding one
+// carries the frictional stress of the interface instead of its own (see the .cpp). Stencil
+// in the .cpp. Ghost faces are left as they were.
 void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
                              const Array3<uint8_t>& yielding, const Box& yielding_box,
                              double dt);

@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "decomposition/reductions.hpp"
@@ -22,9 +23,13 @@ struct PourSpec {
   double nozzle_speed = 0.5;    // m/s, downward speed of the poured sand
   double pour_time = 1.0;       // s, emit_until
   double settle_time = 0.5;     // s after the pour ends
+  double rest_window = 0.5;     // s before the end over which surface_change is taken
   double floor_friction = 0.6;  // Coulomb mu of the floor
   uint64_t seed = 1;            // of the seeding jitter
   int balance_interval = 20;    // steps between load-balance checks (0: never)
+  double flip_ratio = 0.05;     // of the sand
+  double cfl = 1.0;             // cells a particle may cross per step
+  double max_dt = 0.01;         // s
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
@@ -38,7 +43,7 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.name = "sand";
   sand.kind = MaterialKind::Sand;
   sand.density = 1600;
-  sand.flip_ratio = 0.05;
+  sand.flip_ratio = s.flip_ratio;
   sand.friction_angle_deg = s.friction_angle;
   c.materials.push_back(sand);
   SourceSpec nozzle;
@@ -59,6 +64,8 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   floor.friction = s.floor_friction;
   c.colliders.push_back(floor);
   c.pressure.rtol = 1e-6;
+  c.cfl = s.cfl;
+  c.max_dt = s.max_dt;
   c.load_balance.interval_steps = s.balance_interval;
   c.output.directory = "test_output";
   return c;
@@ -69,15 +76,18 @@ struct HeapShape {
   double top = 0;        // m above the floor's surface
   double base = 0;       // m, the width of the columns holding sand
   double max_speed = 0;  // m/s
+  // m, the largest and the mean change of a column's surface over the last `rest_window` s,
+  // the mean over the columns that hold sand (pour_heap)
+  double surface_change = 0, mean_surface_change = 0;
   int64_t particles = 0;  // at the end
   int64_t created = 0;    // seeded at the start plus emitted
   std::vector<double> surface;  // m above the floor, per column of cells along x
   double mean_slope_deg() const { return 0.5 * (left_slope_deg + right_slope_deg); }
 };
 
-// The surface of each column of cells along x is its highest particle; each flank's slope
-// is the least-squares line through the columns whose surface lies between 20% and 80% of
-// the top (collective).
+// The surface of each column of cells along x is its highest particle resting on the heap
+// (see below); each flank's slope is the least-squares line through the columns whose
+// surface lies between 20% and 80% of the top (collective).
 inline HeapShape measure_heap(const Simulation& sim, double floor_height) {
   const CaseConfig& c = sim.config();
   const int columns = c.cells[0];
@@ -85,9 +95,24 @@ inline HeapShape measure_heap(const Simulation& sim, double floor_height) {
   std::vector<double> surface(columns, 0.0);
   HeapShape heap;
   const Particles& p = sim.particles();
+  // Grains in flight (the stream, a grain bouncing off the heap) are not the surface: a
+  // column's surface is the highest particle of the run of occupied cells that rises from
+  // the floor.
+  const int layers = c.cells[2];
+  std::vector<double> occupied(size_t(columns) * layers, 0.0);
+  auto layer_of = [&](size_t n) { return std::clamp(int(p.z[n] / dx), 0, layers - 1); };
+  auto column_of = [&](size_t n) { return std::clamp(int(p.x[n] / dx), 0, columns - 1); };
+  for (size_t n = 0; n < p.size(); ++n) occupied[size_t(column_of(n)) * layers + layer_of(n)] = 1;
+  global_sum_in_place(sim.topology(), occupied.data(), int(occupied.size()));
+  std::vector<int> top_layer(columns, -1);
+  const int first_layer = int(std::lround(floor_height / dx));
+  for (int col = 0; col < columns; ++col)
+    for (int k = first_layer; k < layers && occupied[size_t(col) * layers + k] > 0; ++k)
+      top_layer[col] = k;
   for (size_t n = 0; n < p.size(); ++n) {
-    const int col = std::clamp(int(p.x[n] / dx), 0, columns - 1);
-    surface[col] = std::max(surface[col], p.z[n] - floor_height);
+    const int col = column_of(n);
+    if (layer_of(n) <= top_layer[col])
+      surface[col] = std::max(surface[col], p.z[n] - floor_height);
     heap.max_speed = std::max(heap.max_speed, p.speed(n));
   }
   for (double& h : surface) h = global_max(sim.topology(), h);
@@ -115,12 +140,31 @@ inline HeapShape measure_heap(const Simulation& sim, double floor_height) {
   return heap;
 }
 
-// Pours the heap and lets it settle (collective).
-inline HeapShape pour_heap(const PourSpec& s, MPI_Comm comm) {
+// Pours the heap and lets it settle (collective). `progress`, if given, is called after
+// every step (collectively).
+inline HeapShape pour_heap(const PourSpec& s, MPI_Comm comm,
+                           const std::function<void(const Simulation&)>& progress = {}) {
   Simulation sim(poured_heap_case(s), comm);
   const int64_t seeded = global_sum(sim.topology(), int64_t(sim.particles().size()));
-  while (sim.time() < s.pour_time + s.settle_time) sim.step(sim.stable_dt());
+  const double end = s.pour_time + s.settle_time;
+  std::vector<double> earlier;  // the surface rest_window before the end
+  while (sim.time() < end) {
+    if (earlier.empty() && sim.time() >= end - s.rest_window)
+      earlier = measure_heap(sim, s.cell).surface;
+    sim.step(sim.stable_dt());
+    if (progress) progress(sim);
+  }
   HeapShape heap = measure_heap(sim, s.cell);
+  int sand_columns = 0;
+  for (size_t col = 0; col < earlier.size(); ++col) {
+    const double change = std::abs(heap.surface[col] - earlier[col]);
+    heap.surface_change = std::max(heap.surface_change, change);
+    if (heap.surface[col] > 0 || earlier[col] > 0) {
+      heap.mean_surface_change += change;
+      ++sand_columns;
+    }
+  }
+  if (sand_columns > 0) heap.mean_surface_change /= sand_columns;
   heap.created = seeded + global_sum(sim.topology(), sim.emitted_particles());
   return heap;
 }

@@ -24,6 +24,7 @@ namespace {
 struct PouredHeaps {
   double slope_deg = 0;
   double top = 0, max_speed = 0;   // m, m/s: the smaller and the larger of the two
+  double surface_change = 0;       // m, the larger mean surface change of the two
   bool all_particles_present = true;
 };
 
@@ -47,7 +48,12 @@ PouredHeaps pour(double friction_angle) {
                                         std::to_string(heap.right_slope_deg));
     heaps.slope_deg += 0.5 * heap.mean_slope_deg();
     heaps.top = std::min(heaps.top, heap.top);
+    ::testing::Test::RecordProperty(name + "_max_speed", std::to_string(heap.max_speed));
+    ::testing::Test::RecordProperty(name + "_surface_change", std::to_string(heap.surface_change) +
+                                                                  " " +
+                                                                  std::to_string(heap.mean_surface_change));
     heaps.max_speed = std::max(heaps.max_speed, heap.max_speed);
+    heaps.surface_change = std::max(heaps.surface_change, heap.mean_surface_change);
     heaps.all_particles_present = heaps.all_particles_present && heap.particles == heap.created;
   }
   return heaps;
@@ -59,19 +65,27 @@ TEST(SandPile, PouredHeapStandsAtTheFrictionAngle) {
   const PouredHeaps loose = pour(30.0), rough = pour(40.0);
   RecordProperty("slope_phi30_deg", std::to_string(loose.slope_deg));
   RecordProperty("slope_phi40_deg", std::to_string(rough.slope_deg));
+  RecordProperty("max_speed_mps", std::to_string(loose.max_speed) + " " +
+                                      std::to_string(rough.max_speed));
   // Every particle poured is still there, and the heap is a heap (not a puddle).
   EXPECT_TRUE(loose.all_particles_present);
   EXPECT_TRUE(rough.all_particles_present);
   EXPECT_GT(loose.top, 0.1);
   EXPECT_GT(rough.top, 0.1);
-  // At rest: the stream lands at 2 m/s; 0.1 m/s is creep.
-  EXPECT_LT(loose.max_speed, 0.1);
-  EXPECT_LT(rough.max_speed, 0.1);
-  // Within 5 degrees of phi, steeper for the larger phi. Measured on 2 ranks when this was
-  // written: 31.9 and 38.8 degrees (heaps 31.8 and 31.9; 40.2 and 37.3). Single heaps
-  // scatter: over seeds 1 to 4 on 1, 2 and 4 ranks, 28.6 to 37.1 degrees for phi = 30 and
-  // 36.3 to 41.3 for phi = 40 (on 1 rank seeds 1 and 2 give 35.6 for phi = 30, outside the
-  // bound). At 0.5 cm cells both angles come out lower (28 and 30 to 31 degrees).
+  // At rest: over the last 0.5 s the surface moves by less than half a cell on average.
+  // The largest particle speed (recorded) is no test of rest: a grain on the surface gets a
+  // step's fall, g dt ~ 0.1 m/s, before friction and the rigid fit stop it again, so heaps
+  // whose shape no longer changes show 0.05 to 0.23 m/s, while one still slumping (0.5 s
+  // after the pour) can show 0.09 m/s. Measured at 1 cm: 1.3 to 2.7 mm at rest, 14 to 16 mm
+  // over the slump right after the pour.
+  EXPECT_LT(loose.surface_change, 0.5 * 0.01);
+  EXPECT_LT(rough.surface_change, 0.5 * 0.01);
+  // Within 5 degrees of phi, steeper for the larger phi. Measured when this was written:
+  // 34.7 and 43.7 degrees on 2 ranks (heaps 35.0 and 34.5; 42.3 and 45.1), 34.6 and 41.6 on
+  // 1 rank. These 1 cm heaps stand about 5 degrees steeper than the continuum's 31.5 and 38:
+  // the transfer, 95% PIC, damps the surface flows like a viscosity of order dx^2/dt. At
+  // 0.5 cm cells (seeds 1 to 3, 2 ranks) they stand at 29.0 and 37.2, and at 1 cm with a FLIP
+  // ratio of 0.5 at 29.0 and 38.0 (seeds 1 and 2). phi = 30 lies close to the upper bound.
   EXPECT_NEAR(loose.slope_deg, 30.0, 5.0);
   EXPECT_NEAR(rough.slope_deg, 40.0, 5.0);
   EXPECT_GT(rough.slope_deg, loose.slope_deg + 2.0);

@@ -2,6 +2,7 @@
 // divergence on the MAC faces, and agreement between decompositions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -187,6 +188,43 @@ TEST(SandPlasticity, StressDivergenceOfLinearFieldIsExact) {
     });
   }
   EXPECT_GT(global_sum(t.topo, int64_t(checked)), 0);
+}
+
+// A yielding layer (k >= 3) on a rigid bed, with the frictional shear stress
+// sigma_xz = -0.5 p and p linear in z: the bed cells' own stress (here 0) is ignored, and the
+// lowest yielding row feels the frictional stress at the bed's pressure, so its x-faces get
+// the exact u_x -= dt/rho d(sigma_xz)/dz, as inside the layer.
+TEST(SandPlasticity, RigidBedPassesTheFlowsFrictionalStress) {
+  const double dx = 0.1, dt = 0.01, rho = 1600, p0 = 1000, gradient = -500;
+  TestGrid t(MPI_COMM_WORLD, {8, 4, 8}, dx);
+  t.grid.allocate_sand(t.topo);
+  const Box domain = t.topo.global(Stagger::Cell);
+  StressField stress;
+  Array3<uint8_t> yielding(t.topo.local(Stagger::Cell), Stagger::Cell, 0);
+  for (int n = 0; n < 6; ++n) stress[n].reset(t.topo.local(Stagger::Cell), Stagger::Cell, 0.0);
+  for_each_index(domain.intersect(yielding.box()), [&](int i, int j, int k) {
+    t.make_sand(i, j, k, rho);
+    const double p = p0 + gradient * t.grid.cell_centre(i, j, k)[2];
+    t.grid.pressure(i, j, k) = p;
+    if (k >= 3) {
+      yielding(i, j, k) = 1;
+      stress[SymTensor::index(0, 2)](i, j, k) = -0.5 * p;
+    } else {
+      t.grid.rigid(i, j, k) = 1;
+    }
+  });
+  apply_stress_divergence(t.topo, t.grid, stress, yielding, yielding.box(), dt);
+  int checked = 0;
+  Box faces = t.topo.owned(face_stagger(0)).intersect(t.topo.global(face_stagger(0)));
+  faces.lo[0] = std::max(faces.lo[0], 1);
+  faces.hi[0] = std::min(faces.hi[0], domain.hi[0]);
+  faces.lo[2] = std::max(faces.lo[2], 3);
+  faces.hi[2] = std::min(faces.hi[2], 4);
+  for_each_index(faces, [&](int i, int j, int k) {
+    EXPECT_NEAR(t.grid.vel[0](i, j, k), -dt / rho * (-0.5 * gradient), 1e-12) << i << " " << j << " " << k;
+    ++checked;
+  });
+  EXPECT_EQ(global_sum(t.topo, int64_t(checked)), int64_t(7 * 4));
 }
 
 // A sand layer sheared as u_x = U sin(2 pi z / H) at low pressure yields everywhere, and its
