@@ -37,7 +37,6 @@ void insert_default_option(const char* name, const char* value) {
 
 PressureSolver::PressureSolver(const Topology& topo, const PressureSolverSpec& spec)
     : topo_(topo), spec_(spec) {
-  unknown_.reset(topo.local(Stagger::Cell), Stagger::Cell, -1);
   // Defaults first, so the case file and the command line can override each of them.
   std::string defaults = kDefaultOptions;
   size_t start = 0;
@@ -70,35 +69,19 @@ void PressureSolver::release_system() {
   rhs_ = solution_ = nullptr;
 }
 
-PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>& rhs,
-                                         Array3<double>& pressure, Halo& halo) {
-  release_system();
+// Numbers the fluid cells (owned ones consecutively from `first`, the neighbours' numbers
+// through the halo) and assembles the matrix. The numbers are needed only here: freed before
+// the preconditioner is set up, they are not part of the step's peak memory.
+void PressureSolver::assemble_matrix(const MacGrid& g, int64_t first, Halo& halo) {
   const Box owned = topo_.owned_cells(topo_.rank());
   const Array3<uint8_t>& type = g.cell_type;
-
-  // Number the fluid cells: owned ones consecutively from this rank's offset, then learn
-  // the neighbours' numbers through the halo.
-  int64_t local_count = 0;
-  for_each_index(owned, [&](int i, int j, int k) {
-    if (type(i, j, k) == kFluid) ++local_count;
-  });
-  const int64_t first = exclusive_prefix_sum(topo_, local_count);
-  local_unknowns_ = local_count;
-  global_unknowns_ = global_sum(topo_, local_count);
-  if (global_unknowns_ > int64_t(PETSC_MAX_INT))
-    throw std::runtime_error("pressure system has " + std::to_string(global_unknowns_) +
-                             " unknowns, more than this PETSc's index type can number; use a "
-                             "PETSc built with --with-64-bit-indices");
-  unknown_.fill(-1);
+  const int64_t local_count = local_unknowns_;
+  Array3<PetscInt> unknown(topo_.local(Stagger::Cell), Stagger::Cell, -1);
   PetscInt next = PetscInt(first);
   for_each_index(owned, [&](int i, int j, int k) {
-    if (type(i, j, k) == kFluid) unknown_(i, j, k) = next++;
+    if (type(i, j, k) == kFluid) unknown(i, j, k) = next++;
   });
-  halo.fill<PetscInt>({&unknown_});
-  if (global_unknowns_ == 0) {
-    pressure.fill(0.0);
-    return {};
-  }
+  halo.fill<PetscInt>({&unknown});
 
   // Exact preallocation: a row reserves only the neighbours it has, split into this rank's
   // columns and other ranks'. A flat 7 + 6 per row would keep up to 13 unused slots in
@@ -114,7 +97,7 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
       for (int side : {-1, 1}) {
         Index3 nb{i, j, k};
         nb[a] += side;
-        const PetscInt column = unknown_(nb[0], nb[1], nb[2]);
+        const PetscInt column = unknown(nb[0], nb[1], nb[2]);
         if (column < 0) continue;
         (column >= first_row && column < end_row ? local : remote) += 1;
       }
@@ -129,15 +112,13 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
   std::vector<PetscInt>().swap(local_columns);
   std::vector<PetscInt>().swap(remote_columns);
   check(MatSetOption(matrix_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
-  check(VecCreateMPI(comm, PetscInt(local_count), PETSC_DETERMINE, &rhs_), "VecCreateMPI");
-  check(VecDuplicate(rhs_, &solution_), "VecDuplicate");
 
   // A fluid region with no air neighbour anywhere has only Neumann boundaries: its pressure
   // is defined up to a constant and the system needs the constant null space.
   bool touches_air = false;
   for_each_index(owned, [&](int i, int j, int k) {
     if (type(i, j, k) != kFluid) return;
-    PetscInt row = PetscInt(unknown_(i, j, k));
+    PetscInt row = PetscInt(unknown(i, j, k));
     PetscInt cols[7];
     PetscScalar vals[7];
     int n = 0;
@@ -152,7 +133,7 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
         double coeff = 1.0 / face_density(kFluid, rho_c, t, g.density(nb[0], nb[1], nb[2]));
         diag += coeff;
         if (t == kFluid) {
-          cols[n] = PetscInt(unknown_(nb[0], nb[1], nb[2]));
+          cols[n] = PetscInt(unknown(nb[0], nb[1], nb[2]));
           vals[n++] = -coeff;
         } else {
           touches_air = true;
@@ -170,6 +151,32 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
     check(MatSetNullSpace(matrix_, nullspace), "MatSetNullSpace");
     MatNullSpaceDestroy(&nullspace);
   }
+}
+
+PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>& rhs,
+                                         Array3<double>& pressure, Halo& halo) {
+  release_system();
+  const Box owned = topo_.owned_cells(topo_.rank());
+  cell_type_ = &g.cell_type;
+  int64_t local_count = 0;
+  for_each_index(owned, [&](int i, int j, int k) {
+    if (g.cell_type(i, j, k) == kFluid) ++local_count;
+  });
+  const int64_t first = exclusive_prefix_sum(topo_, local_count);
+  local_unknowns_ = local_count;
+  global_unknowns_ = global_sum(topo_, local_count);
+  if (global_unknowns_ > int64_t(PETSC_MAX_INT))
+    throw std::runtime_error("pressure system has " + std::to_string(global_unknowns_) +
+                             " unknowns, more than this PETSc's index type can number; use a "
+                             "PETSc built with --with-64-bit-indices");
+  if (global_unknowns_ == 0) {
+    pressure.fill(0.0);
+    return {};
+  }
+  assemble_matrix(g, first, halo);
+  MPI_Comm comm = topo_.comm();
+  check(VecCreateMPI(comm, PetscInt(local_count), PETSC_DETERMINE, &rhs_), "VecCreateMPI");
+  check(VecDuplicate(rhs_, &solution_), "VecDuplicate");
 
   PC pc;
   check(KSPCreate(comm, &ksp_), "KSPCreate");
@@ -209,7 +216,8 @@ PressureSolveStats PressureSolver::solve_again(const Array3<double>& rhs,
 PressureSolveStats PressureSolver::run_krylov(const Array3<double>& rhs,
                                               Array3<double>& pressure, Halo& halo) {
   const Box owned = topo_.owned_cells(topo_.rank());
-  auto is_unknown = [&](int i, int j, int k) { return unknown_(i, j, k) >= 0; };
+  const Array3<uint8_t>& type = *cell_type_;
+  auto is_unknown = [&](int i, int j, int k) { return type(i, j, k) == kFluid; };
   {
     PetscScalar* bp;
     PetscScalar* xp;

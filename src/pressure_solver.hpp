@@ -50,12 +50,15 @@ class PressureSolver {
   void release_system();
 
  private:
+  void assemble_matrix(const MacGrid& grid, int64_t first_unknown, Halo& halo);
   PressureSolveStats run_krylov(const Array3<double>& rhs, Array3<double>& pressure,
                                 Halo& halo);
 
   const Topology& topo_;
   PressureSolverSpec spec_;
-  Array3<PetscInt> unknown_;  // global unknown number of each fluid cell, -1 elsewhere
+  // The cell types of the last solve: its unknowns are the owned fluid cells, in
+  // for_each_index order.
+  const Array3<uint8_t>* cell_type_ = nullptr;
   // The last system, kept for solve_again().
   Mat matrix_ = nullptr;
   KSP ksp_ = nullptr;
