@@ -24,10 +24,11 @@ struct Particles {
   }
 
   size_t size() const { return id.size(); }
-  double speed(size_t n) const {
+  double speed_squared(size_t n) const {
     const double u = vx[n], v = vy[n], w = vz[n];
-    return std::sqrt(u * u + v * v + w * w);
+    return u * u + v * v + w * w;
   }
+  double speed(size_t n) const { return std::sqrt(speed_squared(n)); }
   void resize(size_t n) {
     for_each_array([n](auto& v) { v.resize(n); });
   }

@@ -113,10 +113,10 @@ void Simulation::balance_load() {
 }
 
 double Simulation::stable_dt() const {
-  double local_vmax = 0;
+  double local_vmax2 = 0;
   for (size_t n = 0; n < particles_.size(); ++n)
-    local_vmax = std::max(local_vmax, particles_.speed(n));
-  const double vmax = global_max(*topo_, local_vmax);
+    local_vmax2 = std::max(local_vmax2, particles_.speed_squared(n));
+  const double vmax = global_max(*topo_, std::sqrt(local_vmax2));
   const Vec3& gr = config_.gravity;
   const double gmag = std::sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
   // sqrt(g dx) is the speed gravity adds over a step that crosses one cell from rest, so
