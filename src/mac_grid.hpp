@@ -20,7 +20,7 @@ struct MacGrid {
   std::array<Array3<double>, 3> vel;        // face velocities, m/s
   // After P2G, for the FLIP increment (P2G sums its weights here before the save). Single
   // precision: the increment new - saved needs no more digits than the particle velocities
-  // it is added to, and the array is 12 of the grid's 81 bytes per cell.
+  // it is added to, and in double the array would take 24 bytes per cell instead of 12.
   std::array<Array3<float>, 3> vel_saved;
   Array3<uint8_t> cell_type;                // kAir / kFluid / kSolid
   Array3<uint8_t> solid;                    // static solids (walls, colliders): 1 = solid
