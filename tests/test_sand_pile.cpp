@@ -38,8 +38,8 @@ constexpr uint64_t kSeeds[] = {1, 2, 3, 4};
 // The transfer is half FLIP, not the cases' 95% PIC: at 1 cm cells PIC's damping, a
 // viscosity of order dx^2/dt, props the flanks up about 5 degrees above the model's angle
 // (with 95% PIC: 34.1 and 43.3 degrees on 2 ranks, 35.6 and 43.0 on 1, over these seeds).
-// Halving the damping gives the angle that refining the grid converges to: 0.5 cm cells with
-// 95% PIC give 29.0 and 37.2 (seeds 1 to 3, 2 ranks).
+// Halving the damping gives about the angles of the finer grid, where damping is smaller:
+// 0.5 cm cells with 95% PIC give 29.0 and 37.2 (seeds 1 to 3, 2 ranks).
 PouredHeaps pour(double friction_angle) {
   PouredHeaps heaps;
   heaps.top = 1e9;
