@@ -10,7 +10,8 @@
 #     same particles as water on 2 ranks (the cost of the sand stages);
 #   - the same column at 1 cm (128k particles) for 1 simulated second on 2 ranks;
 #   - the dune at 1 cm cells (~1M particles) on 1 and 2 ranks (strong scaling of a sand run);
-#   - the slope of poured 2D heaps for phi = 30 and 40 (the angle of repose);
+#   - the slope of poured 2D heaps for phi = 30 and 40 (the angle of repose), with the
+#     cases' 95% PIC transfer and with test_sand_pile's half FLIP;
 #   - checkpoint write bandwidth for ~1M particles on 2 ranks, next to dd on the same disk.
 #
 # This machine's speed drifts by 10-15% from minute to minute: compare rank counts over
@@ -38,9 +39,12 @@ echo; echo "\$ time mpiexec -n 2 dunesim run cases/sand_column_benchmark.toml --
 run mpiexec -n 1 "$build/bench_step" cases/dune.toml --cell-size 0.01 --steps 25 --warmup 5
 run mpiexec -n 2 "$build/bench_step" cases/dune.toml --cell-size 0.01 --steps 25 --warmup 5
 
-for phi in 30 40; do
-  for seed in 1 2; do
-    run mpiexec -n 2 "$build/pour_angle" --phi "$phi" --length 0.8 --pour-time 2 --settle-time 1 --seed "$seed"
+for flip in 0.05 0.5; do  # the cases' transfer, and test_sand_pile's
+  for phi in 30 40; do
+    for seed in 1 2 3 4; do
+      run mpiexec -n 2 "$build/pour_angle" --phi "$phi" --length 0.8 --pour-time 2 \
+        --settle-time 1 --seed "$seed" --flip-ratio "$flip"
+    done
   done
 done
 
