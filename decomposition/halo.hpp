@@ -1,13 +1,15 @@
 // The two halo verbs: fill ghosts from their owners, and sum ghost contributions into owners.
 //
-// Both work on any staggering and any element type, and batch several arrays into one
-// message per neighbour. Every rank must call them with the same list of arrays.
+// Both work on any staggering and any element types, and batch several arrays (of one or
+// several types) into one message per neighbour. Every rank must call them with the same
+// lists of arrays.
 #pragma once
 #include <mpi.h>
 
 #include <cstring>
 #include <initializer_list>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "decomposition/array3.hpp"
@@ -19,14 +21,16 @@ class Halo {
  public:
   explicit Halo(const Topology& topo) : topo_(topo) {}
 
-  // Ghost entries that another rank owns get that rank's value.
-  template <class T>
-  void fill(std::initializer_list<Array3<T>*> arrays) { exchange(arrays, false); }
+  // Ghost entries that another rank owns get that rank's value. Takes one list of arrays per
+  // element type, all sent in one message per neighbour:
+  //   halo.fill<double, uint8_t>({&u, &v}, {&mask});
+  template <class... Ts>
+  void fill(std::initializer_list<Array3<Ts>*>... arrays) { exchange(false, arrays...); }
 
   // Ghost entries are added into the owner's entries (P2G). Ghosts are left as they were;
   // call fill afterwards to make them consistent again.
-  template <class T>
-  void sum(std::initializer_list<Array3<T>*> arrays) { exchange(arrays, true); }
+  template <class... Ts>
+  void sum(std::initializer_list<Array3<Ts>*>... arrays) { exchange(true, arrays...); }
 
   // Layers of ghosts around each rank's block.
   int ghost_width() const { return topo_.ghost(); }
@@ -36,59 +40,84 @@ class Halo {
 
  private:
   // For fill: send (my owned) ∩ (their array box); receive (my box) ∩ (their owned).
-  // For sum the roles swap. Sender and receiver compute the same box, so they agree on
-  // the size and order of every message without exchanging it.
-  template <class T>
-  void exchange(std::initializer_list<Array3<T>*> arrays, bool summing) {
+  // For sum the roles swap. Sender and receiver compute the same boxes and visit the lists
+  // in the same order, so they agree on the size and layout of every message without
+  // exchanging it.
+  template <class... Ts>
+  void exchange(bool summing, std::initializer_list<Array3<Ts>*>... arrays) {
     const std::vector<int>& nbrs = topo_.neighbours();
     const int me = topo_.rank();
-    std::vector<std::vector<T>> send(nbrs.size()), recv(nbrs.size());
+    std::vector<std::vector<char>> send(nbrs.size()), recv(nbrs.size());
     std::vector<MPI_Request> requests;
     requests.reserve(2 * nbrs.size());
 
-    auto send_box = [&](const Array3<T>& a, int n) {
+    auto send_box = [&](const auto& a, int n) {
       return summing ? a.box().intersect(topo_.owned(a.stagger(), n))
                      : topo_.owned(a.stagger(), me).intersect(topo_.local(a.stagger(), n));
     };
-    auto recv_box = [&](const Array3<T>& a, int n) {
+    auto recv_box = [&](const auto& a, int n) {
       return summing ? topo_.owned(a.stagger(), me).intersect(topo_.local(a.stagger(), n))
                      : a.box().intersect(topo_.owned(a.stagger(), n));
     };
-
-    for (size_t q = 0; q < nbrs.size(); ++q) {
-      int64_t count = 0;
-      for (Array3<T>* a : arrays) {
+    // Bytes of the entries in `box_of(array, n)` over every array of every list.
+    auto message_bytes = [&](auto&& box_of, int n) {
+      int64_t bytes = 0;
+      auto add = [&](auto list) {
+        for (auto* a : list) bytes += box_of(*a, n).volume() * int64_t(sizeof(*a->data()));
+      };
+      (add(arrays), ...);
+      return bytes;
+    };
+    auto check_full_block = [&](auto list) {
+      for (auto* a : list)
         if (!(a->box() == topo_.local(a->stagger())))
           throw std::logic_error("halo exchange on an array that is not a full local block");
-        count += recv_box(*a, nbrs[q]).volume();
-      }
-      if (count == 0) continue;
-      recv[q].resize(count);
+    };
+    (check_full_block(arrays), ...);
+
+    for (size_t q = 0; q < nbrs.size(); ++q) {
+      const int64_t bytes = message_bytes(recv_box, nbrs[q]);
+      if (bytes == 0) continue;
+      recv[q].resize(size_t(bytes));
       requests.emplace_back();
-      MPI_Irecv(recv[q].data(), int(count * sizeof(T)), MPI_BYTE, nbrs[q], kTag, topo_.comm(),
+      MPI_Irecv(recv[q].data(), int(bytes), MPI_BYTE, nbrs[q], kTag, topo_.comm(),
                 &requests.back());
     }
     for (size_t q = 0; q < nbrs.size(); ++q) {
-      std::vector<T>& buf = send[q];
-      for (Array3<T>* a : arrays)
-        for_each_index(send_box(*a, nbrs[q]),
-                       [&](int i, int j, int k) { buf.push_back((*a)(i, j, k)); });
-      if (buf.empty()) continue;
-      bytes_sent_ += int64_t(buf.size() * sizeof(T));
+      const int64_t bytes = message_bytes(send_box, nbrs[q]);
+      if (bytes == 0) continue;
+      std::vector<char>& buf = send[q];
+      buf.resize(size_t(bytes));
+      char* out = buf.data();
+      auto pack = [&](auto list) {
+        for (auto* a : list)
+          for_each_index(send_box(*a, nbrs[q]), [&](int i, int j, int k) {
+            std::memcpy(out, &(*a)(i, j, k), sizeof(*a->data()));
+            out += sizeof(*a->data());
+          });
+      };
+      (pack(arrays), ...);
+      bytes_sent_ += bytes;
       requests.emplace_back();
-      MPI_Isend(buf.data(), int(buf.size() * sizeof(T)), MPI_BYTE, nbrs[q], kTag, topo_.comm(),
+      MPI_Isend(buf.data(), int(bytes), MPI_BYTE, nbrs[q], kTag, topo_.comm(),
                 &requests.back());
     }
     MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
 
     for (size_t q = 0; q < nbrs.size(); ++q) {
       if (recv[q].empty()) continue;
-      const T* in = recv[q].data();
-      for (Array3<T>* a : arrays)
-        for_each_index(recv_box(*a, nbrs[q]), [&](int i, int j, int k) {
-          if (summing) (*a)(i, j, k) += *in++;
-          else (*a)(i, j, k) = *in++;
-        });
+      const char* in = recv[q].data();
+      auto unpack = [&](auto list) {
+        for (auto* a : list)
+          for_each_index(recv_box(*a, nbrs[q]), [&](int i, int j, int k) {
+            std::remove_pointer_t<decltype(a->data())> value;
+            std::memcpy(&value, in, sizeof(value));
+            in += sizeof(value);
+            if (summing) (*a)(i, j, k) += value;
+            else (*a)(i, j, k) = value;
+          });
+      };
+      (unpack(arrays), ...);
     }
   }
 

@@ -213,8 +213,9 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     }
   });
 
-  halo.fill<double>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
-  halo.fill<uint8_t>({&g.yielding, &g.rigid});
+  halo.fill<double, uint8_t>(
+      {&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]},
+      {&g.yielding, &g.rigid});
   apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt);
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
   return stats;

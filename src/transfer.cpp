@@ -43,8 +43,8 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
       g.sand_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
   }
 
-  halo.sum<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
-  halo.sum<float>({&weight[0], &weight[1], &weight[2]});
+  halo.sum<double, float>({&g.vel[0], &g.vel[1], &g.vel[2]},
+                          {&weight[0], &weight[1], &weight[2]});
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
     const Array3<float>& w = weight[a];
@@ -68,9 +68,8 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     // A cell behaves as sand when most of its particles are sand.
     if (track_sand) g.sand(i, j, k) = fluid && 2.0 * g.sand_count(i, j, k) > count ? 1 : 0;
   });
-  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
-  halo.fill<float>({&g.density});
-  halo.fill<uint8_t>({&g.cell_type});
+  halo.fill<double, float, uint8_t>({&g.vel[0], &g.vel[1], &g.vel[2]}, {&g.density},
+                                    {&g.cell_type});
   if (track_sand) halo.fill<uint8_t>({&g.sand});
 }
 

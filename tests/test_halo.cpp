@@ -61,6 +61,37 @@ TEST(Halo, BatchedArraysOfDifferentStaggeringsAndTypes) {
                  [&](int i, int j, int k) { ASSERT_EQ(faces(i, j, k), -(i + 10 * j + 100 * k) - 2); });
 }
 
+// One exchange carrying arrays of several element types gives each array what an exchange
+// of its own would.
+TEST(Halo, MixedElementTypesInOneExchange) {
+  Topology topo(MPI_COMM_WORLD, {9, 7, 11}, 3);
+  Halo halo(topo);
+  Array3<double> u(topo.local(Stagger::FaceX), Stagger::FaceX, 0.0);
+  Array3<float> w(topo.local(Stagger::FaceX), Stagger::FaceX, 0.0f);
+  Array3<uint8_t> mask(topo.local(Stagger::Cell), Stagger::Cell, 0);
+  for_each_index(u.box(), [&](int i, int j, int k) {
+    u(i, j, k) = field_value(0, i, j, k);
+    w(i, j, k) = float(i + j + k);
+  });
+  halo.sum<double, float>({&u}, {&w});
+  for_each_index(topo.owned(Stagger::FaceX), [&](int i, int j, int k) {
+    int holders = 0;
+    for (int r = 0; r < topo.size(); ++r) holders += topo.local(Stagger::FaceX, r).contains(i, j, k);
+    ASSERT_DOUBLE_EQ(u(i, j, k), holders * field_value(0, i, j, k));
+    ASSERT_EQ(w(i, j, k), float(holders * (i + j + k)));
+  });
+  for_each_index(topo.owned(Stagger::Cell),
+                 [&](int i, int j, int k) { mask(i, j, k) = uint8_t((i + 3 * j + 7 * k) % 251); });
+  for_each_index(topo.owned(Stagger::FaceX),
+                 [&](int i, int j, int k) { u(i, j, k) = -field_value(1, i, j, k); });
+  halo.fill<double, uint8_t>({&u}, {&mask});
+  for_each_index(mask.box(), [&](int i, int j, int k) {
+    ASSERT_EQ(mask(i, j, k), uint8_t((i + 3 * j + 7 * k) % 251));
+  });
+  for_each_index(u.box(),
+                 [&](int i, int j, int k) { ASSERT_EQ(u(i, j, k), -field_value(1, i, j, k)); });
+}
+
 TEST(Topology, OwnershipCoversTheGridAndItsWallsExactlyOnce) {
   Topology topo(MPI_COMM_WORLD, {13, 6, 9}, 2);
   for (int s = 0; s < 4; ++s) {
