@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "decomposition/box.hpp"
+#include "decomposition/huge_page_allocator.hpp"
 
 namespace dunesim {
 
@@ -56,7 +57,7 @@ class Array3 {
   Stagger stagger_ = Stagger::Cell;
   int nx_ = 0;
   int64_t nxy_ = 0;
-  std::vector<T> data_;
+  LargeVector<T> data_;
 };
 
 // Bounding box of the entries for which is_marked(entry) holds (empty if there are none).

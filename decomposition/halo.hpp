@@ -25,12 +25,12 @@ class Halo {
   // element type, all sent in one message per neighbour:
   //   halo.fill<double, uint8_t>({&u, &v}, {&mask});
   template <class... Ts>
-  void fill(std::initializer_list<Array3<Ts>*>... arrays) { exchange(false, arrays...); }
+  void fill(std::initializer_list<Array3<Ts>*>... arrays) { exchange<false>(arrays...); }
 
   // Ghost entries are added into the owner's entries (P2G). Ghosts are left as they were;
   // call fill afterwards to make them consistent again.
   template <class... Ts>
-  void sum(std::initializer_list<Array3<Ts>*>... arrays) { exchange(true, arrays...); }
+  void sum(std::initializer_list<Array3<Ts>*>... arrays) { exchange<true>(arrays...); }
 
   // Layers of ghosts around each rank's block.
   int ghost_width() const { return topo_.ghost(); }
@@ -43,8 +43,8 @@ class Halo {
   // For sum the roles swap. Sender and receiver compute the same boxes and visit the lists
   // in the same order, so they agree on the size and layout of every message without
   // exchanging it.
-  template <class... Ts>
-  void exchange(bool summing, std::initializer_list<Array3<Ts>*>... arrays) {
+  template <bool summing, class... Ts>
+  void exchange(std::initializer_list<Array3<Ts>*>... arrays) {
     const std::vector<int>& nbrs = topo_.neighbours();
     const int me = topo_.rank();
     std::vector<std::vector<char>> send(nbrs.size()), recv(nbrs.size());
@@ -113,7 +113,7 @@ class Halo {
             std::remove_pointer_t<decltype(a->data())> value;
             std::memcpy(&value, in, sizeof(value));
             in += sizeof(value);
-            if (summing) (*a)(i, j, k) += value;
+            if constexpr (summing) (*a)(i, j, k) += value;
             else (*a)(i, j, k) = value;
           });
       };

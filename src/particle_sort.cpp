@@ -30,7 +30,7 @@ void sort_particles_by_cell(const Box& cells, double dx, Particles& p) {
 
   p.for_each_array([&](auto& values) {
     using T = typename std::decay_t<decltype(values)>::value_type;
-    std::vector<T> sorted(n);
+    std::decay_t<decltype(values)> sorted(n);
     for (size_t q = 0; q < n; ++q) sorted[slot[q]] = values[q];
     values.swap(sorted);
   });

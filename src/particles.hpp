@@ -4,16 +4,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "decomposition/huge_page_allocator.hpp"
+
 namespace dunesim {
 
 struct Particles {
-  std::vector<double> x, y, z;     // position, m
+  LargeVector<double> x, y, z;     // position, m
   // Velocity, m/s, in single precision: its 7 digits are far finer than the PIC/FLIP
   // transfer's own error, and it is 12 of the 57 bytes a particle would take in double.
   // Positions stay double: they integrate small displacements over many steps.
-  std::vector<float> vx, vy, vz;
-  std::vector<int64_t> id;         // global id, unique across ranks and stable in time
-  std::vector<uint8_t> material;   // index into the case's material list
+  LargeVector<float> vx, vy, vz;
+  LargeVector<int64_t> id;         // global id, unique across ranks and stable in time
+  LargeVector<uint8_t> material;   // index into the case's material list
 
   // Visits every per-particle array, so packing, sorting and I/O never miss one when an
   // attribute is added: add it here, and set it where particles are created

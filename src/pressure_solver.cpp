@@ -19,7 +19,7 @@ void check(PetscErrorCode ierr, const char* what) {
   }
 }
 
-// BoomerAMG settings measured to cut set-up time 3x on free-surface masks (the matrix
+// For "-pc_type hypre": BoomerAMG settings measured to cut set-up time 3x on free-surface masks (the matrix
 // changes every step, so set-up, not iterations, dominates): HMIS coarsening, ext+i
 // interpolation truncated to 4 entries, one level of aggressive coarsening.
 const char* kDefaultOptions =
@@ -36,7 +36,7 @@ void insert_default_option(const char* name, const char* value) {
 }  // namespace
 
 PressureSolver::PressureSolver(const Topology& topo, const PressureSolverSpec& spec)
-    : topo_(topo), spec_(spec) {
+    : topo_(topo), spec_(spec), multigrid_(topo) {
   // Defaults first, so the case file and the command line can override each of them.
   std::string defaults = kDefaultOptions;
   size_t start = 0;
@@ -183,12 +183,19 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
   check(KSPSetOperators(ksp_, matrix_, matrix_), "KSPSetOperators");
   check(KSPSetType(ksp_, KSPCG), "KSPSetType");
   check(KSPGetPC(ksp_, &pc), "KSPGetPC");
-  check(PCSetType(pc, PCHYPRE), "PCSetType");
+  check(PCSetType(pc, PCSHELL), "PCSetType");
+  check(PCShellSetContext(pc, this), "PCShellSetContext");
+  check(PCShellSetApply(pc, &PressureSolver::apply_multigrid), "PCShellSetApply");
+  check(PCShellSetName(pc, "geometric multigrid V-cycle (dunesim)"), "PCShellSetName");
   check(KSPSetTolerances(ksp_, spec_.rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
         "KSPSetTolerances");
   // The true residual, so that rtol bounds the remaining divergence (CG has it for free).
   check(KSPSetNormType(ksp_, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
   check(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
+  PetscBool is_shell = PETSC_FALSE;
+  check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCSHELL, &is_shell),
+        "PetscObjectTypeCompare");
+  if (is_shell) multigrid_.setup(g);
   // Start from the last step's pressure: it changes little from step to step.
   check(KSPSetInitialGuessNonzero(ksp_, PETSC_TRUE), "KSPSetInitialGuessNonzero");
   return run_krylov(rhs, pressure, halo);
@@ -209,6 +216,25 @@ PressureSolveStats PressureSolver::solve_again(const Array3<double>& rhs,
   check(KSPSetTolerances(ksp_, spec_.rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
         "KSPSetTolerances");
   return stats;
+}
+
+// PCSHELL's apply: one V-cycle. A system with the constant null space (fluid sealed in by
+// walls) gets the null space removed from the result too, as CG needs.
+PetscErrorCode PressureSolver::apply_multigrid(PC pc, Vec r, Vec z) {
+  void* context = nullptr;
+  PetscCall(PCShellGetContext(pc, &context));
+  PressureSolver& self = *static_cast<PressureSolver*>(context);
+  const PetscScalar* rp;
+  PetscScalar* zp;
+  PetscCall(VecGetArrayRead(r, &rp));
+  PetscCall(VecGetArray(z, &zp));
+  self.multigrid_.apply(rp, zp);
+  PetscCall(VecRestoreArrayRead(r, &rp));
+  PetscCall(VecRestoreArray(z, &zp));
+  MatNullSpace nullspace = nullptr;
+  PetscCall(MatGetNullSpace(self.matrix_, &nullspace));
+  if (nullspace) PetscCall(MatNullSpaceRemove(nullspace, z));
+  return 0;
 }
 
 // Copies rhs and the initial guess (from `pressure`) into PETSc, solves, and copies the

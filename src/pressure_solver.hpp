@@ -13,6 +13,7 @@
 #include "decomposition/topology.hpp"
 #include "io/case_config.hpp"
 #include "src/mac_grid.hpp"
+#include "src/multigrid_preconditioner.hpp"
 
 namespace dunesim {
 
@@ -24,8 +25,9 @@ struct PressureSolveStats {
 
 class PressureSolver {
  public:
-  // Sets the default method (CG + hypre BoomerAMG, tuned for the changing mask) and then
-  // lets the case's petsc_options and the command line override it.
+  // Sets the default method (CG preconditioned by one geometric multigrid V-cycle, see
+  // multigrid_preconditioner.hpp) and then lets the case's petsc_options and the command
+  // line override it (e.g. "-pc_type hypre", with BoomerAMG defaults tuned for this system).
   PressureSolver(const Topology& topo, const PressureSolverSpec& spec);
   ~PressureSolver();
   PressureSolver(const PressureSolver&) = delete;
@@ -53,6 +55,7 @@ class PressureSolver {
   void assemble_matrix(const MacGrid& grid, int64_t first_unknown, Halo& halo);
   PressureSolveStats run_krylov(const Array3<double>& rhs, Array3<double>& pressure,
                                 Halo& halo);
+  static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);
 
   const Topology& topo_;
   PressureSolverSpec spec_;
@@ -64,6 +67,8 @@ class PressureSolver {
   KSP ksp_ = nullptr;
   Vec rhs_ = nullptr, solution_ = nullptr;
   int64_t local_unknowns_ = 0, global_unknowns_ = 0;
+  // The default preconditioner's levels; kept between steps (rebuilt when the cuts move).
+  MultigridPreconditioner multigrid_;
 };
 
 // Face density between two cells: the mean where both are fluid, else the fluid one's.

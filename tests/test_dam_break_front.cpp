@@ -37,7 +37,7 @@ double measured_front(double T) {
 // (about one cell thick) and droplets ahead of the surge; the experiment photographed the
 // continuous surge.
 double front_position(const Simulation& sim) {
-  std::vector<double> x = sim.particles().x;
+  const std::vector<double> x(sim.particles().x.begin(), sim.particles().x.end());
   const int64_t total = global_sum(sim.topology(), int64_t(x.size()));
   const int64_t ahead = total / 100;
   // Bisection on the position: count particles beyond a candidate front on all ranks.

@@ -1,0 +1,302 @@
+#include "src/multigrid_preconditioner.hpp"
+
+#include <algorithm>
+
+#include "src/pressure_solver.hpp"
+
+namespace dunesim {
+
+namespace {
+
+// Smoothing sweeps (each a red and a black half-sweep) before and after the coarse
+// correction, and on the coarsest level (there in each direction).
+constexpr int kSmoothingSweeps = 2;
+constexpr int kCoarsestSweeps = 10;
+// Coarsening stops before any rank's block would be thinner than this many cells.
+constexpr int kMinimumBlockCells = 2;
+constexpr int kMaximumLevels = 12;
+
+int ceil_half(int n) { return (n + 1) / 2; }
+
+}  // namespace
+
+// One level of the hierarchy. Arrays cover the rank's block plus one ghost layer; a face
+// coefficient is stored at the cell above the face (stencil(c).coeff[a] couples c - e_a and c).
+struct MultigridPreconditioner::Level {
+  std::unique_ptr<Topology> topo;
+  std::unique_ptr<Halo> halo;
+  Box owned;                          // the rank's cells inside the domain
+  // The fluid cells (those with inv_diag != 0) as runs along x: every loop of the cycle
+  // visits these only, so its work follows the fluid, not the block or its bounding box.
+  struct Run {
+    int i, j, k, length;
+    int64_t offset;  // of (i, j, k) in the level's arrays
+  };
+  std::vector<Run> runs;
+  Array3<uint8_t> type;               // kAir / kFluid / kSolid
+  // Per cell, interleaved so one cache line serves the smoother's reads of a cell: the
+  // coefficients of its three lower faces (1 / face density; 0 where a side is solid) and
+  // 1 / diagonal (0 for cells that are not unknowns).
+  struct Stencil {
+    float coeff[3];
+    float inv_diag;
+  };
+  Array3<Stencil> stencil;
+  Array3<double> x, b;                // correction, right-hand side
+
+  explicit Level(std::unique_ptr<Topology> t) : topo(std::move(t)) {
+    halo = std::make_unique<Halo>(*topo);
+    owned = topo->owned_cells(topo->rank());
+    const Box box = topo->local(Stagger::Cell);
+    // Cells outside the domain are walls: solid, with zero coefficients, never written.
+    type.reset(box, Stagger::Cell, kSolid);
+    stencil.reset(box, Stagger::Cell, Stencil{{0.0f, 0.0f, 0.0f}, 0.0f});
+    x.reset(box, Stagger::Cell, 0.0);
+    b.reset(box, Stagger::Cell, 0.0);
+  }
+
+  // Diagonal from the face coefficients, and the runs of fluid cells.
+  void finish_operator() {
+    runs.clear();
+    for (int k = owned.lo[2]; k < owned.hi[2]; ++k)
+      for (int j = owned.lo[1]; j < owned.hi[1]; ++j)
+        for (int i = owned.lo[0]; i < owned.hi[0]; ++i) {
+          float inverse = 0.0f;
+          if (type(i, j, k) == kFluid) {
+            const float* c = stencil(i, j, k).coeff;
+            const float diag = c[0] + stencil(i + 1, j, k).coeff[0] + c[1] +
+                               stencil(i, j + 1, k).coeff[1] + c[2] + stencil(i, j, k + 1).coeff[2];
+            if (diag > 0.0f) inverse = 1.0f / diag;
+          }
+          stencil(i, j, k).inv_diag = inverse;
+          if (inverse == 0.0f) continue;
+          if (!runs.empty() && runs.back().j == j && runs.back().k == k &&
+              runs.back().i + runs.back().length == i)
+            ++runs.back().length;
+          else
+            runs.push_back({i, j, k, 1, x.offset(i, j, k)});
+        }
+  }
+
+  // Calls f(i, j, k) for every fluid cell.
+  template <class F>
+  void for_each_fluid_cell(F&& f) const {
+    for (const Run& run : runs)
+      for (int i = run.i; i < run.i + run.length; ++i) f(i, run.j, run.k);
+  }
+};
+
+MultigridPreconditioner::MultigridPreconditioner(const Topology& fine) : fine_topo_(fine) {}
+MultigridPreconditioner::~MultigridPreconditioner() = default;
+
+int64_t MultigridPreconditioner::bytes() const {
+  int64_t total = int64_t(unknown_offsets_.capacity() * sizeof(int64_t));
+  for (const auto& level : levels_)
+    total += int64_t(level->type.size()) * int64_t(1 + sizeof(Level::Stencil) + 2 * sizeof(double));
+  return total;
+}
+
+// Level 0 takes the fine layout with one ghost layer; each next level halves the cuts until
+// a block would get thinner than kMinimumBlockCells.
+void MultigridPreconditioner::build_levels() {
+  levels_.clear();
+  built_for_starts_ = fine_topo_.starts();
+  Index3 cells = fine_topo_.global_cells();
+  std::array<std::vector<int>, 3> starts = fine_topo_.starts();
+  levels_.push_back(std::make_unique<Level>(
+      std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts)));
+  while (int(levels_.size()) < kMaximumLevels) {
+    bool thick_enough = true;
+    for (int a = 0; a < 3; ++a) {
+      for (int& s : starts[a]) s = ceil_half(s);
+      cells[a] = ceil_half(cells[a]);
+      for (size_t q = 0; q + 1 < starts[a].size(); ++q)
+        thick_enough = thick_enough && starts[a][q + 1] - starts[a][q] >= kMinimumBlockCells;
+    }
+    if (!thick_enough) break;
+    levels_.push_back(std::make_unique<Level>(
+        std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts)));
+  }
+}
+
+void MultigridPreconditioner::setup(const MacGrid& g) {
+  if (levels_.empty() || built_for_starts_ != fine_topo_.starts()) build_levels();
+
+  // Level 0: the assembled system's cell types and coefficients. Faces are needed up to
+  // the block's upper ghost layer (the coarser level reads them there).
+  Level& top = *levels_[0];
+  const Box box = top.type.box();
+  for_each_index(box, [&](int i, int j, int k) { top.type(i, j, k) = g.cell_type(i, j, k); });
+  Box faces = top.owned;
+  for (int a = 0; a < 3; ++a) faces.hi[a] += 1;
+  for (int a = 0; a < 3; ++a)
+    for_each_index(faces, [&](int i, int j, int k) {
+      Index3 lo = lower_cell(a, i, j, k);
+      const uint8_t t_lo = g.cell_type(lo[0], lo[1], lo[2]), t_hi = g.cell_type(i, j, k);
+      float c = 0.0f;
+      if (t_lo != kSolid && t_hi != kSolid && (t_lo == kFluid || t_hi == kFluid))
+        c = float(1.0 / face_density(t_lo, g.density(lo[0], lo[1], lo[2]), t_hi,
+                                     g.density(i, j, k)));
+      top.stencil(i, j, k).coeff[a] = c;
+    });
+  top.finish_operator();
+
+  for (size_t l = 1; l < levels_.size(); ++l) coarsen(*levels_[l - 1], *levels_[l]);
+  for (auto& level : levels_) level->x.fill(0.0);
+
+  unknown_offsets_.clear();
+  for_each_index(top.owned, [&](int i, int j, int k) {
+    if (g.cell_type(i, j, k) == kFluid) unknown_offsets_.push_back(top.x.offset(i, j, k));
+  });
+}
+
+// Coarse cell I covers fine cells 2I and 2I+1 on each axis. A child outside the fine
+// domain is a wall (the fine arrays hold kSolid and zero coefficients there).
+void MultigridPreconditioner::coarsen(const Level& fine, Level& coarse) {
+  for_each_index(coarse.owned, [&](int I, int J, int K) {
+    bool any_air = false, any_fluid = false;
+    for (int dk = 0; dk < 2; ++dk)
+      for (int dj = 0; dj < 2; ++dj)
+        for (int di = 0; di < 2; ++di) {
+          const uint8_t t = fine.type(2 * I + di, 2 * J + dj, 2 * K + dk);
+          any_air = any_air || t == kAir;
+          any_fluid = any_fluid || t == kFluid;
+        }
+    coarse.type(I, J, K) = any_air ? kAir : any_fluid ? kFluid : kSolid;
+    // The coarse face's coefficient is the mean of the four fine faces it covers (a finite
+    // volume flux over twice the area and twice the distance, in the fine rows' scaling).
+    for (int a = 0; a < 3; ++a) {
+      const int b = (a + 1) % 3, c = (a + 2) % 3;
+      float sum = 0.0f;
+      for (int e = 0; e < 2; ++e)
+        for (int f = 0; f < 2; ++f) {
+          Index3 n{2 * I, 2 * J, 2 * K};
+          n[b] += e;
+          n[c] += f;
+          sum += fine.stencil(n[0], n[1], n[2]).coeff[a];
+        }
+      coarse.stencil(I, J, K).coeff[a] = 0.25f * sum;
+    }
+  });
+  coarse.halo->fill<uint8_t, Level::Stencil>({&coarse.type}, {&coarse.stencil});
+  coarse.finish_operator();
+}
+
+// One Gauss-Seidel half-sweep over the cells of one colour ((i + j + k) % 2, in global
+// indices, so the result does not depend on the layout). Ghosts of the other colour must be
+// current. Non-fluid cells have inv_diag = 0 and stay 0.
+void MultigridPreconditioner::smooth(Level& L, int colour) {
+  double* x = L.x.data();
+  const double* b = L.b.data();
+  const Level::Stencil* s = L.stencil.data();
+  const int64_t sy = L.x.stride(1), sz = L.x.stride(2);
+  for (const Level::Run& run : L.runs) {
+    const int skip = (run.i + run.j + run.k + colour) & 1;
+    for (int64_t o = run.offset + skip, end = run.offset + run.length; o < end; o += 2) {
+      const float* c = s[o].coeff;
+      x[o] = s[o].inv_diag * (b[o] + c[0] * x[o - 1] + s[o + 1].coeff[0] * x[o + 1] +
+                              c[1] * x[o - sy] + s[o + sy].coeff[1] * x[o + sy] +
+                              c[2] * x[o - sz] + s[o + sz].coeff[2] * x[o + sz]);
+    }
+  }
+}
+
+// (b - A x) at the fluid cell at offset o. Ghosts of x must be current.
+double MultigridPreconditioner::residual_at(const Level& L, int64_t o) {
+  const double* x = L.x.data();
+  const Level::Stencil* s = L.stencil.data();
+  const int64_t sy = L.x.stride(1), sz = L.x.stride(2);
+  const float* c = s[o].coeff;
+  const double up_x = s[o + 1].coeff[0], up_y = s[o + sy].coeff[1], up_z = s[o + sz].coeff[2];
+  // The smoother's diagonal, not the coefficients' sum again: the two differ by float
+  // rounding, and the cycle is symmetric only if smoother and residual use one operator.
+  const double diag = 1.0 / double(s[o].inv_diag);
+  return L.b.data()[o] - diag * x[o] + c[0] * x[o - 1] + up_x * x[o + 1] + c[1] * x[o - sy] +
+         up_y * x[o + sy] + c[2] * x[o - sz] + up_z * x[o + sz];
+}
+
+namespace {
+
+// Trilinear weights between a fine cell i and the coarse cells around it: its parent i/2
+// (3/4) and the parent's neighbour on i's side (1/4).
+inline void parents(int i, int& first, int& second) {
+  first = i >> 1;  // floor, also for the ghost layer at -1
+  second = (i & 1) ? first + 1 : first - 1;
+}
+
+}  // namespace
+
+// b_coarse = 1/2 P^T (b - A x): each fine fluid cell pushes its residual to its 8 coarse
+// cells with the prolongation's weights, and ghost contributions are summed into their
+// owners. The factor 1/2 is the coarse rows' scaling (twice the cell size; see coarsen()).
+// Ghosts of the fine x must be current.
+void MultigridPreconditioner::restrict_residual(const Level& fine, Level& coarse) {
+  coarse.b.fill(0.0);
+  {
+    fine.for_each_fluid_cell([&](int i, int j, int k) {
+      const double value = 0.5 * residual_at(fine, fine.x.offset(i, j, k));
+      int p[3][2];
+      parents(i, p[0][0], p[0][1]);
+      parents(j, p[1][0], p[1][1]);
+      parents(k, p[2][0], p[2][1]);
+      constexpr double w[2] = {0.75, 0.25};
+      for (int c = 0; c < 2; ++c)
+        for (int bq = 0; bq < 2; ++bq)
+          for (int a = 0; a < 2; ++a)
+            coarse.b(p[0][a], p[1][bq], p[2][c]) += w[a] * w[bq] * w[c] * value;
+    });
+  }
+  coarse.halo->sum<double>({&coarse.b});
+}
+
+// x_fine += P x_coarse on fine fluid cells. Ghosts of x_coarse must be current.
+void MultigridPreconditioner::prolong_correction(const Level& coarse, Level& fine) {
+  fine.for_each_fluid_cell([&](int i, int j, int k) {
+    int p[3][2];
+    parents(i, p[0][0], p[0][1]);
+    parents(j, p[1][0], p[1][1]);
+    parents(k, p[2][0], p[2][1]);
+    constexpr double w[2] = {0.75, 0.25};
+    double sum = 0.0;
+    for (int c = 0; c < 2; ++c)
+      for (int bq = 0; bq < 2; ++bq)
+        for (int a = 0; a < 2; ++a)
+          sum += w[a] * w[bq] * w[c] * coarse.x(p[0][a], p[1][bq], p[2][c]);
+    fine.x(i, j, k) += sum;
+  });
+}
+
+void MultigridPreconditioner::v_cycle(size_t l) {
+  Level& L = *levels_[l];
+  // Only fluid cells are ever written: the rest of x is already 0.
+  for (const Level::Run& run : L.runs) std::fill_n(L.x.data() + run.offset, run.length, 0.0);
+  auto sweep = [&](int colour) {
+    L.halo->fill<double>({&L.x});
+    smooth(L, colour);
+  };
+  if (l + 1 == levels_.size()) {
+    for (int s = 0; s < kCoarsestSweeps; ++s) { sweep(0); sweep(1); }
+    for (int s = 0; s < kCoarsestSweeps; ++s) { sweep(1); sweep(0); }
+    L.halo->fill<double>({&L.x});
+    return;
+  }
+  for (int s = 0; s < kSmoothingSweeps; ++s) { sweep(0); sweep(1); }
+  L.halo->fill<double>({&L.x});
+  Level& C = *levels_[l + 1];
+  restrict_residual(L, C);
+  v_cycle(l + 1);  // leaves C.x halo-filled
+  prolong_correction(C, L);
+  for (int s = 0; s < kSmoothingSweeps; ++s) { sweep(1); sweep(0); }
+  L.halo->fill<double>({&L.x});
+}
+
+void MultigridPreconditioner::apply(const double* r, double* z) {
+  Level& top = *levels_[0];
+  double* b = top.b.data();
+  for (size_t n = 0; n < unknown_offsets_.size(); ++n) b[unknown_offsets_[n]] = r[n];
+  v_cycle(0);
+  const double* x = top.x.data();
+  for (size_t n = 0; n < unknown_offsets_.size(); ++n) z[n] = x[unknown_offsets_[n]];
+}
+
+}  // namespace dunesim

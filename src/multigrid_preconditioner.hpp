@@ -1,0 +1,64 @@
+// Geometric multigrid on the MAC grid's cells: CG's preconditioner for the pressure system.
+//
+// One V-cycle approximates the inverse of the matrix PressureSolver assembles (McAdams,
+// Sifakis & Teran 2010, "A parallel multigrid Poisson solver for fluids simulation on large
+// grids"). The fluid region changes every step, so an algebraic multigrid pays its whole
+// set-up every step; here set-up is one pass over the cells per level:
+//   - level 0 is the rank's block with one ghost layer; level l+1 halves it (cell I covers
+//     cells 2I and 2I+1; block cuts at ceil(cut / 2), so any load-balanced layout coarsens);
+//   - a coarse cell is air (p = 0) if any of its 8 children is, else fluid if any is, else
+//     solid; its face coefficient is the mean of the 4 fine faces it covers (0 into solids);
+//   - red-black Gauss-Seidel smoothing (red before black going down, black before red coming
+//     up, so the cycle is symmetric, as CG needs), trilinear prolongation and its transpose
+//     as restriction, and many sweeps on the coarsest level.
+// Every level lives on its own ghost-1 topology with the same rank layout, so the cycle's
+// only communication is halo fills of one layer.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "decomposition/array3.hpp"
+#include "decomposition/halo.hpp"
+#include "decomposition/topology.hpp"
+#include "src/mac_grid.hpp"
+
+namespace dunesim {
+
+class MultigridPreconditioner {
+ public:
+  explicit MultigridPreconditioner(const Topology& fine);
+  ~MultigridPreconditioner();
+  MultigridPreconditioner(const MultigridPreconditioner&) = delete;
+  MultigridPreconditioner& operator=(const MultigridPreconditioner&) = delete;
+
+  // Builds every level for the grid's cell types and densities (the system PressureSolver
+  // assembles from them). Collective.
+  void setup(const MacGrid& grid);
+
+  // z = M^-1 r, where r and z hold one value per owned fluid cell in for_each_index order
+  // (PressureSolver's unknown order). Collective.
+  void apply(const double* r, double* z);
+
+  int levels() const { return int(levels_.size()); }
+  // Bytes the levels hold (they stay allocated between steps to avoid page faults).
+  int64_t bytes() const;
+
+ private:
+  struct Level;
+  static double residual_at(const Level& level, int64_t offset);
+  void build_levels();
+  void coarsen(const Level& fine, Level& coarse);
+  void smooth(Level& level, int colour);
+  void restrict_residual(const Level& fine, Level& coarse);
+  void prolong_correction(const Level& coarse, Level& fine);
+  void v_cycle(size_t l);
+
+  const Topology& fine_topo_;
+  std::array<std::vector<int>, 3> built_for_starts_;  // fine cuts the levels were built for
+  std::vector<std::unique_ptr<Level>> levels_;
+  std::vector<int64_t> unknown_offsets_;  // level-0 offset of each unknown, in PETSc order
+};
+
+}  // namespace dunesim
