@@ -89,13 +89,6 @@ struct MultigridPreconditioner::Level {
 MultigridPreconditioner::MultigridPreconditioner(const Topology& fine) : fine_topo_(fine) {}
 MultigridPreconditioner::~MultigridPreconditioner() = default;
 
-int64_t MultigridPreconditioner::bytes() const {
-  int64_t total = int64_t(unknown_offsets_.capacity() * sizeof(int64_t));
-  for (const auto& level : levels_)
-    total += int64_t(level->type.size()) * int64_t(1 + sizeof(Level::Stencil) + 2 * sizeof(double));
-  return total;
-}
-
 // Level 0 takes the fine layout with one ghost layer; each next level halves the cuts until
 // a block would get thinner than kMinimumBlockCells.
 void MultigridPreconditioner::build_levels() {
@@ -232,20 +225,18 @@ inline void parents(int i, int& first, int& second) {
 // Ghosts of the fine x must be current.
 void MultigridPreconditioner::restrict_residual(const Level& fine, Level& coarse) {
   coarse.b.fill(0.0);
-  {
-    fine.for_each_fluid_cell([&](int i, int j, int k) {
-      const double value = 0.5 * residual_at(fine, fine.x.offset(i, j, k));
-      int p[3][2];
-      parents(i, p[0][0], p[0][1]);
-      parents(j, p[1][0], p[1][1]);
-      parents(k, p[2][0], p[2][1]);
-      constexpr double w[2] = {0.75, 0.25};
-      for (int c = 0; c < 2; ++c)
-        for (int bq = 0; bq < 2; ++bq)
-          for (int a = 0; a < 2; ++a)
-            coarse.b(p[0][a], p[1][bq], p[2][c]) += w[a] * w[bq] * w[c] * value;
-    });
-  }
+  fine.for_each_fluid_cell([&](int i, int j, int k) {
+    const double value = 0.5 * residual_at(fine, fine.x.offset(i, j, k));
+    int p[3][2];
+    parents(i, p[0][0], p[0][1]);
+    parents(j, p[1][0], p[1][1]);
+    parents(k, p[2][0], p[2][1]);
+    constexpr double w[2] = {0.75, 0.25};
+    for (int c = 0; c < 2; ++c)
+      for (int bq = 0; bq < 2; ++bq)
+        for (int a = 0; a < 2; ++a)
+          coarse.b(p[0][a], p[1][bq], p[2][c]) += w[a] * w[bq] * w[c] * value;
+  });
   coarse.halo->sum<double>({&coarse.b});
 }
 

@@ -42,8 +42,6 @@ class MultigridPreconditioner {
   void apply(const double* r, double* z);
 
   int levels() const { return int(levels_.size()); }
-  // Bytes the levels hold (they stay allocated between steps to avoid page faults).
-  int64_t bytes() const;
 
  private:
   struct Level;
