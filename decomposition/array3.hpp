@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "decomposition/box.hpp"
-#include "decomposition/huge_page_allocator.hpp"
+#include "decomposition/mapped_allocator.hpp"
 
 namespace dunesim {
 
@@ -57,7 +57,7 @@ class Array3 {
   Stagger stagger_ = Stagger::Cell;
   int nx_ = 0;
   int64_t nxy_ = 0;
-  LargeVector<T> data_;
+  HugePageVector<T> data_;
 };
 
 // Bounding box of the entries for which is_marked(entry) holds (empty if there are none).

@@ -50,7 +50,7 @@ int64_t step_of(const std::string& name, const std::string& suffix) {
 // attribute missing from this list is stored as "attribute_<n>" (n: its place in
 // for_each_array), so none is ever left out of a checkpoint; list it to name it.
 template <class T>
-std::string attribute_name(const Particles& p, const LargeVector<T>& array, int index) {
+std::string attribute_name(const Particles& p, const ParticleVector<T>& array, int index) {
   const std::pair<const void*, const char*> named[] = {
       {&p.x, "x"},   {&p.y, "y"},   {&p.z, "z"},   {&p.vx, "vx"},
       {&p.vy, "vy"}, {&p.vz, "vz"}, {&p.id, "id"}, {&p.material, "material"}};

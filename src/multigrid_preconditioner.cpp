@@ -20,6 +20,20 @@ int ceil_half(int n) { return (n + 1) / 2; }
 
 }  // namespace
 
+namespace {
+
+// Adds cell (i, j, k) to runs visited in for_each_index order.
+template <class Run>
+void append_to_runs(std::vector<Run>& runs, int i, int j, int k, int64_t offset) {
+  if (!runs.empty() && runs.back().j == j && runs.back().k == k &&
+      runs.back().i + runs.back().length == i)
+    ++runs.back().length;
+  else
+    runs.push_back({i, j, k, 1, offset});
+}
+
+}  // namespace
+
 // One level of the hierarchy. Arrays cover the rank's block plus one ghost layer; a face
 // coefficient is stored at the cell above the face (stencil(c).coeff[a] couples c - e_a and c).
 struct MultigridPreconditioner::Level {
@@ -28,10 +42,6 @@ struct MultigridPreconditioner::Level {
   Box owned;                          // the rank's cells inside the domain
   // The fluid cells (those with inv_diag != 0) as runs along x: every loop of the cycle
   // visits these only, so its work follows the fluid, not the block or its bounding box.
-  struct Run {
-    int i, j, k, length;
-    int64_t offset;  // of (i, j, k) in the level's arrays
-  };
   std::vector<Run> runs;
   Array3<uint8_t> type;               // kAir / kFluid / kSolid
   // Per cell, interleaved so one cache line serves the smoother's reads of a cell: the
@@ -69,12 +79,7 @@ struct MultigridPreconditioner::Level {
             if (diag > 0.0f) inverse = 1.0f / diag;
           }
           stencil(i, j, k).inv_diag = inverse;
-          if (inverse == 0.0f) continue;
-          if (!runs.empty() && runs.back().j == j && runs.back().k == k &&
-              runs.back().i + runs.back().length == i)
-            ++runs.back().length;
-          else
-            runs.push_back({i, j, k, 1, x.offset(i, j, k)});
+          if (inverse != 0.0f) append_to_runs(runs, i, j, k, x.offset(i, j, k));
         }
   }
 
@@ -126,20 +131,18 @@ void MultigridPreconditioner::setup(const MacGrid& g) {
     for_each_index(faces, [&](int i, int j, int k) {
       Index3 lo = lower_cell(a, i, j, k);
       const uint8_t t_lo = g.cell_type(lo[0], lo[1], lo[2]), t_hi = g.cell_type(i, j, k);
-      float c = 0.0f;
-      if (t_lo != kSolid && t_hi != kSolid && (t_lo == kFluid || t_hi == kFluid))
-        c = float(1.0 / face_density(t_lo, g.density(lo[0], lo[1], lo[2]), t_hi,
-                                     g.density(i, j, k)));
-      top.stencil(i, j, k).coeff[a] = c;
+      top.stencil(i, j, k).coeff[a] = float(
+          face_coefficient(t_lo, g.density(lo[0], lo[1], lo[2]), t_hi, g.density(i, j, k)));
     });
   top.finish_operator();
 
   for (size_t l = 1; l < levels_.size(); ++l) coarsen(*levels_[l - 1], *levels_[l]);
   for (auto& level : levels_) level->x.fill(0.0);
 
-  unknown_offsets_.clear();
+  grid_ = &g;
+  unknown_runs_.clear();
   for_each_index(top.owned, [&](int i, int j, int k) {
-    if (g.cell_type(i, j, k) == kFluid) unknown_offsets_.push_back(top.x.offset(i, j, k));
+    if (g.cell_type(i, j, k) == kFluid) append_to_runs(unknown_runs_, i, j, k, top.x.offset(i, j, k));
   });
 }
 
@@ -183,7 +186,7 @@ void MultigridPreconditioner::smooth(Level& L, int colour) {
   const double* b = L.b.data();
   const Level::Stencil* s = L.stencil.data();
   const int64_t sy = L.x.stride(1), sz = L.x.stride(2);
-  for (const Level::Run& run : L.runs) {
+  for (const Run& run : L.runs) {
     const int skip = (run.i + run.j + run.k + colour) & 1;
     for (int64_t o = run.offset + skip, end = run.offset + run.length; o < end; o += 2) {
       const float* c = s[o].coeff;
@@ -260,7 +263,7 @@ void MultigridPreconditioner::prolong_correction(const Level& coarse, Level& fin
 void MultigridPreconditioner::v_cycle(size_t l) {
   Level& L = *levels_[l];
   // Only fluid cells are ever written: the rest of x is already 0.
-  for (const Level::Run& run : L.runs) std::fill_n(L.x.data() + run.offset, run.length, 0.0);
+  for (const Run& run : L.runs) std::fill_n(L.x.data() + run.offset, run.length, 0.0);
   auto sweep = [&](int colour) {
     L.halo->fill<double>({&L.x});
     smooth(L, colour);
@@ -284,10 +287,53 @@ void MultigridPreconditioner::v_cycle(size_t l) {
 void MultigridPreconditioner::apply(const double* r, double* z) {
   Level& top = *levels_[0];
   double* b = top.b.data();
-  for (size_t n = 0; n < unknown_offsets_.size(); ++n) b[unknown_offsets_[n]] = r[n];
+  double* x0 = top.x.data();
+  for (const Run& run : unknown_runs_) {
+    std::copy_n(r, run.length, b + run.offset);
+    r += run.length;
+    // multiply() leaves p here; v_cycle clears only cells with a diagonal, and a fluid
+    // cell walled in on all six sides has none.
+    std::fill_n(x0 + run.offset, run.length, 0.0);
+  }
   v_cycle(0);
   const double* x = top.x.data();
-  for (size_t n = 0; n < unknown_offsets_.size(); ++n) z[n] = x[unknown_offsets_[n]];
+  for (const Run& run : unknown_runs_) {
+    std::copy_n(x + run.offset, run.length, z);
+    z += run.length;
+  }
+}
+
+// Uses the finest level's x as the ghosted copy of p. Between cycles x is 0 outside fluid
+// cells (v_cycle writes only those), which is the p = 0 of air cells; apply() resets the
+// fluid cells before each cycle.
+void MultigridPreconditioner::multiply(const double* p, double* Ap) {
+  Level& top = *levels_[0];
+  double* x = top.x.data();
+  const double* in = p;
+  for (const Run& run : unknown_runs_) {
+    std::copy_n(in, run.length, x + run.offset);
+    in += run.length;
+  }
+  top.halo->fill<double>({&top.x});
+
+  const uint8_t* type = grid_->cell_type.data();
+  const float* rho = grid_->density.data();
+  const int64_t gy = grid_->cell_type.stride(1), gz = grid_->cell_type.stride(2);
+  const int64_t sy = top.x.stride(1), sz = top.x.stride(2);
+  const int64_t grid_step[6] = {-1, 1, -gy, gy, -gz, gz};
+  const int64_t x_step[6] = {-1, 1, -sy, sy, -sz, sz};
+  for (const Run& run : unknown_runs_) {
+    int64_t g = grid_->cell_type.offset(run.i, run.j, run.k);
+    for (int64_t o = run.offset, end = run.offset + run.length; o < end; ++o, ++g) {
+      const double rho_c = rho[g], x_c = x[o];
+      double sum = 0.0;
+      for (int f = 0; f < 6; ++f) {
+        const int64_t n = g + grid_step[f];
+        sum += face_coefficient(kFluid, rho_c, type[n], rho[n]) * (x_c - x[o + x_step[f]]);
+      }
+      *Ap++ = sum;
+    }
+  }
 }
 
 }  // namespace dunesim

@@ -41,9 +41,22 @@ class MultigridPreconditioner {
   // (PressureSolver's unknown order). Collective.
   void apply(const double* r, double* z);
 
+  // Ap = A p for the matrix PressureSolver would assemble, without assembling it: the face
+  // coefficients come from the grid given to setup(), in double precision, through
+  // face_coefficient(). p and Ap are in unknown order, as in apply(). Collective (one halo
+  // fill). CG's product then needs no stored matrix, and the finest level's ghost layer
+  // serves as the halo of p.
+  void multiply(const double* p, double* Ap);
+
   int levels() const { return int(levels_.size()); }
 
  private:
+  // Consecutive cells along x, from (i, j, k); offset is that of (i, j, k) in the level's
+  // arrays.
+  struct Run {
+    int i, j, k, length;
+    int64_t offset;
+  };
   struct Level;
   static double residual_at(const Level& level, int64_t offset);
   void build_levels();
@@ -56,7 +69,9 @@ class MultigridPreconditioner {
   const Topology& fine_topo_;
   std::array<std::vector<int>, 3> built_for_starts_;  // fine cuts the levels were built for
   std::vector<std::unique_ptr<Level>> levels_;
-  std::vector<int64_t> unknown_offsets_;  // level-0 offset of each unknown, in PETSc order
+  // The unknowns (owned fluid cells) as runs on level 0, in PETSc's order.
+  std::vector<Run> unknown_runs_;
+  const MacGrid* grid_ = nullptr;  // of the last setup(), for multiply()
 };
 
 }  // namespace dunesim

@@ -29,8 +29,9 @@ void sort_particles_by_cell(const Box& cells, double dx, Particles& p) {
   start = {};
 
   p.for_each_array([&](auto& values) {
-    using T = typename std::decay_t<decltype(values)>::value_type;
-    std::decay_t<decltype(values)> sorted(n);
+    std::decay_t<decltype(values)> sorted;
+    sorted.reserve(values.capacity());  // keeps the room to grow (Particles::resize)
+    sorted.resize(n);
     for (size_t q = 0; q < n; ++q) sorted[slot[q]] = values[q];
     values.swap(sorted);
   });

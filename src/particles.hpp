@@ -4,18 +4,18 @@
 #include <cstdint>
 #include <vector>
 
-#include "decomposition/huge_page_allocator.hpp"
+#include "decomposition/mapped_allocator.hpp"
 
 namespace dunesim {
 
 struct Particles {
-  LargeVector<double> x, y, z;     // position, m
+  ParticleVector<double> x, y, z;     // position, m
   // Velocity, m/s, in single precision: its 7 digits are far finer than the PIC/FLIP
   // transfer's own error, and it is 12 of the 57 bytes a particle would take in double.
   // Positions stay double: they integrate small displacements over many steps.
-  LargeVector<float> vx, vy, vz;
-  LargeVector<int64_t> id;         // global id, unique across ranks and stable in time
-  LargeVector<uint8_t> material;   // index into the case's material list
+  ParticleVector<float> vx, vy, vz;
+  ParticleVector<int64_t> id;         // global id, unique across ranks and stable in time
+  ParticleVector<uint8_t> material;   // index into the case's material list
 
   // Visits every per-particle array, so packing, sorting and I/O never miss one when an
   // attribute is added: add it here, and set it where particles are created
@@ -31,8 +31,14 @@ struct Particles {
     return u * u + v * v + w * w;
   }
   double speed(size_t n) const { return std::sqrt(speed_squared(n)); }
+  // Growth past an array's capacity reserves an eighth more than asked: capacity that is
+  // mapped but not written costs no memory (ParticleVector), and migration and emission
+  // then seldom copy whole arrays, which would briefly hold two copies of one.
   void resize(size_t n) {
-    for_each_array([n](auto& v) { v.resize(n); });
+    for_each_array([n](auto& v) {
+      if (n > v.capacity()) v.reserve(n + n / 8);
+      v.resize(n);
+    });
   }
   void reserve(size_t n) {
     for_each_array([n](auto& v) { v.reserve(n); });

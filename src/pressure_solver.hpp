@@ -52,7 +52,13 @@ class PressureSolver {
   void release_system();
 
  private:
+  // True unless the options choose a preconditioner of PETSc's own: those need the
+  // assembled matrix, the built-in multigrid does not.
+  bool uses_builtin_multigrid() const;
+  void create_matrix_free_operator();
   void assemble_matrix(const MacGrid& grid, int64_t first_unknown, Halo& halo);
+  void attach_null_space_if_sealed(const MacGrid& grid);
+  static PetscErrorCode multiply_matrix_free(Mat matrix, Vec p, Vec Ap);
   PressureSolveStats run_krylov(const Array3<double>& rhs, Array3<double>& pressure,
                                 Halo& halo);
   static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);
@@ -62,7 +68,8 @@ class PressureSolver {
   // The cell types of the last solve: its unknowns are the owned fluid cells, in
   // for_each_index order.
   const Array3<uint8_t>* cell_type_ = nullptr;
-  // The last system, kept for solve_again().
+  // The last system, kept for solve_again(). With the built-in multigrid the matrix is a
+  // shell whose product multigrid_.multiply() computes; otherwise it is assembled.
   Mat matrix_ = nullptr;
   KSP ksp_ = nullptr;
   Vec rhs_ = nullptr, solution_ = nullptr;
@@ -75,6 +82,16 @@ class PressureSolver {
 inline double face_density(uint8_t type_lo, double rho_lo, uint8_t type_hi, double rho_hi) {
   if (type_lo == kFluid && type_hi == kFluid) return 0.5 * (rho_lo + rho_hi);
   return type_lo == kFluid ? rho_lo : rho_hi;
+}
+
+// The system's coefficient of the face between two cells: 1 / face density where the face
+// is open and touches fluid, 0 where either side is solid (Neumann) or both are air. The
+// assembly, the matrix-free product and the multigrid's finest level all take it from here,
+// so they are one operator.
+inline double face_coefficient(uint8_t type_lo, double rho_lo, uint8_t type_hi, double rho_hi) {
+  if (type_lo == kSolid || type_hi == kSolid || (type_lo != kFluid && type_hi != kFluid))
+    return 0.0;
+  return 1.0 / face_density(type_lo, rho_lo, type_hi, rho_hi);
 }
 
 }  // namespace dunesim

@@ -64,11 +64,11 @@ void add_source_particle(const SourceSpec& source, const Vec3& position, int64_t
 
 Particles seed_particles(const CaseConfig& config, const Topology& topo,
                          const Array3<uint8_t>& solid) {
-  // Count first so the arrays are allocated once, at their final size.
+  // Count first so the arrays are allocated once.
   size_t count = 0;
   for_each_seed(config, topo, solid, [&](const Vec3&, int, int64_t) { ++count; });
   Particles p;
-  p.reserve(count);
+  p.reserve(count + count / 8);  // room to grow without copying: see Particles::resize
   for_each_seed(config, topo, solid, [&](const Vec3& pos, int source, int64_t id) {
     add_source_particle(config.sources[source], pos, id, p);
   });
