@@ -18,10 +18,6 @@ constexpr int kMaximumLevels = 12;
 
 int ceil_half(int n) { return (n + 1) / 2; }
 
-}  // namespace
-
-namespace {
-
 // Adds cell (i, j, k) to runs visited in for_each_index order.
 template <class Run>
 void append_to_runs(std::vector<Run>& runs, int i, int j, int k, int64_t offset) {
@@ -142,7 +138,8 @@ void MultigridPreconditioner::setup(const MacGrid& g) {
   grid_ = &g;
   unknown_runs_.clear();
   for_each_index(top.owned, [&](int i, int j, int k) {
-    if (g.cell_type(i, j, k) == kFluid) append_to_runs(unknown_runs_, i, j, k, top.x.offset(i, j, k));
+    if (g.cell_type(i, j, k) == kFluid)
+      append_to_runs(unknown_runs_, i, j, k, top.x.offset(i, j, k));
   });
 }
 

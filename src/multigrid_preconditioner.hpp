@@ -1,6 +1,6 @@
 // Geometric multigrid on the MAC grid's cells: CG's preconditioner for the pressure system.
 //
-// One V-cycle approximates the inverse of the matrix PressureSolver assembles (McAdams,
+// One V-cycle approximates the inverse of the pressure system's matrix (McAdams,
 // Sifakis & Teran 2010, "A parallel multigrid Poisson solver for fluids simulation on large
 // grids"). The fluid region changes every step, so an algebraic multigrid pays its whole
 // set-up every step; here set-up is one pass over the cells per level:
@@ -34,7 +34,7 @@ class MultigridPreconditioner {
   MultigridPreconditioner& operator=(const MultigridPreconditioner&) = delete;
 
   // Builds every level for the grid's cell types and densities (the system PressureSolver
-  // assembles from them). Collective.
+  // solves). Collective.
   void setup(const MacGrid& grid);
 
   // z = M^-1 r, where r and z hold one value per owned fluid cell in for_each_index order
