@@ -27,6 +27,20 @@ const char* kDefaultOptions =
     "-pc_hypre_boomeramg_interp_type ext+i -pc_hypre_boomeramg_P_max 4 "
     "-pc_hypre_boomeramg_agg_nl 1 -pc_hypre_boomeramg_strong_threshold 0.5";
 
+// Calls f(in, out) with the local arrays of two PETSc vectors: the shell matrix's product
+// and the shell preconditioner both work on raw arrays in unknown order.
+template <class F>
+PetscErrorCode with_local_arrays(Vec in, Vec out, F&& f) {
+  const PetscScalar* in_values;
+  PetscScalar* out_values;
+  PetscCall(VecGetArrayRead(in, &in_values));
+  PetscCall(VecGetArray(out, &out_values));
+  f(in_values, out_values);
+  PetscCall(VecRestoreArrayRead(in, &in_values));
+  PetscCall(VecRestoreArray(out, &out_values));
+  return 0;
+}
+
 void insert_default_option(const char* name, const char* value) {
   PetscBool set = PETSC_FALSE;
   PetscOptionsHasName(nullptr, nullptr, name, &set);
@@ -165,14 +179,8 @@ PetscErrorCode PressureSolver::multiply_matrix_free(Mat matrix, Vec p, Vec Ap) {
   void* context = nullptr;
   PetscCall(MatShellGetContext(matrix, &context));
   PressureSolver& self = *static_cast<PressureSolver*>(context);
-  const PetscScalar* in;
-  PetscScalar* out;
-  PetscCall(VecGetArrayRead(p, &in));
-  PetscCall(VecGetArray(Ap, &out));
-  self.multigrid_.multiply(in, out);
-  PetscCall(VecRestoreArrayRead(p, &in));
-  PetscCall(VecRestoreArray(Ap, &out));
-  return 0;
+  return with_local_arrays(
+      p, Ap, [&](const double* in, double* out) { self.multigrid_.multiply(in, out); });
 }
 
 // A fluid region with no air neighbour anywhere has only Neumann boundaries: its pressure
@@ -268,13 +276,8 @@ PetscErrorCode PressureSolver::apply_multigrid(PC pc, Vec r, Vec z) {
   void* context = nullptr;
   PetscCall(PCShellGetContext(pc, &context));
   PressureSolver& self = *static_cast<PressureSolver*>(context);
-  const PetscScalar* rp;
-  PetscScalar* zp;
-  PetscCall(VecGetArrayRead(r, &rp));
-  PetscCall(VecGetArray(z, &zp));
-  self.multigrid_.apply(rp, zp);
-  PetscCall(VecRestoreArrayRead(r, &rp));
-  PetscCall(VecRestoreArray(z, &zp));
+  PetscCall(with_local_arrays(
+      r, z, [&](const double* in, double* out) { self.multigrid_.apply(in, out); }));
   MatNullSpace nullspace = nullptr;
   PetscCall(MatGetNullSpace(self.matrix_, &nullspace));
   if (nullspace) PetscCall(MatNullSpaceRemove(nullspace, z));
