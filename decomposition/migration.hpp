@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "decomposition/topology.hpp"
-#include "src/particles.hpp"
+#include "decomposition/particles.hpp"
 
 namespace dunesim {
 

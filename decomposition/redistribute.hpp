@@ -2,7 +2,7 @@
 // rank that is (restart on another rank count, a new layout after load balancing).
 #pragma once
 #include "decomposition/topology.hpp"
-#include "src/particles.hpp"
+#include "decomposition/particles.hpp"
 
 namespace dunesim {
 

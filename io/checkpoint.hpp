@@ -11,7 +11,7 @@
 #include "decomposition/array3.hpp"
 #include "decomposition/load_balance.hpp"
 #include "decomposition/topology.hpp"
-#include "src/particles.hpp"
+#include "decomposition/particles.hpp"
 
 namespace dunesim {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "decomposition/array3.hpp"
-#include "src/particles.hpp"
+#include "decomposition/particles.hpp"
 
 namespace dunesim {
 

@@ -2,7 +2,7 @@
 #pragma once
 #include "src/boundaries.hpp"
 #include "src/mac_grid.hpp"
-#include "src/particles.hpp"
+#include "decomposition/particles.hpp"
 
 namespace dunesim {
 

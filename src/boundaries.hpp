@@ -6,7 +6,7 @@
 
 #include "io/case_config.hpp"
 #include "src/mac_grid.hpp"
-#include "src/particles.hpp"
+#include "decomposition/particles.hpp"
 
 namespace dunesim {
 

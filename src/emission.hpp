@@ -6,7 +6,7 @@
 #include "decomposition/array3.hpp"
 #include "decomposition/topology.hpp"
 #include "io/case_config.hpp"
-#include "src/particles.hpp"
+#include "decomposition/particles.hpp"
 
 namespace dunesim {
 

@@ -2,7 +2,7 @@
 // in memory order (particles drift out of order as they move and migrate).
 #pragma once
 #include "decomposition/box.hpp"
-#include "src/particles.hpp"
+#include "decomposition/particles.hpp"
 
 namespace dunesim {
 

@@ -11,7 +11,7 @@
 #include "src/boundaries.hpp"
 #include "src/emission.hpp"
 #include "src/mac_grid.hpp"
-#include "src/particles.hpp"
+#include "decomposition/particles.hpp"
 #include "src/pressure_solver.hpp"
 #include "src/stage_clock.hpp"
 

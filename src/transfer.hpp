@@ -5,7 +5,7 @@
 #include "decomposition/halo.hpp"
 #include "io/case_config.hpp"
 #include "src/mac_grid.hpp"
-#include "src/particles.hpp"
+#include "decomposition/particles.hpp"
 
 namespace dunesim {
 
