@@ -16,13 +16,19 @@ struct Particles {
   ParticleVector<float> vx, vy, vz;
   ParticleVector<int64_t> id;         // global id, unique across ranks and stable in time
   ParticleVector<uint8_t> material;   // index into the case's material list
+  // Water carried, as a volume in units of the particle's volume (the cell volume / 8): for
+  // a sand particle its pore water n S (the volumetric water content theta, 0 when dry), for
+  // a water particle the share of it not yet absorbed (1 when whole). Summed over all
+  // particles it is the case's water, which absorption and percolation move but conserve.
+  // Double: that sum must hold to round-off over a whole run.
+  ParticleVector<double> water_content;
 
   // Visits every per-particle array, so packing, sorting and I/O never miss one when an
   // attribute is added: add it here, and set it where particles are created
   // (add_source_particle in seeding.hpp).
   template <class F>
   void for_each_array(F&& f) {
-    f(x); f(y); f(z); f(vx); f(vy); f(vz); f(id); f(material);
+    f(x); f(y); f(z); f(vx); f(vy); f(vz); f(id); f(material); f(water_content);
   }
 
   size_t size() const { return id.size(); }
@@ -42,6 +48,19 @@ struct Particles {
   }
   void reserve(size_t n) {
     for_each_array([n](auto& v) { v.reserve(n); });
+  }
+  // Removes the particles for which keep(n) is false, keeping the others in order.
+  template <class Keep>
+  void keep_only(Keep&& keep) {
+    const size_t n = size();
+    std::vector<uint8_t> keeps(n);
+    for (size_t i = 0; i < n; ++i) keeps[i] = keep(i) ? 1 : 0;
+    for_each_array([&](auto& v) {
+      size_t to = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (keeps[i]) v[to++] = v[i];
+      v.resize(to);
+    });
   }
   // Bytes that one particle takes in a packed message.
   size_t packed_bytes() {

@@ -506,12 +506,35 @@ void read_domain(const Table& root, CaseConfig& cfg) {
   set_cell_size(cfg, cfg.cell_size);
 }
 
+// The wet-sand keys of a sand material. Without a porosity the sand holds no water, and a
+// key that only matters for water in the pores is a mistake worth reporting.
+WetSandSpec read_wet_sand(const Table& m) {
+  WetSandSpec wet;
+  wet.porosity = m.number("porosity", Range{0.0, 1.0, true, false}, 0.0);
+  if (!wet.holds_water()) {
+    for (std::string_view key : {"ideal_saturation", "c_wet", "mud_viscosity", "propagation_rate",
+                                 "conductivity", "saturation"})
+      if (m.has(key)) m.fail(key, "needs a porosity > 0 (the sand holds no water without one)");
+    return wet;
+  }
+  wet.ideal_saturation =
+      m.number("ideal_saturation", Range{0.0, 1.0, false, false}, wet.ideal_saturation);
+  wet.cohesion_wet = m.number("c_wet", kNonNegative, 0.0);
+  wet.mud_viscosity = m.number("mud_viscosity", kNonNegative, 0.0);
+  wet.propagation_rate = m.number("propagation_rate", kNonNegative, 0.0);
+  wet.conductivity = m.number("conductivity", kNonNegative, 0.0);
+  wet.initial_saturation = m.number("saturation", kUnitInterval, 0.0);
+  return wet;
+}
+
 void read_materials(const Table& root, CaseConfig& cfg) {
   std::vector<Table> entries = root.table_array("material");
   if (entries.empty())
     throw CaseError(cfg.file, "material", "at least one [[material]] table is required");
   for (const Table& m : entries) {
-    m.allow_only({"name", "kind", "density", "flip_ratio", "friction_angle", "cohesion"});
+    m.allow_only({"name", "kind", "density", "flip_ratio", "friction_angle", "cohesion", "c_dry",
+                  "porosity", "ideal_saturation", "c_wet", "mud_viscosity", "propagation_rate",
+                  "conductivity", "saturation"});
     MaterialSpec spec;
     spec.name = m.non_empty_string("name", kRequired);
     for (const MaterialSpec& earlier : cfg.materials)
@@ -528,11 +551,22 @@ void read_materials(const Table& root, CaseConfig& cfg) {
     spec.flip_ratio = m.number("flip_ratio", kUnitInterval, sand ? 0.05 : 0.95);
     if (sand) {
       spec.friction_angle_deg = m.number("friction_angle", Range{0.0, 90.0, false, false}, 30.0);
-      spec.cohesion = m.number("cohesion", kNonNegative, 0.0);
+      if (m.has("cohesion") && m.has("c_dry"))
+        m.fail("c_dry", "is another name for 'cohesion'; give one of them");
+      spec.cohesion = m.number(m.has("c_dry") ? "c_dry" : "cohesion", kNonNegative, 0.0);
+      spec.wet = read_wet_sand(m);
     } else {
-      m.forbid({"friction_angle", "cohesion"}, "kind = \"sand\"", "kind = \"water\"");
+      m.forbid({"friction_angle", "cohesion", "c_dry", "porosity", "ideal_saturation", "c_wet",
+                "mud_viscosity", "propagation_rate", "conductivity", "saturation"},
+               "kind = \"sand\"", "kind = \"water\"");
     }
     cfg.materials.push_back(spec);
+  }
+  // Pore water weighs what the case's water weighs.
+  for (const MaterialSpec& water : cfg.materials) {
+    if (water.kind != MaterialKind::Water) continue;
+    for (MaterialSpec& sand : cfg.materials) sand.wet.pore_water_density = water.density;
+    break;
   }
 }
 
@@ -542,7 +576,8 @@ void read_sources(const Table& root, CaseConfig& cfg) {
     throw CaseError(cfg.file, "source", "at least one [[source]] table is required");
   for (const Table& s : entries) {
     s.allow_only({"material", "shape", "min", "max", "center", "radius", "file", "scale",
-                  "translate", "profile_x", "profile_height", "velocity", "emit_until"});
+                  "translate", "profile_x", "profile_height", "velocity", "emit_until",
+                  "saturation"});
     SourceSpec spec;
     std::string material = s.string("material", kRequired);
     auto found = std::find_if(cfg.materials.begin(), cfg.materials.end(),
@@ -558,6 +593,14 @@ void read_sources(const Table& root, CaseConfig& cfg) {
     spec.shape = read_shape(s, cfg);
     spec.velocity = s.vec3("velocity", kAnyValue, Vec3{0.0, 0.0, 0.0});
     if (s.has("emit_until")) spec.emit_until = s.number("emit_until", kPositive, kRequired);
+    const MaterialSpec& made_of = *found;
+    spec.saturation = made_of.wet.initial_saturation;
+    if (s.has("saturation")) {
+      if (!made_of.wet.holds_water())
+        s.fail("saturation", "needs a sand material with a porosity > 0 (material " +
+                                 in_quotes(made_of.name) + " holds no water)");
+      spec.saturation = s.number("saturation", kUnitInterval, kRequired);
+    }
     cfg.sources.push_back(spec);
   }
 }

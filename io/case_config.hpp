@@ -30,6 +30,23 @@ class CaseError : public std::runtime_error {
 
 enum class MaterialKind { Water, Sand };
 
+// How a sand holds water and what water does to it (Lenaerts & Dutre 2009, eq. 6 and the
+// text after it; Rungjiratananon et al. 2008 for the propagation). S is the saturation, the
+// filled fraction of the pore volume; a particle's water content is theta = n S.
+struct WetSandSpec {
+  double porosity = 0.0;            // n: pore volume / bulk volume; 0 = holds no water
+  double ideal_saturation = 0.4;    // S': cohesion peaks here; friction falls and viscosity
+                                    // grows above it
+  double cohesion_wet = 0.0;        // c_wet, Pa: cohesion at S'
+  double mud_viscosity = 0.0;       // mu, Pa s: viscosity of fully saturated sand
+  double propagation_rate = 0.0;    // k_p, m^2/s: capillary diffusivity of the saturation
+  double conductivity = 0.0;        // K, m/s: saturated hydraulic conductivity (drainage)
+  double initial_saturation = 0.0;  // S of the particles its sources create (unless they say)
+  double pore_water_density = 1000.0;  // kg/m^3: the case's water material, if it has one
+
+  bool holds_water() const { return porosity > 0.0; }
+};
+
 struct MaterialSpec {
   std::string name;
   MaterialKind kind = MaterialKind::Water;
@@ -37,7 +54,8 @@ struct MaterialSpec {
   double flip_ratio = 0.95;   // 1 = pure FLIP, 0 = pure PIC
   // Sand only (ignored for water).
   double friction_angle_deg = 30.0;
-  double cohesion = 0.0;      // Pa
+  double cohesion = 0.0;      // Pa; the dry cohesion c_dry when the sand holds water
+  WetSandSpec wet;            // porosity 0: the sand never holds water
 };
 
 // A shape: an axis-aligned block, a sphere, or a triangle mesh read from a file.
@@ -68,6 +86,7 @@ struct SourceSpec {
   ShapeSpec shape;
   Vec3 velocity{0, 0, 0};      // velocity of the particles it creates, m/s
   double emit_until = 0;       // s; 0 = fills the shape at the start only
+  double saturation = 0;       // sand: S of the particles it creates (default: the material's)
 };
 
 // A static solid obstacle inside the domain box (the box walls are always solid).

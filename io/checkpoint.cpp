@@ -53,7 +53,8 @@ template <class T>
 std::string attribute_name(const Particles& p, const ParticleVector<T>& array, int index) {
   const std::pair<const void*, const char*> named[] = {
       {&p.x, "x"},   {&p.y, "y"},   {&p.z, "z"},   {&p.vx, "vx"},
-      {&p.vy, "vy"}, {&p.vz, "vz"}, {&p.id, "id"}, {&p.material, "material"}};
+      {&p.vy, "vy"}, {&p.vz, "vz"}, {&p.id, "id"}, {&p.material, "material"},
+      {&p.water_content, "water_content"}};
   for (const auto& [address, name] : named)
     if (address == static_cast<const void*>(&array)) return name;
   return "attribute_" + std::to_string(index);

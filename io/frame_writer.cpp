@@ -95,15 +95,29 @@ const char* const kXdmfFooter =
     "  </Domain>\n"
     "</Xdmf>\n";
 
+// S = theta / n for porous sand, 1 for water (its volume is all water), 0 for sand without
+// pores. A water particle is told apart from porous sand by its material's zero porosity and
+// a water content that is not zero.
+std::vector<float> saturation_of(const Particles& p, const std::vector<double>& porosity) {
+  std::vector<float> s(p.size());
+  for (size_t n = 0; n < p.size(); ++n) {
+    const double pores = p.material[n] < porosity.size() ? porosity[p.material[n]] : 0.0;
+    s[n] = pores > 0 ? float(p.water_content[n] / pores) : (p.water_content[n] > 0 ? 1.f : 0.f);
+  }
+  return s;
+}
+
 }  // namespace
 
 FrameWriter::FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
                          std::vector<std::string> material_names,
-                         std::array<int, 3> global_cells, double cell_size)
+                         std::array<int, 3> global_cells, double cell_size,
+                         std::vector<double> material_porosity)
     : comm_(comm),
       directory_(std::move(directory)),
       case_name_(std::move(case_name)),
       material_names_(std::move(material_names)),
+      material_porosity_(std::move(material_porosity)),
       global_cells_(global_cells),
       cell_size_(cell_size) {
   int rank = 0;
@@ -199,6 +213,11 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
                     scalar_memory, particles.id.data(), props);
       write_dataset(group.get(), "material", H5T_STD_U8LE, H5T_NATIVE_UINT8, scalar_file,
                     scalar_memory, particles.material.data(), props);
+      write_dataset(group.get(), "water_content", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                    scalar_file, scalar_memory, particles.water_content.data(), props);
+      const std::vector<float> saturation = saturation_of(particles, material_porosity_);
+      write_dataset(group.get(), "saturation", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, scalar_file,
+                    scalar_memory, saturation.data(), props);
       write_dataset(group.get(), "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file,
                     scalar_memory, connectivity.data(), props);
       // The rank that owns each particle, so a viewer can show the domain decomposition.
@@ -318,13 +337,21 @@ void FrameWriter::write_xdmf() const {
         "        <Attribute Name=\"rank\" AttributeType=\"Scalar\" Center=\"Node\">\n"
         "          {}\n"
         "        </Attribute>\n"
+        "        <Attribute Name=\"saturation\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+        "          {}\n"
+        "        </Attribute>\n"
+        "        <Attribute Name=\"water_content\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+        "          {}\n"
+        "        </Attribute>\n"
         "      </Grid>\n",
         frame.time, n, data_item(rows, "Int", 8, frame.h5_name, "/particles/connectivity"),
         data_item(rows3, "Float", 8, frame.h5_name, "/particles/position"),
         data_item(rows3, "Float", 8, frame.h5_name, "/particles/velocity"),
         data_item(rows, "Int", 8, frame.h5_name, "/particles/id"),
         data_item(rows, "UChar", 1, frame.h5_name, "/particles/material"),
-        data_item(rows, "Int", 4, frame.h5_name, "/particles/rank"));
+        data_item(rows, "Int", 4, frame.h5_name, "/particles/rank"),
+        data_item(rows, "Float", 4, frame.h5_name, "/particles/saturation"),
+        data_item(rows, "Float", 8, frame.h5_name, "/particles/water_content"));
 
     if (frame.grid_fields.empty()) continue;
     any_grid_fields = true;

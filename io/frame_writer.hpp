@@ -23,13 +23,17 @@ struct GridFieldView {
 class FrameWriter {
  public:
   // `directory` is created if missing (by rank 0). The series file is <directory>/<case_name>.xmf.
+  // `material_porosity` (one per material, 0 for those that hold no water; empty = all 0)
+  // turns water content into saturation.
   FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
               std::vector<std::string> material_names, std::array<int, 3> global_cells,
-              double cell_size);
+              double cell_size, std::vector<double> material_porosity = {});
 
   // Collective. Writes <directory>/<case_name>_NNNNNN.h5 (NNNNNN = frame number) with
   //   /particles/position (N x 3 float64), /particles/velocity (N x 3 float64),
-  //   /particles/id (int64), /particles/material (uint8), /particles/connectivity (int64)
+  //   /particles/id (int64), /particles/material (uint8), /particles/connectivity (int64),
+  //   /particles/saturation (float32: S of porous sand, 1 for water, 0 for sand without
+  //   pores), /particles/water_content (float64: see Particles)
   //   attributes on the root: time (s), step, frame, particle_count, case_name
   //   /grid/<name> (cells[2] x cells[1] x cells[0] float64) for each grid field given,
   // then rewrites the XDMF series to list every frame written so far. Returns the .h5 path.
@@ -55,6 +59,7 @@ class FrameWriter {
   MPI_Comm comm_;
   std::string directory_, case_name_;
   std::vector<std::string> material_names_;
+  std::vector<double> material_porosity_;
   std::array<int, 3> global_cells_;
   double cell_size_;
   std::vector<FrameRecord> frames_;

@@ -103,7 +103,7 @@ int64_t ParticleEmitter::emit(const CaseConfig& config, const Array3<uint8_t>& s
       for (int s : pouring)
         if (config.sources[s].shape.contains(pos)) source = &config.sources[s];
       if (!source) continue;
-      add_source_particle(*source, pos, id, particles);
+      add_source_particle(*source, config.materials, pos, id, particles);
     }
   });
   return int64_t(particles.size() - before);

@@ -44,7 +44,15 @@ struct MacGrid {
   Array3<double> pressure_correction;       // of the second projection, Pa
   std::array<Array3<double>, 6> stress;     // sand stress (xx yy zz xy xz yz), Pa; scratch
 
+  // Wet sand only: allocated by allocate_pore_water() when the sand holds water.
+  Array3<float> saturation;                 // mean S of the cell's sand particles (P2G)
+  Array3<double> pore_count;                // porous sand particles per cell; scratch of
+  Array3<double> pore_water;                // ... the water content they hold (sum); the
+  Array3<double> pore_exchange;             // ... absorption and percolation stages
+  Array3<double> pore_uptake;
+
   bool has_sand() const { return sand.size() > 0; }
+  bool has_pore_water() const { return saturation.size() > 0; }
 
   void allocate(const Topology& topo, double cell_size) {
     dx = cell_size;
@@ -74,6 +82,13 @@ struct MacGrid {
     rigid_clusters = {};
     pressure_correction.reset(c, Stagger::Cell, 0.0);
     for (Array3<double>& component : stress) component.reset(c, Stagger::Cell, 0.0);
+  }
+
+  void allocate_pore_water(const Topology& topo) {
+    Box c = topo.local(Stagger::Cell);
+    saturation.reset(c, Stagger::Cell, 0.0f);
+    for (Array3<double>* a : {&pore_count, &pore_water, &pore_exchange, &pore_uptake})
+      a->reset(c, Stagger::Cell, 0.0);
   }
 
   // Position of face (i,j,k) of component a, and of a cell centre, in metres.

@@ -86,9 +86,13 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   const bool restarted = !options.restart.empty();
   const Topology& topo = sim.topology();
   std::vector<std::string> material_names;
-  for (const MaterialSpec& m : config.materials) material_names.push_back(m.name);
+  std::vector<double> material_porosity;
+  for (const MaterialSpec& m : config.materials) {
+    material_names.push_back(m.name);
+    material_porosity.push_back(m.wet.porosity);
+  }
   FrameWriter writer(comm, config.output.directory, config.name, material_names, config.cells,
-                     config.cell_size);
+                     config.cell_size, material_porosity);
   if (restarted) writer.continue_series(resumed.frames_written);
   CheckpointWriter checkpoints(comm, checkpoint_directory(config), config.checkpoint.keep);
   StopSignals stop_signals;

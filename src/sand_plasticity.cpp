@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "src/pressure_solver.hpp"
+#include "src/wet_sand.hpp"
 
 namespace dunesim {
 
@@ -102,6 +103,14 @@ SymTensor frictional_stress(const SymTensor& strain_rate, double pressure, doubl
   return s;
 }
 
+SymTensor flowing_stress(const SymTensor& strain_rate, double pressure, double sin_phi,
+                         double viscosity, double density, double dx, double dt) {
+  SymTensor s = frictional_stress(strain_rate, pressure, sin_phi);
+  const double mu = std::min(viscosity, density * dx * dx / (2 * dt));
+  for (int n = 0; n < 6; ++n) s.c[n] -= 2 * mu * strain_rate.c[n];
+  return s;
+}
+
 // Face of component a between cells L = f - e_a and R = f:
 //   (div sigma)_a = (sigma_aa(R) - sigma_aa(L)) / dx
 //                 + sum_{b != a} (sigma_ab at the edge above f along b - at the edge below) / dx,
@@ -194,15 +203,23 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
 
   SandPlasticityStats stats;
   const Box owned_sand = topo.owned_cells(topo.rank()).intersect(g.sand_region);
+  const bool wet = sand.wet.holds_water() && g.has_pore_water();
   for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
     ++stats.sand_cells;
     const SymTensor d = strain_rate(g, i, j, k);
     const double p = g.pressure(i, j, k);
-    const SymTensor sigma_rigid = rigid_stress(d, g.density(i, j, k), g.dx, dt);
+    const double rho = g.density(i, j, k);
+    const WetSandProperties local =
+        wet ? wet_sand_properties(sand, g.saturation(i, j, k)) : WetSandProperties{sand.cohesion};
+    const double cell_sin_phi = sin_phi * local.friction_scale;
+    const SymTensor sigma_rigid = rigid_stress(d, rho, g.dx, dt);
     const bool negligible = d.frobenius_norm() * dt < kNegligibleStrain;
-    const bool is_rigid = negligible || stays_rigid(sigma_rigid, p, sin_phi, sand.cohesion);
-    const SymTensor sigma = is_rigid ? sigma_rigid : frictional_stress(d, p, sin_phi);
+    const bool is_rigid =
+        negligible || stays_rigid(sigma_rigid, p, cell_sin_phi, local.cohesion);
+    const SymTensor sigma = is_rigid ? sigma_rigid
+                                     : flowing_stress(d, p, cell_sin_phi, local.viscosity, rho,
+                                                      g.dx, dt);
     for (int n = 0; n < 6; ++n) stress[n](i, j, k) = sigma.c[n];
     if (is_rigid) {
       g.rigid(i, j, k) = 1;

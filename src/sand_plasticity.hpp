@@ -62,6 +62,13 @@ bool stays_rigid(const SymTensor& sigma_rigid, double pressure, double sin_phi, 
 // p < 0 counts as 0 (a negative p would turn the stress into one that drives the shear).
 SymTensor frictional_stress(const SymTensor& strain_rate, double pressure, double sin_phi);
 
+// The stress of a yielding cell: eq. 2, plus the viscous stress -2 mu D of mud (wet sand
+// above its ideal saturation). mu is capped at rho dx^2 / (2 dt): the viscous stress then
+// equals sigma_rigid (eq. 3), which stops the cell's strain within one step; more would
+// reverse it (the explicit update's stability limit).
+SymTensor flowing_stress(const SymTensor& strain_rate, double pressure, double sin_phi,
+                         double viscosity, double density, double dx, double dt);
+
 // Counts over this rank's owned cells (sum them over ranks for totals).
 struct SandPlasticityStats {
   int64_t sand_cells = 0;
@@ -83,7 +90,8 @@ void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressFi
 // The sand stage, after project_pressure (grid.vel, grid.pressure, grid.density and
 // grid.cell_type halo-consistent). `sand_cells` marks fluid cells whose particles are sand
 // (owned cells are read); `sand` gives the friction angle and cohesion of the case's single
-// sand material. Rigid cells store sigma_rigid, yielding cells sigma_f, others no stress;
+// sand material; when it holds water, grid.saturation (owned cells) turns them into each
+// cell's own through wet_sand_properties (src/wet_sand.hpp). Rigid cells store sigma_rigid, yielding cells sigma_f, others no stress;
 // the divergence of that field updates the faces next to yielding cells. Cells with
 // |D|_F dt below round-off are rigid (D/|D| is undefined there). On return grid.rigid and
 // grid.yielding cover the local cell box with 1 for the sand cells that did not yield and

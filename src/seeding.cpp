@@ -50,8 +50,14 @@ void for_each_seed(const CaseConfig& config, const Topology& topo, const Array3<
   });
 }
 
-void add_source_particle(const SourceSpec& source, const Vec3& position, int64_t id,
-                         Particles& p) {
+double water_content_of_new_particle(const SourceSpec& source,
+                                     const std::vector<MaterialSpec>& materials) {
+  const MaterialSpec& m = materials[source.material];
+  return m.kind == MaterialKind::Water ? 1.0 : m.wet.porosity * source.saturation;
+}
+
+void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpec>& materials,
+                         const Vec3& position, int64_t id, Particles& p) {
   p.x.push_back(position[0]);
   p.y.push_back(position[1]);
   p.z.push_back(position[2]);
@@ -60,6 +66,7 @@ void add_source_particle(const SourceSpec& source, const Vec3& position, int64_t
   p.vz.push_back(source.velocity[2]);
   p.id.push_back(id);
   p.material.push_back(uint8_t(source.material));
+  p.water_content.push_back(water_content_of_new_particle(source, materials));
 }
 
 Particles seed_particles(const CaseConfig& config, const Topology& topo,
@@ -70,7 +77,7 @@ Particles seed_particles(const CaseConfig& config, const Topology& topo,
   Particles p;
   p.reserve(count + count / 8);  // room to grow without copying: see Particles::resize
   for_each_seed(config, topo, solid, [&](const Vec3& pos, int source, int64_t id) {
-    add_source_particle(config.sources[source], pos, id, p);
+    add_source_particle(config.sources[source], config.materials, pos, id, p);
   });
   return p;
 }

@@ -20,8 +20,12 @@ Vec3 jittered_seed_position(const CaseConfig& config, int i, int j, int k, int s
 
 // Appends a particle that `source` creates at `position`: every attribute of Particles is
 // set here, for the initial seeding and for pouring sources alike.
-void add_source_particle(const SourceSpec& source, const Vec3& position, int64_t id,
-                         Particles& particles);
+void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpec>& materials,
+                         const Vec3& position, int64_t id, Particles& particles);
+
+// A new particle's water content: 1 for water (a whole particle), n S for sand.
+double water_content_of_new_particle(const SourceSpec& source,
+                                     const std::vector<MaterialSpec>& materials);
 
 // Seeds the owned cells of this rank. The jitter of a particle depends only on the case
 // seed and its global cell index, and its id is 8 * (global cell index) + sub-cell, so any

@@ -7,9 +7,11 @@
 #include "decomposition/migration.hpp"
 #include "decomposition/redistribute.hpp"
 #include "decomposition/reductions.hpp"
+#include "src/absorption.hpp"
 #include "src/advection.hpp"
 #include "src/extrapolation.hpp"
 #include "src/particle_sort.hpp"
+#include "src/percolation.hpp"
 #include "src/projection.hpp"
 #include "src/rigid_clusters.hpp"
 #include "src/sand_plasticity.hpp"
@@ -24,7 +26,8 @@ std::vector<std::string> stage_names() {
   return {"particles_to_grid", "save_grid_velocity", "add_body_forces",
           "enforce_boundaries", "project_pressure", "sand_plasticity",
           "rigid_clusters", "reproject_pressure", "extrapolate_velocity",
-          "grid_to_particles", "advect_particles", "migrate_particles", "emit_particles", "sort_particles", "balance_load",
+          "grid_to_particles", "advect_particles", "migrate_particles", "absorb_water",
+          "percolate_water", "emit_particles", "sort_particles", "balance_load",
           "output"};
 }
 }  // namespace
@@ -79,6 +82,7 @@ void Simulation::lay_out_grid() {
     grid_.allocate_sand(*topo_);
     mark_wall_friction(config_, grid_.wall_mu);
   }
+  if (has_pore_water()) grid_.allocate_pore_water(*topo_);
 }
 
 double Simulation::particle_imbalance() const {
@@ -144,6 +148,10 @@ void Simulation::step(double dt) {
   grid_to_particles();
   advect_particles(dt);
   migrate_particles();
+  if (has_pore_water()) {
+    absorb_water();
+    percolate_water(dt);
+  }
   emit_particles(time_);
   time_ += dt;
   ++steps_;
@@ -240,6 +248,20 @@ void Simulation::migrate_particles() {
   MigrationStats s = dunesim::migrate_particles(*topo_, grid_.dx, particles_);
   migrated_sent_ += s.sent;
   migration_bytes_ += s.bytes_sent;
+}
+
+void Simulation::absorb_water() {
+  auto t = clock_.time(kAbsorbWater);
+  AbsorptionStats s = absorb_free_water(*topo_, *halo_, config_.materials, *sand_material_,
+                                        config_.gravity, grid_, particles_);
+  absorbed_particles_ += s.particles_removed;
+}
+
+void Simulation::percolate_water(double dt) {
+  auto t = clock_.time(kPercolateWater);
+  percolation_substeps_ = percolate_pore_water(*topo_, *halo_, config_.materials,
+                                               *sand_material_, config_.gravity, dt, grid_,
+                                               particles_);
 }
 
 void Simulation::emit_particles(double step_start_time) {

@@ -21,7 +21,7 @@ namespace dunesim {
 enum Stage : int {
   kParticlesToGrid, kSaveGridVelocity, kAddBodyForces, kEnforceBoundaries, kProjectPressure,
   kSandPlasticity, kRigidClusters, kReprojectPressure, kExtrapolateVelocity, kGridToParticles, kAdvectParticles,
-  kMigrateParticles, kEmitParticles, kSortParticles, kBalanceLoad, kOutput, kStageCount
+  kMigrateParticles, kAbsorbWater, kPercolateWater, kEmitParticles, kSortParticles, kBalanceLoad, kOutput, kStageCount
 };
 
 class Simulation {
@@ -70,6 +70,12 @@ class Simulation {
   int64_t migration_bytes_sent() const { return migration_bytes_; }
   // Particles the pouring sources added over the run so far, this rank.
   int64_t emitted_particles() const { return emitted_; }
+  // Wet sand: water particles fully absorbed so far and the last step's percolation
+  // substeps, this rank.
+  int64_t absorbed_particles() const { return absorbed_particles_; }
+  int last_percolation_substeps() const { return percolation_substeps_; }
+  // The case's sand holds water (absorption and percolation run).
+  bool has_pore_water() const { return sand_material_ && sand_material_->wet.holds_water(); }
 
   // Steps between reorderings of the particles by cell (for memory locality).
   static constexpr int kSortInterval = 10;
@@ -90,6 +96,8 @@ class Simulation {
   void grid_to_particles();
   void advect_particles(double dt);
   void migrate_particles();
+  void absorb_water();
+  void percolate_water(double dt);
   void emit_particles(double step_start_time);
   void sort_particles();
   void balance_load();
@@ -115,6 +123,8 @@ class Simulation {
   int64_t migrated_sent_ = 0, migration_bytes_ = 0;
   int64_t rebalances_ = 0;
   int64_t emitted_ = 0;
+  int64_t absorbed_particles_ = 0;
+  int percolation_substeps_ = 0;
   std::vector<ImbalanceCheck> imbalance_history_;
 };
 

@@ -20,6 +20,8 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
   g.density.fill(0.0f);
   const bool track_sand = g.has_sand();
   if (track_sand) g.sand_count.fill(0.0);
+  const bool track_saturation = g.has_pore_water();
+  if (track_saturation) g.saturation.fill(0.0f);
 
   const double dx = g.dx;
   const double inv_dx = 1.0 / dx;
@@ -36,11 +38,20 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
         w[s.off[c]] += float(s.w[c]);
       }
     }
-    particle_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
+    // A water particle partly absorbed into sand weighs what is left of it; a sand particle
+    // carries its pore water.
     const MaterialSpec& material = materials[p.material[n]];
-    g.density(pt.node[0], pt.node[1], pt.node[2]) += material.density;
-    if (track_sand && material.kind == MaterialKind::Sand)
-      g.sand_count(pt.node[0], pt.node[1], pt.node[2]) += 1.0;
+    const bool is_sand = material.kind == MaterialKind::Sand;
+    const double share = is_sand ? 1.0 : p.water_content[n];
+    const double density =
+        is_sand ? material.density + p.water_content[n] * material.wet.pore_water_density
+                : material.density;
+    const int i = pt.node[0], j = pt.node[1], k = pt.node[2];
+    particle_count(i, j, k) += share;
+    g.density(i, j, k) += float(share * density);
+    if (track_sand && is_sand) g.sand_count(i, j, k) += 1.0;
+    if (track_saturation && is_sand && material.wet.holds_water())
+      g.saturation(i, j, k) += float(p.water_content[n] / material.wet.porosity);
   }
 
   halo.sum<double, float>({&g.vel[0], &g.vel[1], &g.vel[2]},
@@ -67,6 +78,8 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     }
     // A cell behaves as sand when most of its particles are sand.
     if (track_sand) g.sand(i, j, k) = fluid && 2.0 * g.sand_count(i, j, k) > count ? 1 : 0;
+    if (track_saturation && g.sand_count(i, j, k) > 0)
+      g.saturation(i, j, k) /= float(g.sand_count(i, j, k));
   });
   halo.fill<double, float, uint8_t>({&g.vel[0], &g.vel[1], &g.vel[2]}, {&g.density},
                                     {&g.cell_type});

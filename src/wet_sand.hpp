@@ -1,0 +1,36 @@
+// What water in the pores does to sand: Lenaerts & Dutre 2009, eq. 6 and the text after it.
+// Dry sand flows, moist sand stands (cohesion peaks at the ideal saturation S'), soaked sand
+// is mud (cohesion and friction fade, a viscosity grows).
+#pragma once
+#include <algorithm>
+
+#include "io/case_config.hpp"
+
+namespace dunesim {
+
+struct WetSandProperties {
+  double cohesion = 0;        // Pa
+  double friction_scale = 1;  // multiplies the friction coefficient sin(phi)
+  double viscosity = 0;       // Pa s
+};
+
+// The properties of `sand` at saturation S (clamped to [0, 1]):
+//   S <= S': c = c_dry (1 - S/S') + c_wet S/S', friction unchanged, no viscosity;
+//   S >  S': c = c_wet (1 - S)/(1 - S'), friction scaled by (1 - S)/(1 - S'),
+//            viscosity mu (S - S')/(1 - S').
+inline WetSandProperties wet_sand_properties(const MaterialSpec& sand, double saturation) {
+  const WetSandSpec& w = sand.wet;
+  const double s = std::clamp(saturation, 0.0, 1.0), ideal = w.ideal_saturation;
+  WetSandProperties p;
+  if (s <= ideal) {
+    p.cohesion = sand.cohesion * (1 - s / ideal) + w.cohesion_wet * s / ideal;
+    return p;
+  }
+  const double drier = (1 - s) / (1 - ideal);  // 1 at S', 0 when soaked
+  p.cohesion = w.cohesion_wet * drier;
+  p.friction_scale = drier;
+  p.viscosity = w.mud_viscosity * (1 - drier);
+  return p;
+}
+
+}  // namespace dunesim
