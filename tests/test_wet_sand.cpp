@@ -209,3 +209,61 @@ TEST(Percolation, WettingFrontFollowsTheDiffusionSolution) {
     EXPECT_NEAR(measured, expected, 0.05 * expected) << "at t = " << t << " s";
   }
 }
+
+namespace {
+
+// Top of the sand and how far it ran out along x, all ranks.
+struct Extent {
+  double top = 0, runout = 0;
+  bool rank0 = false;  // this is rank 0, which prints
+};
+Extent sand_extent(const Simulation& sim) {
+  const Particles& p = sim.particles();
+  double top = 0, runout = 0;
+  for (size_t n = 0; n < p.size(); ++n) {
+    if (p.material[n] != 1) continue;
+    top = std::max(top, p.z[n]);
+    runout = std::max(runout, p.x[n]);
+  }
+  return {global_max(sim.topology(), top), global_max(sim.topology(), runout),
+          sim.topology().rank() == 0};
+}
+
+// A quasi-2D column of sand 0.1 m tall and 0.05 m wide against the left wall, at
+// saturation s, after `duration`.
+Extent column_after(double saturation, double duration) {
+  CaseConfig c = sand_and_water_case({0.4, 0.04, 0.15}, 0.01, {0, 0, 0}, {0.05, 0.04, 0.1},
+                                     {0, 0, 0}, {0, 0, 0});
+  c.sources.erase(c.sources.begin());  // no free water
+  MaterialSpec& sand = c.materials[1];
+  sand.cohesion = 0;
+  sand.wet.cohesion_wet = 1000;
+  sand.wet.mud_viscosity = 1;
+  c.sources[0].saturation = saturation;
+  Simulation sim(c, MPI_COMM_WORLD);
+  run_until(sim, duration);
+  return sand_extent(sim);
+}
+
+}  // namespace
+
+// Dry sand flows, moist sand stands, soaked sand is mud. The moist column has c_wet = 1 kPa
+// at S = S'; a vertical face of height H in a cohesive soil stands while c exceeds
+// rho g H / 4 (Rankine's critical height with phi = 0, an upper bound on the c it needs):
+// here (1600 + 160) kg/m^3 g 0.1 m / 4 = 0.43 kPa. Dry, the same column has no cohesion and
+// slumps; soaked (S = 1) it has neither cohesion nor friction and spreads as a viscous
+// liquid, further than the dry one.
+TEST(MoistColumn, StandsMoistCollapsesDrySpreadsSoaked) {
+  const double ideal = porous_sand().wet.ideal_saturation, cell = 0.01;
+  const Extent moist = column_after(ideal, 2.0);
+  const Extent dry = column_after(0.0, 2.0);
+  const Extent soaked = column_after(1.0, 2.0);
+  if (moist.rank0)
+    std::printf("after 2 s: moist top %.3f runout %.3f, dry %.3f %.3f, soaked %.3f %.3f\n",
+                moist.top, moist.runout, dry.top, dry.runout, soaked.top, soaked.runout);
+  EXPECT_GT(moist.top, 0.1 - cell);       // keeps its height within a cell
+  EXPECT_LT(moist.runout, 0.05 + cell);   // and its face within a cell
+  EXPECT_LT(dry.top, 0.1 - 2 * cell);     // slumps by more than two cells
+  EXPECT_GT(dry.runout, 0.05 + 3 * cell);
+  EXPECT_GT(soaked.runout, dry.runout + cell);
+}
