@@ -6,6 +6,7 @@
 // its most loaded block, which every rank helps compute from the cells it owns.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "decomposition/array3.hpp"
@@ -34,5 +35,11 @@ BalancedLayout choose_balanced_layout(const Topology& topo, const Array3<double>
 // Work of the most loaded block for the given cuts (collective), and the mean.
 BalancedLayout evaluate_layout(const Topology& topo, const Array3<double>& cell_work,
                                const BlockCuts& cuts);
+
+// One load-balance check of a run (the same on every rank).
+struct ImbalanceCheck {
+  int64_t step = 0;
+  double before = 1, after = 1;  // max / mean particles per rank
+};
 
 }  // namespace dunesim

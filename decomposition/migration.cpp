@@ -3,7 +3,6 @@
 #include <mpi.h>
 
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -29,19 +28,16 @@ MigrationStats migrate_particles(const Topology& topo, double dx, Particles& p) 
     // Most particles stay in the block: only the others need the owner looked up.
     const int owner = mine.contains(ci, cj, ck) ? me : topo.owner_of_cell(ci, cj, ck);
     if (owner == me) {
-      if (kept != i) p.for_each_array([&](auto& v) { v[kept] = v[i]; });
+      if (kept != i) p.copy_particle(i, kept);
       ++kept;
       continue;
     }
     int q = slot_of_rank[owner];
     if (q < 0) { lost = true; continue; }
     std::vector<char>& buf = send[q];
-    size_t at = buf.size();
+    const size_t at = buf.size();
     buf.resize(at + bytes_per);
-    p.for_each_array([&](auto& v) {
-      std::memcpy(buf.data() + at, &v[i], sizeof(v[i]));
-      at += sizeof(v[i]);
-    });
+    p.pack(i, buf.data() + at);
     ++stats.sent;
   }
   p.resize(kept);
@@ -83,16 +79,8 @@ MigrationStats migrate_particles(const Topology& topo, double dx, Particles& p) 
   MPI_Waitall(int(req.size()), req.data(), MPI_STATUSES_IGNORE);
 
   for (size_t q = 0; q < nbrs.size(); ++q) {
-    size_t count = size_t(recv_count[q]);
-    size_t base = p.size();
-    p.resize(base + count);
-    const char* in = recv[q].data();
-    for (size_t i = 0; i < count; ++i)
-      p.for_each_array([&](auto& v) {
-        std::memcpy(&v[base + i], in, sizeof(v[0]));
-        in += sizeof(v[0]);
-      });
-    stats.received += int64_t(count);
+    p.append_packed(recv[q].data(), size_t(recv_count[q]));
+    stats.received += recv_count[q];
   }
   return stats;
 }

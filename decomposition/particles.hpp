@@ -2,6 +2,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "decomposition/mapped_allocator.hpp"
@@ -30,6 +31,11 @@ struct Particles {
   void for_each_array(F&& f) {
     f(x); f(y); f(z); f(vx); f(vy); f(vz); f(id); f(material); f(water_content);
   }
+  // The same, read-only; it visits the one list above.
+  template <class F>
+  void for_each_array(F&& f) const {
+    const_cast<Particles*>(this)->for_each_array([&](const auto& v) { f(v); });
+  }
 
   size_t size() const { return id.size(); }
   double speed_squared(size_t n) const {
@@ -52,21 +58,41 @@ struct Particles {
   // Removes the particles for which keep(n) is false, keeping the others in order.
   template <class Keep>
   void keep_only(Keep&& keep) {
-    const size_t n = size();
-    std::vector<uint8_t> keeps(n);
-    for (size_t i = 0; i < n; ++i) keeps[i] = keep(i) ? 1 : 0;
-    for_each_array([&](auto& v) {
-      size_t to = 0;
-      for (size_t i = 0; i < n; ++i)
-        if (keeps[i]) v[to++] = v[i];
-      v.resize(to);
-    });
+    size_t kept = 0;
+    for (size_t n = 0; n < size(); ++n)
+      if (keep(n)) copy_particle(n, kept++);
+    resize(kept);
   }
-  // Bytes that one particle takes in a packed message.
-  size_t packed_bytes() {
+  // Copies particle `from` over particle `to`, e.g. to close the gaps that leavers leave.
+  void copy_particle(size_t from, size_t to) {
+    for_each_array([&](auto& v) { v[to] = v[from]; });
+  }
+
+  // A particle in a message is its element of every array, in for_each_array's order, so
+  // migration and redistribution carry an added attribute without further work. This is
+  // the bytes one particle takes there.
+  size_t packed_bytes() const {
     size_t bytes = 0;
-    for_each_array([&](auto& v) { bytes += sizeof(v[0]); });
+    for_each_array([&](const auto& v) { bytes += sizeof(v[0]); });
     return bytes;
+  }
+  // Writes particle n to `out` (packed_bytes() bytes) and returns the byte after it.
+  char* pack(size_t n, char* out) const {
+    for_each_array([&](const auto& v) {
+      std::memcpy(out, &v[n], sizeof(v[n]));
+      out += sizeof(v[n]);
+    });
+    return out;
+  }
+  // Appends `count` particles that pack() wrote one after another from `in`.
+  void append_packed(const char* in, size_t count) {
+    const size_t first = size();
+    resize(first + count);
+    for (size_t n = first; n < first + count; ++n)
+      for_each_array([&](auto& v) {
+        std::memcpy(&v[n], in, sizeof(v[n]));
+        in += sizeof(v[n]);
+      });
   }
 };
 

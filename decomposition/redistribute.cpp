@@ -3,7 +3,6 @@
 #include <mpi.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -34,15 +33,11 @@ void redistribute_particles(const Topology& topo, double dx, Particles& p) {
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
     if (owner[i] == me) {
-      if (kept != i) p.for_each_array([&](auto& v) { v[kept] = v[i]; });
+      if (kept != i) p.copy_particle(i, kept);
       ++kept;
       continue;
     }
-    char* out = send.data() + size_t(cursor[owner[i]]++) * bytes_per;
-    p.for_each_array([&](auto& v) {
-      std::memcpy(out, &v[i], sizeof(v[i]));
-      out += sizeof(v[i]);
-    });
+    p.pack(i, send.data() + size_t(cursor[owner[i]]++) * bytes_per);
   }
   p.resize(kept);
 
@@ -71,13 +66,7 @@ void redistribute_particles(const Topology& topo, double dx, Particles& p) {
                 recv_count.data(), recv_offset.data(), particle, topo.comm());
   MPI_Type_free(&particle);
 
-  p.resize(kept + size_t(arriving));
-  const char* in = recv.data();
-  for (size_t i = kept; i < p.size(); ++i)
-    p.for_each_array([&](auto& v) {
-      std::memcpy(&v[i], in, sizeof(v[0]));
-      in += sizeof(v[0]);
-    });
+  p.append_packed(recv.data(), size_t(arriving));
 }
 
 }  // namespace dunesim

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "decomposition/vec3.hpp"
+
 namespace dunesim {
 
 class MeshShape;  // io/triangle_mesh.hpp
-
-using Vec3 = std::array<double, 3>;
 
 // A user error in a case file: names the file, the key and what was expected.
 class CaseError : public std::runtime_error {

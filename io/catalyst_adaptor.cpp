@@ -25,8 +25,6 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "src/simulation.hpp"
-
 namespace dunesim {
 namespace {
 
@@ -117,8 +115,9 @@ vtkSmartPointer<vtkImageData> cells_to_vtk(const Array3<double>& field, const Bo
 }  // namespace
 
 CatalystAdaptor::CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
-                                 const std::string& extracts_directory)
-    : comm_(comm) {
+                                 const std::string& extracts_directory,
+                                 std::array<int, 3> global_cells, double cell_size)
+    : comm_(comm), global_cells_(global_cells), cell_size_(cell_size) {
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   std::error_code error;
@@ -154,25 +153,23 @@ CatalystAdaptor::~CatalystAdaptor() {
   processor_->Delete();
 }
 
-void CatalystAdaptor::coprocess(Simulation& sim, int64_t step) {
-  // In situ visualisation is output: its cost shows in the timing report's output stage.
-  auto timer = sim.clock().time(kOutput);
+void CatalystAdaptor::coprocess(const Particles& particles, const GridFieldView& cell_field,
+                                double time, int64_t step) {
   vtkNew<vtkCPDataDescription> description;
   description->AddInput(kParticleChannel);
   description->AddInput(kGridChannel);
-  description->SetTimeData(sim.time(), vtkIdType(step));
+  description->SetTimeData(time, vtkIdType(step));
   if (processor_->RequestDataDescription(description) == 0) return;
 
-  vtkCPInputDataDescription* particles = description->GetInputDescriptionByName(kParticleChannel);
-  if (particles->GetIfGridIsNecessary()) particles->SetGrid(particles_to_vtk(sim.particles()));
+  vtkCPInputDataDescription* particle_input =
+      description->GetInputDescriptionByName(kParticleChannel);
+  if (particle_input->GetIfGridIsNecessary()) particle_input->SetGrid(particles_to_vtk(particles));
   vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel);
   if (grid->GetIfGridIsNecessary()) {
-    const Topology& topo = sim.topology();
-    const Index3& cells = topo.global_cells();
-    grid->SetGrid(cells_to_vtk(sim.grid().pressure, topo.owned_cells(topo.rank()),
-                               sim.config().cell_size, "pressure"));
+    grid->SetGrid(cells_to_vtk(*cell_field.array, cell_field.owned, cell_size_,
+                               cell_field.name.c_str()));
     // Image pieces need the whole extent to be assembled into one grid.
-    int whole_extent[6] = {0, cells[0], 0, cells[1], 0, cells[2]};
+    int whole_extent[6] = {0, global_cells_[0], 0, global_cells_[1], 0, global_cells_[2]};
     grid->SetWholeExtent(whole_extent);
   }
   bool ok = processor_->CoProcess(description) == 1;

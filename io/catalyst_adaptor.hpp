@@ -5,38 +5,45 @@
 #pragma once
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "decomposition/particles.hpp"
+#include "io/frame_writer.hpp"  // GridFieldView: Catalyst gets what a frame gets
 
 class vtkCPProcessor;
 
 namespace dunesim {
 
-class Simulation;
-
 class CatalystAdaptor {
  public:
   // Collective over comm. Loads every script (Catalyst V2 pipeline scripts) and makes
   // `extracts_directory` the directory that the scripts' extracts go to. Throws
-  // std::runtime_error on every rank if Catalyst or a script cannot be set up.
+  // std::runtime_error on every rank if Catalyst or a script cannot be set up. The grid is
+  // global_cells cells of size cell_size, with the origin at 0.
   CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
-                  const std::string& extracts_directory);
+                  const std::string& extracts_directory, std::array<int, 3> global_cells,
+                  double cell_size);
   // Finalises Catalyst; must run before MPI_Finalize, which Catalyst's communicator outlives
   // otherwise.
   ~CatalystAdaptor();
   CatalystAdaptor(const CatalystAdaptor&) = delete;
   CatalystAdaptor& operator=(const CatalystAdaptor&) = delete;
 
-  // Collective. Runs every pipeline that wants this step on the current state: channel
-  // "input" holds the particles as a vtkPolyData per rank (points with a vertex cell each;
-  // point arrays velocity, speed, id, material), channel "grid" the pressure of the cells
-  // each rank owns as a vtkImageData piece (cell array pressure). Throws
+  // Collective. Runs every pipeline that wants this step on the given state: channel
+  // "input" holds this rank's particles as a vtkPolyData (points with a vertex cell each;
+  // point arrays velocity, speed, id, material), channel "grid" the cells this rank owns of
+  // `cell_field` as a vtkImageData piece (a cell array named after the field). Throws
   // std::runtime_error on every rank if a pipeline failed on any rank.
-  void coprocess(Simulation& sim, int64_t step);
+  void coprocess(const Particles& particles, const GridFieldView& cell_field, double time,
+                 int64_t step);
 
  private:
   MPI_Comm comm_;
+  std::array<int, 3> global_cells_;
+  double cell_size_;
   vtkCPProcessor* processor_ = nullptr;
 };
 

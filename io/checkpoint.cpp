@@ -60,9 +60,10 @@ std::string attribute_name(const Particles& p, const ParticleVector<T>& array, i
   return "attribute_" + std::to_string(index);
 }
 
-// Calls f(name, array) for every particle attribute, in for_each_array's order.
-template <class F>
-void for_each_named_array(Particles& p, F&& f) {
+// Calls f(name, array) for every particle attribute, in for_each_array's order (read-only
+// when `p` is const).
+template <class ParticlesT, class F>
+void for_each_named_array(ParticlesT& p, F&& f) {
   int index = 0;
   p.for_each_array([&](auto& array) { f(attribute_name(p, array, index++), array); });
 }
@@ -145,8 +146,6 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
   const std::string name = checkpoint_file_name(progress.steps);
   const std::string final_path = (directory / name).string();
   const std::string temporary_path = final_path + ".tmp";
-  // for_each_array has no const overload; the arrays are only read here.
-  Particles& arrays = const_cast<Particles&>(particles);
 
   const int64_t local_count = int64_t(particles.size());
   int64_t offset = 0, total = 0;
@@ -157,7 +156,7 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
 
   // Everything that can fail on one rank alone happens here, before any collective HDF5 call.
   run_agreed(comm_, final_path, [&] {
-    arrays.for_each_array([&](auto& array) {
+    particles.for_each_array([&](const auto& array) {
       if (array.size() != particles.size())
         throw std::runtime_error("particle arrays differ in length");
     });
@@ -216,7 +215,7 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
 
       H5Handle group = create_group(root, "particles");
       auto [rows_file, rows_memory] = row_block(total, 1, offset, local_count);
-      for_each_named_array(arrays, [&](const std::string& dataset, auto& array) {
+      for_each_named_array(particles, [&](const std::string& dataset, const auto& array) {
         using T = typename std::decay_t<decltype(array)>::value_type;
         write_dataset(group.get(), dataset, Hdf5Type<T>::file(), Hdf5Type<T>::memory(),
                       rows_file, rows_memory, array.data(), props);

@@ -7,13 +7,9 @@
 #include <utility>
 #include <vector>
 
-namespace dunesim {
+#include "decomposition/load_balance.hpp"  // ImbalanceCheck
 
-// One load-balance check of a run (the same on every rank).
-struct ImbalanceCheck {
-  int64_t step = 0;
-  double before = 1, after = 1;      // max / mean particles per rank
-};
+namespace dunesim {
 
 // What one rank measured over a run (or a part of one).
 struct RunTimings {

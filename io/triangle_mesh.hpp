@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace dunesim {
+#include "decomposition/vec3.hpp"
 
-using Vec3 = std::array<double, 3>;  // the same alias as in io/case_config.hpp
+namespace dunesim {
 
 // A mesh file that cannot be read or is malformed. The message names the file and, for a
 // bad line, its number and what was expected there.

@@ -23,12 +23,9 @@ namespace dunesim {
 
 namespace {
 std::vector<std::string> stage_names() {
-  return {"particles_to_grid", "save_grid_velocity", "add_body_forces",
-          "enforce_boundaries", "project_pressure", "sand_plasticity",
-          "rigid_clusters", "reproject_pressure", "extrapolate_velocity",
-          "grid_to_particles", "advect_particles", "migrate_particles", "absorb_water",
-          "percolate_water", "emit_particles", "sort_particles", "balance_load",
-          "output"};
+  std::vector<std::string> names;
+  for (const StageName& stage : kStageNames) names.push_back(stage.name);
+  return names;
 }
 }  // namespace
 

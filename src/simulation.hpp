@@ -1,5 +1,6 @@
 // The distributed PIC/FLIP solver: one rank's particles and grid block, and the time step.
 #pragma once
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -17,12 +18,47 @@
 
 namespace dunesim {
 
-// Stages of one step, in order; they name the timing report's entries.
+// Stages of one step, in order; they name the timing report's entries. A new stage is
+// added twice, at the same place: here and in kStageNames (checked at compile time).
 enum Stage : int {
   kParticlesToGrid, kSaveGridVelocity, kAddBodyForces, kEnforceBoundaries, kProjectPressure,
-  kSandPlasticity, kRigidClusters, kReprojectPressure, kExtrapolateVelocity, kGridToParticles, kAdvectParticles,
-  kMigrateParticles, kAbsorbWater, kPercolateWater, kEmitParticles, kSortParticles, kBalanceLoad, kOutput, kStageCount
+  kSandPlasticity, kRigidClusters, kReprojectPressure, kExtrapolateVelocity, kGridToParticles,
+  kAdvectParticles, kMigrateParticles, kAbsorbWater, kPercolateWater, kEmitParticles,
+  kSortParticles, kBalanceLoad, kOutput, kStageCount
 };
+
+struct StageName {
+  Stage stage;
+  const char* name;
+};
+inline constexpr StageName kStageNames[] = {
+    {kParticlesToGrid, "particles_to_grid"},
+    {kSaveGridVelocity, "save_grid_velocity"},
+    {kAddBodyForces, "add_body_forces"},
+    {kEnforceBoundaries, "enforce_boundaries"},
+    {kProjectPressure, "project_pressure"},
+    {kSandPlasticity, "sand_plasticity"},
+    {kRigidClusters, "rigid_clusters"},
+    {kReprojectPressure, "reproject_pressure"},
+    {kExtrapolateVelocity, "extrapolate_velocity"},
+    {kGridToParticles, "grid_to_particles"},
+    {kAdvectParticles, "advect_particles"},
+    {kMigrateParticles, "migrate_particles"},
+    {kAbsorbWater, "absorb_water"},
+    {kPercolateWater, "percolate_water"},
+    {kEmitParticles, "emit_particles"},
+    {kSortParticles, "sort_particles"},
+    {kBalanceLoad, "balance_load"},
+    {kOutput, "output"},
+};
+// kStageNames[s] names stage s: the report would otherwise put times under wrong names.
+constexpr bool stage_names_match_stages() {
+  if (std::size(kStageNames) != size_t(kStageCount)) return false;
+  for (int s = 0; s < kStageCount; ++s)
+    if (kStageNames[s].stage != s) return false;
+  return true;
+}
+static_assert(stage_names_match_stages(), "kStageNames must list every Stage once, in order");
 
 class Simulation {
  public:

@@ -94,3 +94,35 @@ TEST(Redistribute, AllParticlesOnOneRankSpreadOverAll) {
     EXPECT_TRUE(owned.contains(int(std::floor(p.x[n] / kDx)), int(std::floor(p.y[n] / kDx)),
                                int(std::floor(p.z[n] / kDx))));
 }
+
+// The message format migration and redistribution share: particles packed in any order and
+// appended behind others come back with every attribute.
+TEST(Particles, PackedParticlesAppendWithEveryAttribute) {
+  std::mt19937 random(5);
+  Particles from;
+  from.resize(3);
+  for (size_t n = 0; n < from.size(); ++n) set_particle(from, n, int64_t(10 + n), random);
+  const size_t order[] = {2, 0, 1};
+  std::vector<char> message(3 * from.packed_bytes());
+  char* end = message.data();
+  for (size_t n : order) end = from.pack(n, end);
+  EXPECT_EQ(end, message.data() + message.size());
+
+  Particles to;
+  to.resize(1);
+  set_particle(to, 0, 99, random);
+  to.append_packed(message.data(), 3);
+  ASSERT_EQ(to.size(), 4u);
+  EXPECT_EQ(to.id[0], 99);
+  for (size_t k = 0; k < 3; ++k) {
+    const size_t n = order[k], m = 1 + k;
+    EXPECT_EQ(to.x[m], from.x[n]);
+    EXPECT_EQ(to.y[m], from.y[n]);
+    EXPECT_EQ(to.z[m], from.z[n]);
+    EXPECT_EQ(to.vx[m], from.vx[n]);
+    EXPECT_EQ(to.vy[m], from.vy[n]);
+    EXPECT_EQ(to.vz[m], from.vz[n]);
+    EXPECT_EQ(to.id[m], from.id[n]);
+    EXPECT_EQ(to.material[m], from.material[n]);
+  }
+}
