@@ -13,10 +13,7 @@ namespace {
 // The cells a water particle in cell c may soak into, in the order it tries them: its own,
 // the one below it along gravity, then the other five faces' neighbours.
 std::array<Index3, 7> absorption_candidates(const Index3& c, const Vec3& gravity) {
-  int down = 2;
-  for (int a = 0; a < 3; ++a)
-    if (std::abs(gravity[a]) > std::abs(gravity[down])) down = a;
-  const int below = gravity[down] > 0 ? 1 : -1;
+  const auto [down, below] = gravity_axis(gravity);
   std::array<Index3, 7> cells;
   cells.fill(c);
   cells[1][down] += below;

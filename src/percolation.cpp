@@ -10,14 +10,6 @@ namespace dunesim {
 
 namespace {
 
-// The axis gravity mostly points along, and -1 or +1 for its direction on that axis.
-std::pair<int, int> gravity_axis(const Vec3& gravity) {
-  int down = 2;
-  for (int a = 0; a < 3; ++a)
-    if (std::abs(gravity[a]) > std::abs(gravity[down])) down = a;
-  return {down, gravity[down] > 0 ? 1 : -1};
-}
-
 // The per-cell sums of one rank's sand and the cell box the stage visits.
 struct PoreCells {
   const Array3<double>& count;  // porous sand particles per cell, halo-filled

@@ -2,6 +2,7 @@
 // absorption and percolation stages.
 #pragma once
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "decomposition/particles.hpp"
@@ -9,6 +10,15 @@
 #include "src/mac_grid.hpp"
 
 namespace dunesim {
+
+// The axis gravity mostly points along, and -1 or +1 for its direction on that axis: where
+// "below" is for absorption and drainage.
+inline std::pair<int, int> gravity_axis(const Vec3& gravity) {
+  int down = 2;
+  for (int a = 0; a < 3; ++a)
+    if (std::abs(gravity[a]) > std::abs(gravity[down])) down = a;
+  return {down, gravity[down] > 0 ? 1 : -1};
+}
 
 // Over this rank's particles (each in an owned cell): count(c) = porous sand particles in
 // cell c, water(c) = the water content they hold, summed. Both are zeroed first over their
