@@ -169,20 +169,18 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
     auto [scalar_file, scalar_memory] = row_block(rows.total, 1, rows.offset, local_count);
 
     // One interleaving buffer serves position and then velocity.
-    for (size_t p = 0; p < n; ++p) {
-      xyz[3 * p] = particles.x[p];
-      xyz[3 * p + 1] = particles.y[p];
-      xyz[3 * p + 2] = particles.z[p];
-    }
+    auto interleave = [&](const auto& a, const auto& b, const auto& c) {
+      for (size_t p = 0; p < n; ++p) {
+        xyz[3 * p] = a[p];
+        xyz[3 * p + 1] = b[p];
+        xyz[3 * p + 2] = c[p];
+      }
+      return xyz.data();
+    };
     write_dataset(group.get(), "position", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, vector_file,
-                  vector_memory, xyz.data(), props);
-    for (size_t p = 0; p < n; ++p) {
-      xyz[3 * p] = particles.vx[p];
-      xyz[3 * p + 1] = particles.vy[p];
-      xyz[3 * p + 2] = particles.vz[p];
-    }
+                  vector_memory, interleave(particles.x, particles.y, particles.z), props);
     write_dataset(group.get(), "velocity", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, vector_file,
-                  vector_memory, xyz.data(), props);
+                  vector_memory, interleave(particles.vx, particles.vy, particles.vz), props);
     write_dataset(group.get(), "id", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file,
                   scalar_memory, particles.id.data(), props);
     write_dataset(group.get(), "material", H5T_STD_U8LE, H5T_NATIVE_UINT8, scalar_file,
