@@ -18,7 +18,7 @@ packages=(
   libpetsc-real3.18-dev
   libhdf5-openmpi-dev hdf5-tools
   libgtest-dev libbenchmark-dev
-  libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev
+  libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   python3-h5py python3-numpy python3-matplotlib
   paraview paraview-dev python3-paraview xvfb
   slurm-wlm munge

@@ -145,13 +145,9 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
   const fs::path directory(directory_);
   const std::string name = checkpoint_file_name(progress.steps);
   const std::string final_path = (directory / name).string();
-  const std::string temporary_path = final_path + ".tmp";
 
   const int64_t local_count = int64_t(particles.size());
-  int64_t offset = 0, total = 0;
-  MPI_Exscan(&local_count, &offset, 1, MPI_INT64_T, MPI_SUM, comm_);
-  if (rank == 0) offset = 0;  // MPI_Exscan leaves rank 0's result undefined
-  MPI_Allreduce(&local_count, &total, 1, MPI_INT64_T, MPI_SUM, comm_);
+  const RankRows rows = rank_rows(comm_, local_count);
   const Box owned = topo.owned_cells(topo.rank());
 
   // Everything that can fail on one rank alone happens here, before any collective HDF5 call.
@@ -170,84 +166,67 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
     if (error) throw std::runtime_error("cannot create the directory: " + error.message());
   });
 
-  QuietHdf5Errors quiet;
-  try {
-    H5Handle file;
-    run_agreed(comm_, final_path,
-               [&] { file = create_parallel_file(comm_, temporary_path); });
-    run_agreed(comm_, final_path, [&] {
-      const WriteProperties props = make_write_properties();
-      const hid_t root = file.get();
-      const int64_t ranks = size;
-      write_string_attribute(root, "format", kFormat);
-      write_attribute(root, "format_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &kFormatVersion);
-      write_attribute(root, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.time);
-      write_attribute(root, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &progress.steps);
-      write_attribute(root, "last_dt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.last_dt);
-      write_attribute(root, "frames_written", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                      &progress.frames_written);
-      write_attribute(root, "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, &total);
-      write_attribute(root, "ranks", H5T_STD_I64LE, H5T_NATIVE_INT64, &ranks);
-      write_string_attribute(root, "case_name", source.name);
-      write_string_attribute(root, "case_file", source.file);
+  auto write_contents = [&](hid_t root) {
+    const WriteProperties props = make_write_properties();
+    const int64_t ranks = size;
+    write_string_attribute(root, "format", kFormat);
+    write_attribute(root, "format_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &kFormatVersion);
+    write_attribute(root, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.time);
+    write_attribute(root, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &progress.steps);
+    write_attribute(root, "last_dt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.last_dt);
+    write_attribute(root, "frames_written", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                    &progress.frames_written);
+    write_attribute(root, "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, &rows.total);
+    write_attribute(root, "ranks", H5T_STD_I64LE, H5T_NATIVE_INT64, &ranks);
+    write_string_attribute(root, "case_name", source.name);
+    write_string_attribute(root, "case_file", source.file);
 
-      // A dataset rather than an attribute: attributes are limited to 64 KiB.
-      const int64_t text_bytes = int64_t(source.text.size());
-      auto [text_file, text_memory] = row_block(text_bytes, 1, 0, rank == 0 ? text_bytes : 0);
-      write_dataset(root, "case_text", H5T_STD_U8LE, H5T_NATIVE_UINT8, text_file, text_memory,
-                    source.text.data(), props);
+    // A dataset rather than an attribute: attributes are limited to 64 KiB.
+    const int64_t text_bytes = int64_t(source.text.size());
+    auto [text_file, text_memory] = row_block(text_bytes, 1, 0, rank == 0 ? text_bytes : 0);
+    write_dataset(root, "case_text", H5T_STD_U8LE, H5T_NATIVE_UINT8, text_file, text_memory,
+                  source.text.data(), props);
 
-      H5Handle layout = create_group(root, "layout");
-      const Index3& cells = topo.global_cells();
-      write_int_list_attribute(layout.get(), "cells", {cells[0], cells[1], cells[2]});
-      write_int_list_attribute(layout.get(), "dims",
-                               {topo.dims()[0], topo.dims()[1], topo.dims()[2]});
-      for (int a = 0; a < 3; ++a)
-        write_int_list_attribute(layout.get(), ("cuts_" + std::string(kAxisNames[a])).c_str(),
-                                 topo.starts()[a]);
+    H5Handle layout = create_group(root, "layout");
+    const Index3& cells = topo.global_cells();
+    write_int_list_attribute(layout.get(), "cells", {cells[0], cells[1], cells[2]});
+    write_int_list_attribute(layout.get(), "dims",
+                             {topo.dims()[0], topo.dims()[1], topo.dims()[2]});
+    for (int a = 0; a < 3; ++a)
+      write_int_list_attribute(layout.get(), ("cuts_" + std::string(kAxisNames[a])).c_str(),
+                               topo.starts()[a]);
 
-      H5Handle per_rank = create_group(root, "ranks");
-      auto [rank_file, rank_memory] = row_block(size, 1, rank, 1);
-      write_dataset(per_rank.get(), "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                    rank_file, rank_memory, &local_count, props);
-      write_dataset(per_rank.get(), "particle_offset", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                    rank_file, rank_memory, &offset, props);
+    H5Handle per_rank = create_group(root, "ranks");
+    auto [rank_file, rank_memory] = row_block(size, 1, rank, 1);
+    write_dataset(per_rank.get(), "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                  rank_file, rank_memory, &local_count, props);
+    write_dataset(per_rank.get(), "particle_offset", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                  rank_file, rank_memory, &rows.offset, props);
 
-      H5Handle group = create_group(root, "particles");
-      auto [rows_file, rows_memory] = row_block(total, 1, offset, local_count);
-      for_each_named_array(particles, [&](const std::string& dataset, const auto& array) {
-        using T = typename std::decay_t<decltype(array)>::value_type;
-        write_dataset(group.get(), dataset, Hdf5Type<T>::file(), Hdf5Type<T>::memory(),
-                      rows_file, rows_memory, array.data(), props);
-      });
-
-      H5Handle grid = create_group(root, "grid");
-      for (const CellField& field : fields) {
-        auto [cells_file, cells_memory] = cell_block(owned, field.array->box(), cells);
-        write_dataset(grid.get(), field.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, cells_file,
-                      cells_memory, field.array->data(), props);
-      }
+    H5Handle group = create_group(root, "particles");
+    auto [rows_file, rows_memory] = row_block(rows.total, 1, rows.offset, local_count);
+    for_each_named_array(particles, [&](const std::string& dataset, const auto& array) {
+      using T = typename std::decay_t<decltype(array)>::value_type;
+      write_dataset(group.get(), dataset, Hdf5Type<T>::file(), Hdf5Type<T>::memory(),
+                    rows_file, rows_memory, array.data(), props);
     });
-    run_agreed(comm_, final_path, [&] {
-      // Every rank's data reaches the disk (MPI_File_sync), not only the page cache.
-      check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
-      check_status(file.close(), "H5Fclose");
-    });
-    run_agreed(comm_, final_path, [&] {
-      if (rank != 0) return;
-      // What closing the file wrote, then the rename, are on disk before `latest` moves.
-      sync_to_disk(temporary_path);
-      rename_or_throw(temporary_path, final_path);
-      sync_to_disk(directory_);
-      replace_file(directory / kLatestName, name + "\n");
-    });
-  } catch (...) {
-    if (rank == 0) {
-      std::error_code ignored;
-      fs::remove(temporary_path, ignored);
+
+    H5Handle grid = create_group(root, "grid");
+    for (const CellField& field : fields) {
+      auto [cells_file, cells_memory] = cell_block(owned, field.array->box(), cells);
+      write_dataset(grid.get(), field.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, cells_file,
+                    cells_memory, field.array->data(), props);
     }
-    throw;
-  }
+  };
+  // What closing the file wrote, then the rename, are on disk before `latest` moves.
+  auto publish = [&](const std::string& temporary_path) {
+    sync_to_disk(temporary_path);
+    rename_or_throw(temporary_path, final_path);
+    sync_to_disk(directory_);
+    replace_file(directory / kLatestName, name + "\n");
+  };
+  // Flushed: every rank's data reaches the disk (MPI_File_sync), not only its page cache.
+  write_parallel_file(comm_, final_path, FlushToDisk::Yes, write_contents, publish);
 
   // The new checkpoint is complete and named by `latest`: older ones may go. A failure here
   // costs disk space, not a restart, so it does not stop the run.

@@ -138,13 +138,9 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
   const int64_t frame = next_frame_;
   const std::string h5_name = frame_file_name(case_name_, frame);
   const std::string final_path = (fs::path(directory_) / h5_name).string();
-  const std::string temporary_path = final_path + ".tmp";
 
   const int64_t local_count = int64_t(particles.size());
-  int64_t offset = 0, total = 0;
-  MPI_Exscan(&local_count, &offset, 1, MPI_INT64_T, MPI_SUM, comm_);
-  if (rank == 0) offset = 0;  // MPI_Exscan leaves rank 0's result undefined
-  MPI_Allreduce(&local_count, &total, 1, MPI_INT64_T, MPI_SUM, comm_);
+  const RankRows rows = rank_rows(comm_, local_count);
 
   // Everything that can fail on one rank alone happens here, before any collective HDF5 call.
   std::vector<double> xyz;
@@ -159,7 +155,7 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
     }
     xyz.resize(3 * n);
     connectivity.resize(n);
-    for (size_t p = 0; p < n; ++p) connectivity[p] = offset + int64_t(p);
+    for (size_t p = 0; p < n; ++p) connectivity[p] = rows.offset + int64_t(p);
     for (const GridFieldView& field : grid_fields) {
       grid_blocks.push_back(grid_block(field, global_cells_));
     }
@@ -171,96 +167,75 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
     throw std::runtime_error(final_path + ": ranks passed different numbers of grid fields");
   }
 
-  QuietHdf5Errors quiet;
-  try {
-    H5Handle file;
-    run_agreed(comm_, final_path,
-               [&] { file = create_parallel_file(comm_, temporary_path); });
+  auto write_contents = [&](hid_t root) {
+    const WriteProperties props = make_write_properties();
+    write_attribute(root, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time);
+    write_attribute(root, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step);
+    write_attribute(root, "frame", H5T_STD_I64LE, H5T_NATIVE_INT64, &frame);
+    write_attribute(root, "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, &rows.total);
+    write_string_attribute(root, "case_name", case_name_);
 
-    run_agreed(comm_, final_path, [&] {
-      const WriteProperties props = make_write_properties();
-      const hid_t root = file.get();
-      write_attribute(root, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time);
-      write_attribute(root, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step);
-      write_attribute(root, "frame", H5T_STD_I64LE, H5T_NATIVE_INT64, &frame);
-      write_attribute(root, "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, &total);
-      write_string_attribute(root, "case_name", case_name_);
+    H5Handle group(check_id(H5Gcreate2(root, "particles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                            "H5Gcreate2 particles"),
+                   H5Gclose);
+    const size_t n = particles.size();
+    auto [vector_file, vector_memory] = row_block(rows.total, 3, rows.offset, local_count);
+    auto [scalar_file, scalar_memory] = row_block(rows.total, 1, rows.offset, local_count);
 
-      H5Handle group(check_id(H5Gcreate2(root, "particles", H5P_DEFAULT, H5P_DEFAULT,
-                                         H5P_DEFAULT),
-                              "H5Gcreate2 particles"),
-                     H5Gclose);
-      const size_t n = particles.size();
-      auto [vector_file, vector_memory] = row_block(total, 3, offset, local_count);
-      auto [scalar_file, scalar_memory] = row_block(total, 1, offset, local_count);
-
-      // One interleaving buffer serves position and then velocity.
+    // One interleaving buffer serves position and then velocity.
+    auto interleave = [&](const auto& a, const auto& b, const auto& c) {
       for (size_t p = 0; p < n; ++p) {
-        xyz[3 * p] = particles.x[p];
-        xyz[3 * p + 1] = particles.y[p];
-        xyz[3 * p + 2] = particles.z[p];
+        xyz[3 * p] = a[p];
+        xyz[3 * p + 1] = b[p];
+        xyz[3 * p + 2] = c[p];
       }
-      write_dataset(group.get(), "position", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, vector_file,
-                    vector_memory, xyz.data(), props);
-      for (size_t p = 0; p < n; ++p) {
-        xyz[3 * p] = particles.vx[p];
-        xyz[3 * p + 1] = particles.vy[p];
-        xyz[3 * p + 2] = particles.vz[p];
-      }
-      write_dataset(group.get(), "velocity", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, vector_file,
-                    vector_memory, xyz.data(), props);
-      write_dataset(group.get(), "id", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file,
-                    scalar_memory, particles.id.data(), props);
-      write_dataset(group.get(), "material", H5T_STD_U8LE, H5T_NATIVE_UINT8, scalar_file,
-                    scalar_memory, particles.material.data(), props);
-      write_dataset(group.get(), "water_content", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                    scalar_file, scalar_memory, particles.water_content.data(), props);
-      const std::vector<float> saturation = saturation_of(particles, material_porosity_);
-      write_dataset(group.get(), "saturation", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, scalar_file,
-                    scalar_memory, saturation.data(), props);
-      write_dataset(group.get(), "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file,
-                    scalar_memory, connectivity.data(), props);
-      // The rank that owns each particle, so a viewer can show the domain decomposition.
-      const std::vector<int32_t> owner(n, int32_t(rank));
-      write_dataset(group.get(), "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, scalar_file,
-                    scalar_memory, owner.data(), props);
-      {
-        H5Handle material(check_id(H5Dopen2(group.get(), "material", H5P_DEFAULT), "H5Dopen2"),
-                          H5Dclose);
-        write_string_list_attribute(material.get(), "names", material_names_);
-      }
-
-      if (!grid_fields.empty()) {
-        H5Handle grid(check_id(H5Gcreate2(root, "grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                               "H5Gcreate2 grid"),
-                      H5Gclose);
-        write_attribute(grid.get(), "cell_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cell_size_);
-        for (size_t f = 0; f < grid_fields.size(); ++f) {
-          write_dataset(grid.get(), grid_fields[f].name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                        grid_blocks[f].first, grid_blocks[f].second,
-                        grid_fields[f].array->data(), props);
-        }
-      }
-    });
-
-    run_agreed(comm_, final_path, [&] { check_status(file.close(), "H5Fclose"); });
-    // The file is complete on disk; only now may it appear under its final name.
-    MPI_Barrier(comm_);
-    run_agreed(comm_, final_path, [&] {
-      if (rank != 0) return;
-      std::error_code error;
-      fs::rename(temporary_path, final_path, error);
-      if (error) throw std::runtime_error("cannot rename the finished frame: " + error.message());
-    });
-  } catch (...) {
-    if (rank == 0) {
-      std::error_code ignored;
-      fs::remove(temporary_path, ignored);
+      return xyz.data();
+    };
+    write_dataset(group.get(), "position", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, vector_file,
+                  vector_memory, interleave(particles.x, particles.y, particles.z), props);
+    write_dataset(group.get(), "velocity", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, vector_file,
+                  vector_memory, interleave(particles.vx, particles.vy, particles.vz), props);
+    write_dataset(group.get(), "id", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file,
+                  scalar_memory, particles.id.data(), props);
+    write_dataset(group.get(), "material", H5T_STD_U8LE, H5T_NATIVE_UINT8, scalar_file,
+                  scalar_memory, particles.material.data(), props);
+    write_dataset(group.get(), "water_content", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, scalar_file,
+                  scalar_memory, particles.water_content.data(), props);
+    const std::vector<float> saturation = saturation_of(particles, material_porosity_);
+    write_dataset(group.get(), "saturation", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, scalar_file,
+                  scalar_memory, saturation.data(), props);
+    write_dataset(group.get(), "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file,
+                  scalar_memory, connectivity.data(), props);
+    // The rank that owns each particle, so a viewer can show the domain decomposition.
+    const std::vector<int32_t> owner(n, int32_t(rank));
+    write_dataset(group.get(), "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, scalar_file,
+                  scalar_memory, owner.data(), props);
+    {
+      H5Handle material(check_id(H5Dopen2(group.get(), "material", H5P_DEFAULT), "H5Dopen2"),
+                        H5Dclose);
+      write_string_list_attribute(material.get(), "names", material_names_);
     }
-    throw;
-  }
 
-  FrameRecord record{h5_name, time, total, {}};
+    if (!grid_fields.empty()) {
+      H5Handle grid(check_id(H5Gcreate2(root, "grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                             "H5Gcreate2 grid"),
+                    H5Gclose);
+      write_attribute(grid.get(), "cell_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cell_size_);
+      for (size_t f = 0; f < grid_fields.size(); ++f) {
+        write_dataset(grid.get(), grid_fields[f].name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                      grid_blocks[f].first, grid_blocks[f].second,
+                      grid_fields[f].array->data(), props);
+      }
+    }
+  };
+  auto publish = [&](const std::string& temporary_path) {
+    std::error_code error;
+    fs::rename(temporary_path, final_path, error);
+    if (error) throw std::runtime_error("cannot rename the finished frame: " + error.message());
+  };
+  write_parallel_file(comm_, final_path, FlushToDisk::No, write_contents, publish);
+
+  FrameRecord record{h5_name, time, rows.total, {}};
   for (const GridFieldView& field : grid_fields) record.grid_fields.push_back(field.name);
   frames_.push_back(std::move(record));
   ++next_frame_;

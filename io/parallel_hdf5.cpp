@@ -1,5 +1,8 @@
 #include "io/parallel_hdf5.hpp"
 
+#include <filesystem>
+#include <system_error>
+
 namespace dunesim {
 
 std::string hdf5_error_detail() {
@@ -52,6 +55,16 @@ H5Handle Selection::space() const {
                                    count.data(), nullptr),
                "H5Sselect_hyperslab");
   return space;
+}
+
+RankRows rank_rows(MPI_Comm comm, int64_t count) {
+  RankRows rows;
+  MPI_Exscan(&count, &rows.offset, 1, MPI_INT64_T, MPI_SUM, comm);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) rows.offset = 0;  // MPI_Exscan leaves rank 0's result undefined
+  MPI_Allreduce(&count, &rows.total, 1, MPI_INT64_T, MPI_SUM, comm);
+  return rows;
 }
 
 std::pair<Selection, Selection> row_block(int64_t global_rows, int columns, int64_t offset,
@@ -116,6 +129,36 @@ H5Handle open_parallel_file(MPI_Comm comm, const std::string& path) {
   H5Handle access = parallel_file_access(comm);
   return H5Handle(check_id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.get()), "H5Fopen"),
                   H5Fclose);
+}
+
+void write_parallel_file(MPI_Comm comm, const std::string& path, FlushToDisk flush,
+                         const std::function<void(hid_t file)>& write,
+                         const std::function<void(const std::string& temporary_path)>& publish) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const std::string temporary_path = path + ".tmp";
+  QuietHdf5Errors quiet;
+  try {
+    H5Handle file;
+    run_agreed(comm, path, [&] { file = create_parallel_file(comm, temporary_path); });
+    run_agreed(comm, path, [&] { write(file.get()); });
+    run_agreed(comm, path, [&] {
+      if (flush == FlushToDisk::Yes)
+        check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+      check_status(file.close(), "H5Fclose");
+    });
+    // The agreement above is also the barrier: every rank has closed the file, so it is
+    // complete, before it may appear under its final name.
+    run_agreed(comm, path, [&] {
+      if (rank == 0) publish(temporary_path);
+    });
+  } catch (...) {
+    if (rank == 0) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary_path, ignored);
+    }
+    throw;
+  }
 }
 
 WriteProperties make_write_properties() {

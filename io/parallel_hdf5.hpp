@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -113,6 +114,14 @@ struct Selection {
   H5Handle space() const;
 };
 
+// Where this rank's rows go in a dataset that the ranks fill in rank order.
+struct RankRows {
+  int64_t offset = 0;  // this rank's first row
+  int64_t total = 0;   // rows over all ranks
+};
+// Collective; `count` is this rank's number of rows.
+RankRows rank_rows(MPI_Comm comm, int64_t count);
+
 // Rows [offset, offset + count) of a dataset with `global_rows` rows of `columns` values each,
 // held in a local buffer of exactly those rows.
 std::pair<Selection, Selection> row_block(int64_t global_rows, int columns, int64_t offset,
@@ -126,6 +135,20 @@ std::pair<Selection, Selection> cell_block(const Box& cells, const Box& stored,
 // A file shared by all ranks of `comm` through the MPI-IO driver, with collective metadata.
 H5Handle create_parallel_file(MPI_Comm comm, const std::string& path);
 H5Handle open_parallel_file(MPI_Comm comm, const std::string& path);
+
+// Whether write_parallel_file puts every rank's data on disk (H5Fflush: MPI_File_sync)
+// before it closes the file, or leaves that to the operating system.
+enum class FlushToDisk : bool { No, Yes };
+
+// Collective. Writes a file shared by all ranks so that it appears under `path` only once it
+// is complete: the ranks create `path`.tmp (create_parallel_file), `write` fills it, it is
+// closed, and then rank 0 calls `publish` with the temporary path to move it to `path`. Each
+// of these steps is agreed across ranks (run_agreed, messages prefixed with `path`): a
+// failure on any rank throws the same std::runtime_error on every rank, and rank 0 removes
+// the temporary file. HDF5 prints nothing meanwhile.
+void write_parallel_file(MPI_Comm comm, const std::string& path, FlushToDisk flush,
+                         const std::function<void(hid_t file)>& write,
+                         const std::function<void(const std::string& temporary_path)>& publish);
 
 // Property lists shared by every dataset of a file.
 struct WriteProperties {

@@ -2,6 +2,7 @@
 #include "io/timing_report.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -16,31 +17,43 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-          out += c;  // UTF-8 passes through unchanged
-        }
-    }
-  }
-  return out + "\"";
+// Keys stay in the order they are added, the order the report has always had.
+using Json = nlohmann::ordered_json;
+
+// Strings as JSON; bytes that are not UTF-8 become U+FFFD instead of an exception.
+std::string json_text(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-// JSON has no inf or nan; a broken measurement shows as null rather than an unreadable file.
-std::string json_number(double value) {
-  return std::isfinite(value) ? fmt::format("{}", value) : "null";
+// Appends `value` at nesting `depth` in the report's layout: one line per top-level key and
+// per row of a table (an array of objects), everything else on one line, so that a long
+// per-step list stays one line (nlohmann's dump() breaks every value or none). Numbers are
+// written in their shortest exact form, and JSON has no inf or nan: a broken measurement
+// shows as null rather than an unreadable file.
+void append_json(std::string& out, const Json& value, int depth) {
+  if (value.is_number_float()) {
+    const double number = value.get<double>();
+    out += std::isfinite(number) ? fmt::format("{}", number) : "null";
+    return;
+  }
+  if (!value.is_structured()) {
+    out += json_text(value);
+    return;
+  }
+  const bool object = value.is_object();
+  const bool one_per_line =
+      depth == 0 || (value.is_array() && !value.empty() && value.front().is_object());
+  const std::string indent(size_t(2 * (depth + 1)), ' ');
+  out += object ? '{' : '[';
+  for (auto entry = value.begin(); entry != value.end(); ++entry) {
+    if (entry != value.begin()) out += ',';
+    if (one_per_line) out += '\n' + indent;
+    else if (entry != value.begin()) out += ' ';
+    if (object) out += json_text(entry.key()) + ": ";
+    append_json(out, entry.value(), depth + 1);
+  }
+  if (one_per_line && !value.empty()) out += '\n' + std::string(size_t(2 * depth), ' ');
+  out += object ? '}' : ']';
 }
 
 // FNV-1a over the stage names, to check cheaply that every rank timed the same stages.
@@ -102,60 +115,52 @@ std::string render(const RunTimings& local, int ranks, double wall_seconds,
   }
   if (!iterations.empty()) mean_iterations /= double(iterations.size());
 
-  std::string out = "{\n";
-  out += fmt::format("  \"case_name\": {},\n", json_string(local.case_name));
-  out += fmt::format("  \"ranks\": {},\n", ranks);
-  out += fmt::format("  \"steps\": {},\n", local.steps);
-  out += fmt::format("  \"simulated_time\": {},\n", json_number(local.simulated_time));
-  out += fmt::format("  \"wall_seconds\": {},\n", json_number(wall_seconds));
-  out += fmt::format("  \"particle_steps_per_second\": {},\n",
-                     json_number(particle_steps_per_second));
-  out += fmt::format("  \"particle_imbalance\": {},\n", json_number(imbalance));
-  out += "  \"load_balance_checks\": [";
-  for (size_t c = 0; c < local.imbalance_history.size(); ++c) {
-    const ImbalanceCheck& check = local.imbalance_history[c];
-    out += fmt::format("{}{{\"step\": {}, \"before\": {}, \"after\": {}}}", c ? ", " : "",
-                       check.step, json_number(check.before), json_number(check.after));
-  }
-  out += "],\n";
+  Json checks = Json::array();
+  for (const ImbalanceCheck& check : local.imbalance_history)
+    checks.push_back({{"step", check.step}, {"before", check.before}, {"after", check.after}});
 
-  out += "  \"stages\": [";
+  Json stage_table = Json::array();
   for (size_t s = 0; s < stages; ++s) {
     const StageSummary& summary = summaries[s];
-    double share = sum_of_means > 0 ? summary.mean / sum_of_means : 0.0;
-    out += fmt::format(
-        "{}\n    {{\"name\": {}, \"max\": {}, \"mean\": {}, \"min\": {}, "
-        "\"share_of_step\": {}}}",
-        s ? "," : "", json_string(local.stage_seconds[s].first), json_number(summary.max),
-        json_number(summary.mean), json_number(summary.min), json_number(share));
+    const double share = sum_of_means > 0 ? summary.mean / sum_of_means : 0.0;
+    stage_table.push_back({{"name", local.stage_seconds[s].first},
+                           {"max", summary.max},
+                           {"mean", summary.mean},
+                           {"min", summary.min},
+                           {"share_of_step", share}});
   }
-  out += stages ? "\n  ],\n" : "],\n";
 
-  out += "  \"per_rank\": [";
+  Json per_rank = Json::array();
   for (int r = 0; r < ranks; ++r) {
     const int64_t* c = &counters[size_t(r) * kCounters];
-    out += fmt::format(
-        "{}\n    {{\"rank\": {}, \"particles\": {}, \"halo_bytes_sent\": {}, "
-        "\"migrated_particles_sent\": {}, \"migration_bytes_sent\": {}, "
-        "\"peak_rss_bytes\": {}, \"stage_seconds\": {{",
-        r ? "," : "", r, c[kParticles], c[kHaloBytes], c[kMigratedParticles],
-        c[kMigrationBytes], c[kPeakRss]);
-    for (size_t s = 0; s < stages; ++s) {
-      out += fmt::format("{}{}: {}", s ? ", " : "", json_string(local.stage_seconds[s].first),
-                         json_number(seconds[size_t(r) * stages + s]));
-    }
-    out += "}}";
+    Json stage_seconds = Json::object();
+    for (size_t s = 0; s < stages; ++s)
+      stage_seconds[local.stage_seconds[s].first] = seconds[size_t(r) * stages + s];
+    per_rank.push_back({{"rank", r},
+                        {"particles", c[kParticles]},
+                        {"halo_bytes_sent", c[kHaloBytes]},
+                        {"migrated_particles_sent", c[kMigratedParticles]},
+                        {"migration_bytes_sent", c[kMigrationBytes]},
+                        {"peak_rss_bytes", c[kPeakRss]},
+                        {"stage_seconds", std::move(stage_seconds)}});
   }
-  out += "\n  ],\n";
 
-  out += "  \"pressure_iterations\": {\"per_step\": [";
-  for (size_t i = 0; i < iterations.size(); ++i) {
-    out += fmt::format("{}{}", i ? ", " : "", iterations[i]);
-  }
-  out += fmt::format("], \"mean\": {}, \"max\": {}}}\n", json_number(mean_iterations),
-                     max_iterations);
-  out += "}\n";
-  return out;
+  const Json report = {
+      {"case_name", local.case_name},
+      {"ranks", ranks},
+      {"steps", local.steps},
+      {"simulated_time", local.simulated_time},
+      {"wall_seconds", wall_seconds},
+      {"particle_steps_per_second", particle_steps_per_second},
+      {"particle_imbalance", imbalance},
+      {"load_balance_checks", std::move(checks)},
+      {"stages", std::move(stage_table)},
+      {"per_rank", std::move(per_rank)},
+      {"pressure_iterations",
+       {{"per_step", iterations}, {"mean", mean_iterations}, {"max", max_iterations}}}};
+  std::string out;
+  append_json(out, report, 0);
+  return out + "\n";
 }
 
 void write_file(const fs::path& path, const std::string& text) {

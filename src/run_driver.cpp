@@ -49,40 +49,167 @@ std::string checkpoint_directory(const CaseConfig& config) {
   return config.output.directory + "/checkpoints";
 }
 
-}  // namespace
-
-RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI_Comm comm) {
-  CaseConfig config = with_options(case_config, options);
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  const bool root = rank == 0;
-
-  // A restart runs the case stored in the checkpoint (so that the physics cannot change
-  // half-way), with this command line's options on top.
+// The simulation a run starts from, and the case it runs.
+struct RunStart {
+  CaseConfig config;  // after a restart, the case stored in the checkpoint
   std::unique_ptr<Simulation> simulation;
-  RunProgress resumed;
-  if (!options.restart.empty()) {
-    CheckpointReader checkpoint(
-        comm, find_checkpoint(comm, checkpoint_directory(config), options.restart));
-    const CheckpointCase& stored = checkpoint.source();
-    if (root && stored.text != case_config.text)
-      std::fprintf(stderr,
-                   "warning: %s differs from the case stored in %s (read from %s); the run "
-                   "continues with the stored case\n",
-                   case_config.file.c_str(), checkpoint.path().c_str(), stored.file.c_str());
-    config = with_options(parse_case_text(stored.text, stored.file), options);
-    simulation = restore_simulation(config, checkpoint, comm);
-    resumed = checkpoint.progress();
-    if (root && !options.quiet)
-      std::printf("dunesim: restarting from %s (t = %.6g s, step %lld, written by %d ranks)\n",
-                  checkpoint.path().c_str(), resumed.time, (long long)resumed.steps,
-                  checkpoint.ranks());
-  } else {
-    simulation = std::make_unique<Simulation>(config, comm);
+  bool restarted = false;
+  RunProgress resumed;  // where the checkpoint left off (restarts only)
+};
+
+// Collective. The case's initial state, or the checkpoint's that options.restart names. A
+// restart runs the case stored in the checkpoint (so that the physics cannot change
+// half-way), with this command line's options on top.
+RunStart start_run(const CaseConfig& case_config, const RunOptions& options, MPI_Comm comm,
+                   bool root) {
+  RunStart start;
+  start.config = with_options(case_config, options);
+  if (options.restart.empty()) {
+    start.simulation = std::make_unique<Simulation>(start.config, comm);
+    return start;
   }
-  Simulation& sim = *simulation;
-  const bool restarted = !options.restart.empty();
+  CheckpointReader checkpoint(
+      comm, find_checkpoint(comm, checkpoint_directory(start.config), options.restart));
+  const CheckpointCase& stored = checkpoint.source();
+  if (root && stored.text != case_config.text)
+    std::fprintf(stderr,
+                 "warning: %s differs from the case stored in %s (read from %s); the run "
+                 "continues with the stored case\n",
+                 case_config.file.c_str(), checkpoint.path().c_str(), stored.file.c_str());
+  start.config = with_options(parse_case_text(stored.text, stored.file), options);
+  start.simulation = restore_simulation(start.config, checkpoint, comm);
+  start.restarted = true;
+  start.resumed = checkpoint.progress();
+  if (root && !options.quiet)
+    std::printf("dunesim: restarting from %s (t = %.6g s, step %lld, written by %d ranks)\n",
+                checkpoint.path().c_str(), start.resumed.time, (long long)start.resumed.steps,
+                checkpoint.ranks());
+  return start;
+}
+
+// Simulated times closer than this count as equal (end of run, output times).
+double time_tolerance(const CaseConfig& config) { return 1e-9 * config.end_time; }
+
+// Before the end time and, with max_steps, before that many steps.
+bool run_continues(const Simulation& sim, const CaseConfig& config) {
+  return sim.time() < config.end_time - time_tolerance(config) &&
+         (config.max_steps == 0 || sim.steps() < config.max_steps);
+}
+
+// Output times: every `interval` of simulated time, or every step when it is not positive.
+// They are reached by the same additions as in an uninterrupted run, so that a restarted run
+// lands on the same output times and takes the same steps.
+class OutputSchedule {
+ public:
+  OutputSchedule(const CaseConfig& config, double now)
+      : interval_(config.output.interval), eps_(time_tolerance(config)), next_(interval_) {
+    move_past(now);
+  }
+  // The step dt, shortened to land exactly on the next output time, so that frames are
+  // evenly spaced in simulated time.
+  double clip(double now, double dt) const {
+    return interval_ > 0 && now + dt > next_ - eps_ ? next_ - now : dt;
+  }
+  // Whether a frame is due at `now`; if so, the next output time moves past it.
+  bool due(double now) {
+    if (interval_ > 0 && now < next_ - eps_) return false;
+    move_past(now);
+    return true;
+  }
+
+ private:
+  void move_past(double now) {
+    while (interval_ > 0 && next_ <= now + eps_) next_ += interval_;
+  }
+  double interval_, eps_, next_;
+};
+
+// Checkpoints every so many steps, every so many wall-clock seconds, and when a stop signal
+// arrived ([checkpoint] in the case).
+class CheckpointPolicy {
+ public:
+  CheckpointPolicy(const CheckpointSpec& spec, bool root)
+      : spec_(spec), root_(root), last_(std::chrono::steady_clock::now()) {}
+  // Collective: every rank must take the same decision at the same step, and only rank 0's
+  // clock counts.
+  bool due(const Topology& topo, bool stopping, int64_t steps) const {
+    const double seconds = spec_.interval_seconds;
+    const bool time_due =
+        seconds > 0 &&
+        any_rank(topo, root_ && std::chrono::duration<double>(
+                                    std::chrono::steady_clock::now() - last_).count() >= seconds);
+    const int64_t every = spec_.interval_steps;
+    return stopping || time_due || (every > 0 && steps % every == 0);
+  }
+  void written() { last_ = std::chrono::steady_clock::now(); }
+
+ private:
+  CheckpointSpec spec_;
+  bool root_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// Wall-clock time since the run loop started, and a progress line on rank 0 at most every
+// 2 s (none with --quiet).
+class Progress {
+ public:
+  Progress(bool print, double start_time, double end_time)
+      : print_(print), start_time_(start_time), end_time_(end_time),
+        start_(std::chrono::steady_clock::now()), last_print_(start_) {}
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  void after_step(const Simulation& sim, double dt) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!print_ || std::chrono::duration<double>(now - last_print_).count() <= 2.0) return;
+    last_print_ = now;
+    const double wall = elapsed();
+    const double eta = sim.time() > start_time_
+                           ? wall * (end_time_ - sim.time()) / (sim.time() - start_time_) : 0;
+    std::printf("t = %.4f s  step %lld  dt = %.3e s  pressure its %d  wall %s  ETA %s\n",
+                sim.time(), (long long)sim.steps(), dt, sim.last_pressure_solve().iterations,
+                format_duration(wall).c_str(), format_duration(eta).c_str());
+    std::fflush(stdout);
+  }
+
+ private:
+  bool print_;
+  double start_time_, end_time_;
+  std::chrono::steady_clock::time_point start_, last_print_;
+};
+
+// Collective. The frame of now: the particles and, with `grid_fields`, the pressure and a
+// fluid mask (1 in fluid cells, 0 in air and solid).
+void write_frame(FrameWriter& writer, Simulation& sim, bool grid_fields) {
+  auto t = sim.clock().time(kOutput);
+  std::vector<GridFieldView> fields;
+  Array3<double> fluid_mask;
+  if (grid_fields) {
+    const Topology& topo = sim.topology();
+    Box owned = topo.owned_cells(topo.rank());
+    const Array3<uint8_t>& type = sim.grid().cell_type;
+    fluid_mask.reset(type.box(), Stagger::Cell, 0.0);
+    for (size_t n = 0; n < type.size(); ++n) fluid_mask.data()[n] = type.data()[n] == kFluid;
+    fields.push_back({"pressure", &sim.grid().pressure, owned});
+    fields.push_back({"fluid_mask", &fluid_mask, owned});
+  }
+  writer.write(sim.particles(), sim.time(), sim.steps(), fields);
+}
+
+#if DUNESIM_WITH_CATALYST
+// Collective. In situ visualisation is output: its cost shows in the timing report's output
+// stage.
+void coprocess(CatalystAdaptor& catalyst, Simulation& sim) {
+  auto t = sim.clock().time(kOutput);
   const Topology& topo = sim.topology();
+  const GridFieldView pressure{"pressure", &sim.grid().pressure, topo.owned_cells(topo.rank())};
+  catalyst.coprocess(sim.particles(), pressure, sim.time(), sim.steps());
+}
+#endif
+
+// Collective. The frame series of the run; after a restart it continues the earlier one.
+FrameWriter open_frame_series(const RunStart& start, MPI_Comm comm) {
+  const CaseConfig& config = start.config;
   std::vector<std::string> material_names;
   std::vector<double> material_porosity;
   for (const MaterialSpec& m : config.materials) {
@@ -91,129 +218,41 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   }
   FrameWriter writer(comm, config.output.directory, config.name, material_names, config.cells,
                      config.cell_size, material_porosity);
-  if (restarted) writer.continue_series(resumed.frames_written);
-  CheckpointWriter checkpoints(comm, checkpoint_directory(config), config.checkpoint.keep);
-  StopSignals stop_signals;
+  if (start.restarted) writer.continue_series(start.resumed.frames_written);
+  return writer;
+}
+
 #if DUNESIM_WITH_CATALYST
-  // In situ visualisation: set up only when the case names Catalyst scripts.
-  std::unique_ptr<CatalystAdaptor> catalyst;
-  if (!config.catalyst.scripts.empty())
-    catalyst = std::make_unique<CatalystAdaptor>(comm, config.catalyst.scripts,
-                                                 config.output.directory + "/catalyst",
-                                                 config.cells, config.cell_size);
+// Collective. In situ visualisation, set up only when the case names Catalyst scripts.
+std::unique_ptr<CatalystAdaptor> start_catalyst(const CaseConfig& config, MPI_Comm comm) {
+  if (config.catalyst.scripts.empty()) return nullptr;
+  return std::make_unique<CatalystAdaptor>(comm, config.catalyst.scripts,
+                                           config.output.directory + "/catalyst", config.cells,
+                                           config.cell_size);
+}
 #endif
 
-  auto write_frame = [&]() {
-    if (!options.write_frames) return;
-    auto t = sim.clock().time(kOutput);
-    std::vector<GridFieldView> fields;
-    Array3<double> fluid_mask;  // 1 in fluid cells, 0 in air and solid
-    if (config.output.grid_fields) {
-      Box owned = topo.owned_cells(topo.rank());
-      const Array3<uint8_t>& type = sim.grid().cell_type;
-      fluid_mask.reset(type.box(), Stagger::Cell, 0.0);
-      for (size_t n = 0; n < type.size(); ++n) fluid_mask.data()[n] = type.data()[n] == kFluid;
-      fields.push_back({"pressure", &sim.grid().pressure, owned});
-      fields.push_back({"fluid_mask", &fluid_mask, owned});
-    }
-    writer.write(sim.particles(), sim.time(), sim.steps(), fields);
-  };
-
+// Collective (it counts the particles); rank 0 prints the run's size when `print` is set.
+void announce_run(const CaseConfig& config, const Simulation& sim, bool print) {
+  const Topology& topo = sim.topology();
   const int64_t total_particles = global_sum(topo, int64_t(sim.particles().size()));
-  if (root && !options.quiet)
+  if (print)
     std::printf("dunesim: case '%s', %lld particles, grid %dx%dx%d, %d ranks (%dx%dx%d)\n",
                 config.name.c_str(), (long long)total_particles, config.cells[0],
                 config.cells[1], config.cells[2], topo.size(), topo.dims()[0], topo.dims()[1],
                 topo.dims()[2]);
+}
 
-  // After a restart the frame of this moment, if one was due, was written before the checkpoint.
-  if (!restarted) write_frame();
-  const double interval = config.output.interval;
-  const double end = config.end_time;
-  const double eps = 1e-9 * end;
-  // The first output time after now, by the same additions as in an uninterrupted run, so
-  // that a restarted run lands on the same output times and takes the same steps.
-  double next_output = interval;
-  while (interval > 0 && next_output <= sim.time() + eps) next_output += interval;
-  double last_dt = resumed.last_dt;
-  std::vector<int> iterations;
-  const auto start = std::chrono::steady_clock::now();
-  const double start_time = sim.time();
-  auto last_print = start;
-  auto elapsed = [&]() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  auto last_checkpoint = start;
-  std::string checkpoint_path;
-  bool stopped = false;
-
-  while (sim.time() < end - eps && (config.max_steps == 0 || sim.steps() < config.max_steps)) {
-    double dt = std::min(sim.stable_dt(), end - sim.time());
-    // Land exactly on output times so frames are evenly spaced in simulated time.
-    if (interval > 0 && sim.time() + dt > next_output - eps) dt = next_output - sim.time();
-    sim.step(dt);
-    last_dt = dt;
-    iterations.push_back(sim.last_pressure_solve().iterations);
-#if DUNESIM_WITH_CATALYST
-    if (catalyst && sim.steps() % config.catalyst.interval_steps == 0) {
-      // In situ visualisation is output: its cost shows in the timing report's output stage.
-      auto t = sim.clock().time(kOutput);
-      const GridFieldView pressure{"pressure", &sim.grid().pressure,
-                                   topo.owned_cells(topo.rank())};
-      catalyst->coprocess(sim.particles(), pressure, sim.time(), sim.steps());
-    }
-#endif
-    bool frame_due = interval <= 0 || sim.time() >= next_output - eps;
-    if (frame_due) {
-      write_frame();
-      while (interval > 0 && next_output <= sim.time() + eps) next_output += interval;
-    }
-    // Every rank must take the same decision at the same step: signals may reach the ranks
-    // at different moments, and only rank 0's clock counts.
-    stopped = any_rank(topo, stop_signals.requested());
-    const double seconds = config.checkpoint.interval_seconds;
-    const bool time_due =
-        seconds > 0 &&
-        any_rank(topo, root && std::chrono::duration<double>(
-                                   std::chrono::steady_clock::now() - last_checkpoint)
-                                       .count() >= seconds);
-    const int64_t every = config.checkpoint.interval_steps;
-    if (stopped || time_due || (every > 0 && sim.steps() % every == 0)) {
-      auto t = sim.clock().time(kOutput);
-      checkpoint_path = write_checkpoint(checkpoints, sim, last_dt, writer.frames_written());
-      last_checkpoint = std::chrono::steady_clock::now();
-    }
-    if (stopped) break;
-    auto now = std::chrono::steady_clock::now();
-    if (root && !options.quiet &&
-        std::chrono::duration<double>(now - last_print).count() > 2.0) {
-      last_print = now;
-      double wall = elapsed();
-      double eta = sim.time() > start_time
-                       ? wall * (end - sim.time()) / (sim.time() - start_time) : 0;
-      std::printf("t = %.4f s  step %lld  dt = %.3e s  pressure its %d  wall %s  ETA %s\n",
-                  sim.time(), (long long)sim.steps(), dt, sim.last_pressure_solve().iterations,
-                  format_duration(wall).c_str(), format_duration(eta).c_str());
-      std::fflush(stdout);
-    }
-  }
-
-  RunResult result;
-  result.stopped = stopped;
-  result.last_checkpoint = checkpoint_path;
-  result.steps = sim.steps();
-  result.simulated_time = sim.time();
-  result.wall_seconds = elapsed();
-  result.particles = global_sum(topo, int64_t(sim.particles().size()));
-  result.report_path = config.output.directory + "/timing.json";
-
+// Collective. Gathers what every rank measured into result.report_path.
+void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
+                  const RunResult& result, std::vector<int> pressure_iterations) {
   RunTimings timings;
   timings.case_name = config.name;
   timings.steps = result.steps;
   timings.simulated_time = result.simulated_time;
   timings.wall_seconds = result.wall_seconds;
   timings.stage_seconds = sim.clock().totals();
-  timings.pressure_iterations = iterations;
+  timings.pressure_iterations = std::move(pressure_iterations);
   timings.particles = int64_t(sim.particles().size());
   timings.halo_bytes_sent = sim.halo().bytes_sent();
   timings.migrated_particles_sent = sim.migrated_particles_sent();
@@ -221,15 +260,77 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   timings.peak_rss_bytes = peak_rss_bytes();
   timings.imbalance_history = sim.imbalance_history();
   write_timing_report(comm, result.report_path, timings);
+}
 
-  if (root && stopped)
+// Rank 0's last line: how the run ended.
+void print_end(const RunResult& result, bool quiet) {
+  if (result.stopped)
     std::fprintf(stderr, "dunesim: stopped by a signal at t = %.6g s, step %lld; checkpoint %s "
-                 "(continue with --restart latest)\n", sim.time(), (long long)sim.steps(),
-                 checkpoint_path.c_str());
-  else if (root && !options.quiet)
+                 "(continue with --restart latest)\n", result.simulated_time,
+                 (long long)result.steps, result.last_checkpoint.c_str());
+  else if (!quiet)
     std::printf("dunesim: done, %lld steps to t = %.4f s in %s; report %s\n",
                 (long long)result.steps, result.simulated_time,
                 format_duration(result.wall_seconds).c_str(), result.report_path.c_str());
+}
+
+}  // namespace
+
+RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const bool root = rank == 0;
+  RunStart start = start_run(case_config, options, comm, root);
+  const CaseConfig& config = start.config;
+  Simulation& sim = *start.simulation;
+  const Topology& topo = sim.topology();
+  FrameWriter writer = open_frame_series(start, comm);
+  CheckpointWriter checkpoints(comm, checkpoint_directory(config), config.checkpoint.keep);
+  StopSignals stop_signals;
+#if DUNESIM_WITH_CATALYST
+  std::unique_ptr<CatalystAdaptor> catalyst = start_catalyst(config, comm);
+#endif
+  announce_run(config, sim, root && !options.quiet);
+
+  // After a restart the frame of this moment, if one was due, was written before the checkpoint.
+  if (!start.restarted && options.write_frames) write_frame(writer, sim, config.output.grid_fields);
+  OutputSchedule outputs(config, sim.time());
+  CheckpointPolicy checkpoint_policy(config.checkpoint, root);
+  Progress progress(root && !options.quiet, sim.time(), config.end_time);
+  double last_dt = start.resumed.last_dt;
+  std::vector<int> iterations;
+  RunResult result;
+
+  while (run_continues(sim, config)) {
+    const double dt =
+        outputs.clip(sim.time(), std::min(sim.stable_dt(), config.end_time - sim.time()));
+    sim.step(dt);
+    last_dt = dt;
+    iterations.push_back(sim.last_pressure_solve().iterations);
+#if DUNESIM_WITH_CATALYST
+    if (catalyst && sim.steps() % config.catalyst.interval_steps == 0) coprocess(*catalyst, sim);
+#endif
+    if (outputs.due(sim.time()) && options.write_frames)
+      write_frame(writer, sim, config.output.grid_fields);
+    // Signals may reach the ranks at different moments: they agree on stopping.
+    result.stopped = any_rank(topo, stop_signals.requested());
+    if (checkpoint_policy.due(topo, result.stopped, sim.steps())) {
+      auto t = sim.clock().time(kOutput);
+      result.last_checkpoint =
+          write_checkpoint(checkpoints, sim, last_dt, writer.frames_written());
+      checkpoint_policy.written();
+    }
+    if (result.stopped) break;
+    progress.after_step(sim, dt);
+  }
+
+  result.steps = sim.steps();
+  result.simulated_time = sim.time();
+  result.wall_seconds = progress.elapsed();
+  result.particles = global_sum(topo, int64_t(sim.particles().size()));
+  result.report_path = config.output.directory + "/timing.json";
+  write_report(comm, config, sim, result, std::move(iterations));
+  if (root) print_end(result, options.quiet);
   return result;
 }
 

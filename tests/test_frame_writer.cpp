@@ -5,9 +5,12 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -354,6 +357,30 @@ TEST(TimingReport, RankZeroWritesGatheredFigures) {
   EXPECT_NE(json.find(fmt::format("\"particle_imbalance\": {},", imbalance)), std::string::npos)
       << json;
   EXPECT_FALSE(fs::exists(path + ".tmp"));
+}
+
+// JSON has no inf or nan: a broken measurement must leave a file that still parses, with
+// null in its place.
+TEST(TimingReport, NonFiniteFiguresAreWrittenAsNull) {
+  const std::string dir = fresh_directory("timing_non_finite");
+  const std::string path = dir + "/timing.json";
+  RunTimings timings = sample_timings(comm_rank());
+  timings.simulated_time = std::numeric_limits<double>::quiet_NaN();
+  timings.stage_seconds.front().second = std::numeric_limits<double>::infinity();
+  timings.imbalance_history = {{10, 1.5, std::numeric_limits<double>::quiet_NaN()}};
+  write_timing_report(MPI_COMM_WORLD, path, timings);
+  if (comm_rank() != 0) return;
+
+  const std::string text = read_text(path);
+  nlohmann::json report;
+  ASSERT_NO_THROW(report = nlohmann::json::parse(text)) << text;
+  EXPECT_TRUE(report["simulated_time"].is_null()) << text;
+  EXPECT_TRUE(report["stages"][0]["max"].is_null()) << text;
+  EXPECT_TRUE(report["per_rank"][0]["stage_seconds"]["advect"].is_null()) << text;
+  EXPECT_EQ(report["load_balance_checks"][0]["before"], 1.5);
+  EXPECT_TRUE(report["load_balance_checks"][0]["after"].is_null()) << text;
+  EXPECT_EQ(report["stages"][1]["name"], "pressure_solve");
+  EXPECT_EQ(report["stages"][1]["max"], 1.0);
 }
 
 TEST(TimingReport, DifferentStageListsThrowOnEveryRank) {
