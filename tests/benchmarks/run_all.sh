@@ -12,7 +12,9 @@
 #   - the dune at 1 cm cells (~1M particles) on 1 and 2 ranks (strong scaling of a sand run);
 #   - the slope of poured 2D heaps for phi = 30 and 40 (the angle of repose), with the
 #     cases' 95% PIC transfer and with test_sand_pile's half FLIP;
-#   - checkpoint write bandwidth for ~1M particles on 2 ranks, next to dd on the same disk.
+#   - checkpoint write bandwidth for ~1M particles on 2 ranks, next to dd on the same disk;
+#   - ponded infiltration into sand against Green-Ampt on 1 and 2 ranks, at 0.5 cm cells
+#     and with other S', and the plot postproc/gallery/green_ampt.png (seconds in all).
 #
 # This machine's speed drifts by 10-15% from minute to minute: compare rank counts over
 # several alternating repetitions (the fastest of each) rather than single runs.
@@ -52,3 +54,12 @@ run mpiexec -n 2 "$build/bench_checkpoint" cases/dam_break.toml --cell-size 0.00
   --directory "$work/checkpoints" --repeats 3
 run dd if=/dev/zero of="$work/dd.bin" bs=1M count=512 conv=fdatasync
 rm -f "$work/dd.bin"
+
+run mpiexec -n 1 "$build/green_ampt" --csv "$work/green_ampt.csv"
+run mpiexec -n 2 "$build/green_ampt" --csv "$work/green_ampt_np2.csv"
+run mpiexec -n 2 "$build/green_ampt" --cell 0.005 --csv "$work/green_ampt_cell0.005.csv"
+for ideal in 0.3 0.4 0.5 0.7; do
+  run mpiexec -n 2 "$build/green_ampt" --ideal-saturation "$ideal" --csv "$work/green_ampt_s$ideal.csv"
+done
+run /usr/bin/python3 postproc/plot_green_ampt.py "$work/green_ampt_np2.csv" \
+  "$work/green_ampt_cell0.005.csv" "$work"/green_ampt_s0.{4,5,7}.csv -o "$work/green_ampt.png"
