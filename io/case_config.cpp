@@ -570,6 +570,17 @@ void read_materials(const Table& root, CaseConfig& cfg) {
   }
 }
 
+// A rain source: water falling from a block for a time.
+void read_rain(const Table& s, const MaterialSpec& made_of, SourceSpec& spec) {
+  if (made_of.kind != MaterialKind::Water)
+    s.fail("rain_rate", "rain is water: material " + in_quotes(made_of.name) + " is not");
+  if (spec.shape.kind != ShapeSpec::Kind::Block)
+    s.fail("rain_rate", "rain falls from a block: needs shape = \"block\"");
+  if (spec.emit_until <= 0)
+    s.fail("rain_rate", "needs emit_until, the time the rain stops (s)");
+  spec.rain_rate = s.number("rain_rate", kPositive, kRequired);
+}
+
 void read_sources(const Table& root, CaseConfig& cfg) {
   std::vector<Table> entries = root.table_array("source");
   if (entries.empty())
@@ -577,7 +588,7 @@ void read_sources(const Table& root, CaseConfig& cfg) {
   for (const Table& s : entries) {
     s.allow_only({"material", "shape", "min", "max", "center", "radius", "file", "scale",
                   "translate", "profile_x", "profile_height", "velocity", "emit_until",
-                  "saturation"});
+                  "saturation", "rain_rate"});
     SourceSpec spec;
     std::string material = s.string("material", kRequired);
     auto found = std::find_if(cfg.materials.begin(), cfg.materials.end(),
@@ -601,6 +612,7 @@ void read_sources(const Table& root, CaseConfig& cfg) {
                                  in_quotes(made_of.name) + " holds no water)");
       spec.saturation = s.number("saturation", kUnitInterval, kRequired);
     }
+    if (s.has("rain_rate")) read_rain(s, made_of, spec);
     cfg.sources.push_back(spec);
   }
 }

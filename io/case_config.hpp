@@ -87,6 +87,10 @@ struct SourceSpec {
   Vec3 velocity{0, 0, 0};      // velocity of the particles it creates, m/s
   double emit_until = 0;       // s; 0 = fills the shape at the start only
   double saturation = 0;       // sand: S of the particles it creates (default: the material's)
+  // Water only: > 0 makes this a rain source, m/s of water depth falling on the block's
+  // horizontal area until emit_until; drops appear at random points of the block.
+  double rain_rate = 0;
+  bool is_rain() const { return rain_rate > 0; }
 };
 
 // A static solid obstacle inside the domain box (the box walls are always solid).

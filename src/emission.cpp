@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/triangle_mesh.hpp"
+#include "src/pore_water.hpp"
 #include "src/seeding.hpp"
 
 namespace dunesim {
@@ -68,19 +69,32 @@ Box union_of(const Box& a, const Box& b) {
 ParticleEmitter::ParticleEmitter(const CaseConfig& config, const Topology& topo) {
   Box reach;
   for (const SourceSpec& source : config.sources)
-    if (source.emit_until > 0) reach = union_of(reach, cells_around(source.shape, config));
-  reach_ = reach.intersect(topo.owned_cells(topo.rank()));
+    if (source.emit_until > 0 && !source.is_rain())
+      reach = union_of(reach, cells_around(source.shape, config));
+  owned_ = topo.owned_cells(topo.rank());
+  reach_ = reach.intersect(owned_);
   if (reach_.empty()) reach_ = Box{};
   occupied_.reset(reach_, Stagger::Cell, 0);
 }
 
 int64_t ParticleEmitter::emit(const CaseConfig& config, const Array3<uint8_t>& solid,
-                              int64_t step, double step_start_time, Particles& particles) {
-  if (reach_.empty()) return 0;
+                              int64_t step, double step_start_time, double step_duration,
+                              Particles& particles) {
+  const size_t before = particles.size();
+  refill_pouring_sources(config, solid, step, step_start_time, particles);
+  let_rain_fall(config, solid, step, step_start_time, step_duration, particles);
+  return int64_t(particles.size() - before);
+}
+
+void ParticleEmitter::refill_pouring_sources(const CaseConfig& config,
+                                             const Array3<uint8_t>& solid, int64_t step,
+                                             double step_start_time, Particles& particles) {
+  if (reach_.empty()) return;
   std::vector<int> pouring;
   for (size_t s = 0; s < config.sources.size(); ++s)
-    if (step_start_time < config.sources[s].emit_until) pouring.push_back(int(s));
-  if (pouring.empty()) return 0;
+    if (!config.sources[s].is_rain() && step_start_time < config.sources[s].emit_until)
+      pouring.push_back(int(s));
+  if (pouring.empty()) return;
 
   const double dx = config.cell_size;
   occupied_.fill(0);
@@ -89,15 +103,11 @@ int64_t ParticleEmitter::emit(const CaseConfig& config, const Array3<uint8_t>& s
               k = int(std::floor(particles.z[n] / dx));
     if (reach_.contains(i, j, k)) occupied_(i, j, k) = 1;
   }
-  const Index3& cells = config.cells;
-  const int64_t step_id_base = int64_t(kParticlesPerCell) * cells[0] * cells[1] * cells[2] * step;
-  const size_t before = particles.size();
   for_each_index(reach_, [&](int i, int j, int k) {
     if (occupied_(i, j, k) || solid(i, j, k)) return;
-    const int64_t cell_id_base =
-        step_id_base + global_cell_index(cells, i, j, k) * kParticlesPerCell;
+    const int64_t cell = global_cell_index(config.cells, i, j, k);
     for (int sub = 0; sub < kParticlesPerCell; ++sub) {
-      const int64_t id = cell_id_base + sub;
+      const int64_t id = created_particle_id(ParticleOrigin::Pour, config.cells, step, cell, sub);
       const Vec3 pos = jittered_seed_position(config, i, j, k, sub, id);
       const SourceSpec* source = nullptr;
       for (int s : pouring)
@@ -106,7 +116,30 @@ int64_t ParticleEmitter::emit(const CaseConfig& config, const Array3<uint8_t>& s
       add_source_particle(*source, config.materials, pos, id, particles);
     }
   });
-  return int64_t(particles.size() - before);
+}
+
+void ParticleEmitter::let_rain_fall(const CaseConfig& config, const Array3<uint8_t>& solid,
+                                    int64_t step, double step_start_time, double step_duration,
+                                    Particles& particles) {
+  const int down = gravity_axis(config.gravity).first;
+  for (const SourceSpec& rain : config.sources) {
+    if (!rain.is_rain() || step_start_time >= rain.emit_until) continue;
+    const double height = rain.shape.max[down] - rain.shape.min[down];
+    const double chance = rain.rain_rate * step_duration / height;
+    const Box cells = cells_around(rain.shape, config).intersect(owned_);
+    if (cells.empty()) continue;
+    for_each_index(cells, [&](int i, int j, int k) {
+      if (solid(i, j, k)) return;
+      const int64_t cell = global_cell_index(config.cells, i, j, k);
+      for (int sub = 0; sub < kParticlesPerCell; ++sub) {
+        const int64_t id =
+            created_particle_id(ParticleOrigin::Rain, config.cells, step, cell, sub);
+        if (chance_for_id(config, id) >= chance) continue;
+        const Vec3 pos = jittered_seed_position(config, i, j, k, sub, id);
+        if (rain.shape.contains(pos)) add_source_particle(rain, config.materials, pos, id, particles);
+      }
+    });
+  }
 }
 
 }  // namespace dunesim

@@ -1,5 +1,6 @@
-// Pouring sources: a source with emit_until keeps its shape full of material until then,
-// like a nozzle or a hopper outlet.
+// Sources that keep adding particles during the run: a pouring source (emit_until) keeps its
+// shape full of material until then, like a nozzle or a hopper outlet; a rain source
+// (rain_rate) lets drops appear at random points of its block.
 #pragma once
 #include <cstdint>
 
@@ -19,17 +20,27 @@ class ParticleEmitter {
   // when the blocks are re-cut.
   ParticleEmitter(const CaseConfig& config, const Topology& topo);
 
-  // After step number `step` (the first step is 1), which began at `step_start_time`: every
-  // owned non-solid cell without particles gets, at each of the 2x2x2 jittered sub-cell
-  // positions that lies in a source still pouring at `step_start_time` (emit_until above
-  // it), a particle with that source's material and velocity. A position belongs to the
-  // last such source that contains it. Ids continue past the initial ones (which are below
-  // 8 * cells): 8 * cells * step + 8 * (global cell index) + sub-cell. Returns the number of
-  // particles added to this rank.
+  // After step number `step` (the first step is 1), which began at `step_start_time` and
+  // lasted `step_duration`:
+  // - every owned non-solid cell without particles gets, at each of the 2x2x2 jittered
+  //   sub-cell positions that lies in a pouring source still pouring at `step_start_time`
+  //   (emit_until above it), a particle with that source's material and velocity. A
+  //   position belongs to the last such source that contains it.
+  // - every sub-cell position in a rain source's block, in a non-solid owned cell, becomes a
+  //   drop with probability rain_rate * step_duration / (block height along gravity), so
+  //   the block delivers rain_rate metres of water per second over its area (at most one
+  //   drop per sub-cell and step).
+  // Ids follow created_particle_id (src/seeding.hpp). Returns the particles added here.
   int64_t emit(const CaseConfig& config, const Array3<uint8_t>& solid, int64_t step,
-               double step_start_time, Particles& particles);
+               double step_start_time, double step_duration, Particles& particles);
 
  private:
+  void refill_pouring_sources(const CaseConfig& config, const Array3<uint8_t>& solid,
+                              int64_t step, double step_start_time, Particles& particles);
+  void let_rain_fall(const CaseConfig& config, const Array3<uint8_t>& solid, int64_t step,
+                     double step_start_time, double step_duration, Particles& particles);
+
+  Box owned_;                 // this rank's cells
   Box reach_;                 // owned cells inside some pouring source's bounding box
   Array3<uint8_t> occupied_;  // over reach_: the cell holds a particle; scratch
 };

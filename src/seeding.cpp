@@ -23,6 +23,23 @@ int64_t global_cell_index(const Index3& cells, int i, int j, int k) {
   return i + int64_t(cells[0]) * (j + int64_t(cells[1]) * k);
 }
 
+int64_t created_particle_id(ParticleOrigin origin, const Index3& cells, int64_t step,
+                            int64_t cell, int slot) {
+  const int64_t all_cells = int64_t(cells[0]) * cells[1] * cells[2];
+  const int64_t n = kParticlesPerCell * (all_cells * step + cell) + slot;
+  switch (origin) {
+    case ParticleOrigin::Pour: return n;
+    case ParticleOrigin::Rain: return -(1 + 2 * n);
+    case ParticleOrigin::Seepage: return -(2 + 2 * n);
+  }
+  return n;
+}
+
+double chance_for_id(const CaseConfig& config, int64_t id) {
+  // The jitter uses counters 3 id .. 3 id + 2 of the same seed; a second seed keeps apart.
+  return unit_random(config.seed ^ 0x5DEECE66Dull, uint64_t(id));
+}
+
 Vec3 jittered_seed_position(const CaseConfig& config, int i, int j, int k, int sub, int64_t id) {
   const int corner[3] = {i, j, k};
   Vec3 pos;
@@ -44,7 +61,7 @@ void for_each_seed(const CaseConfig& config, const Topology& topo, const Array3<
       const Vec3 pos = jittered_seed_position(config, i, j, k, sub, id);
       int source = -1;
       for (size_t s = 0; s < config.sources.size(); ++s)
-        if (config.sources[s].shape.contains(pos)) source = int(s);
+        if (!config.sources[s].is_rain() && config.sources[s].shape.contains(pos)) source = int(s);
       if (source >= 0) visit(pos, source, id);
     }
   });

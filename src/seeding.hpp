@@ -14,6 +14,22 @@ constexpr int kParticlesPerCell = 8;
 // Index of cell (i, j, k) in the whole grid, x fastest.
 int64_t global_cell_index(const Index3& cells, int i, int j, int k);
 
+// What created a particle during the run (after the initial seeding).
+enum class ParticleOrigin { Pour, Rain, Seepage };
+
+// The id of a particle created during step `step` (>= 1) in global cell `cell`, slot `slot`
+// (< 8: the sub-cell, or for seepage the face the water left by). With C cells in the grid:
+//   pouring sources  8 C step + 8 cell + slot   (the initial seeds' ids are below 8 C)
+//   rain            -(1 + 2 (8 C step + 8 cell + slot))
+//   seepage         -(2 + 2 (8 C step + 8 cell + slot))
+// so ids never repeat within a run and do not depend on the rank count.
+int64_t created_particle_id(ParticleOrigin origin, const Index3& cells, int64_t step,
+                            int64_t cell, int slot);
+
+// A number in [0, 1) that depends only on the case seed and `id` (and not on the jitter of
+// the same id): decides whether a rain drop falls.
+double chance_for_id(const CaseConfig& config, int64_t id);
+
 // Position of sub-cell `sub` (bit a set = upper half along axis a) of cell (i, j, k),
 // jittered by up to half a sub-cell by a pure function of the case seed and `id`.
 Vec3 jittered_seed_position(const CaseConfig& config, int i, int j, int k, int sub, int64_t id);

@@ -9,6 +9,7 @@
 #include "decomposition/reductions.hpp"
 #include "src/absorption.hpp"
 #include "src/advection.hpp"
+#include "src/darcy_drag.hpp"
 #include "src/extrapolation.hpp"
 #include "src/particle_sort.hpp"
 #include "src/percolation.hpp"
@@ -16,6 +17,7 @@
 #include "src/rigid_clusters.hpp"
 #include "src/sand_plasticity.hpp"
 #include "src/seeding.hpp"
+#include "src/seepage.hpp"
 #include "src/transfer.hpp"
 #include "src/wall_friction.hpp"
 
@@ -143,13 +145,15 @@ void Simulation::step(double dt) {
   pressure_solver_->release_system();
   extrapolate_velocity();
   grid_to_particles();
+  if (has_pore_water()) apply_darcy_drag(dt);
   advect_particles(dt);
   migrate_particles();
   if (has_pore_water()) {
     absorb_water();
     percolate_water(dt);
+    seep_water(time_, dt);
   }
-  emit_particles(time_);
+  emit_particles(time_, dt);
   time_ += dt;
   ++steps_;
   if (steps_ % kSortInterval == 0) sort_particles();
@@ -261,10 +265,24 @@ void Simulation::percolate_water(double dt) {
                                                particles_);
 }
 
-void Simulation::emit_particles(double step_start_time) {
+void Simulation::apply_darcy_drag(double dt) {
+  auto t = clock_.time(kDarcyDrag);
+  dunesim::apply_darcy_drag(config_.materials, *sand_material_, config_.gravity, dt, grid_,
+                            particles_);
+}
+
+void Simulation::seep_water(double step_start_time, double dt) {
+  auto t = clock_.time(kSeepWater);
+  // steps_ + 1 numbers the step being taken, as for emission.
+  SeepageStats s = release_seepage(*topo_, *halo_, config_, *sand_material_, steps_ + 1,
+                                   step_start_time, dt, grid_, particles_);
+  seeped_particles_ += s.particles_created;
+}
+
+void Simulation::emit_particles(double step_start_time, double dt) {
   auto t = clock_.time(kEmitParticles);
   // steps_ + 1 numbers the step being taken, so no step reuses the initial seeds' ids.
-  emitted_ += emitter_->emit(config_, grid_.solid, steps_ + 1, step_start_time, particles_);
+  emitted_ += emitter_->emit(config_, grid_.solid, steps_ + 1, step_start_time, dt, particles_);
 }
 
 void Simulation::sort_particles() {

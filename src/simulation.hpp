@@ -23,7 +23,8 @@ namespace dunesim {
 enum Stage : int {
   kParticlesToGrid, kSaveGridVelocity, kAddBodyForces, kEnforceBoundaries, kProjectPressure,
   kSandPlasticity, kRigidClusters, kReprojectPressure, kExtrapolateVelocity, kGridToParticles,
-  kAdvectParticles, kMigrateParticles, kAbsorbWater, kPercolateWater, kEmitParticles,
+  kDarcyDrag, kAdvectParticles, kMigrateParticles, kAbsorbWater, kPercolateWater, kSeepWater,
+  kEmitParticles,
   kSortParticles, kBalanceLoad, kOutput, kStageCount
 };
 
@@ -42,10 +43,12 @@ inline constexpr StageName kStageNames[] = {
     {kReprojectPressure, "reproject_pressure"},
     {kExtrapolateVelocity, "extrapolate_velocity"},
     {kGridToParticles, "grid_to_particles"},
+    {kDarcyDrag, "darcy_drag"},
     {kAdvectParticles, "advect_particles"},
     {kMigrateParticles, "migrate_particles"},
     {kAbsorbWater, "absorb_water"},
     {kPercolateWater, "percolate_water"},
+    {kSeepWater, "seep_water"},
     {kEmitParticles, "emit_particles"},
     {kSortParticles, "sort_particles"},
     {kBalanceLoad, "balance_load"},
@@ -110,6 +113,7 @@ class Simulation {
   // substeps, this rank.
   int64_t absorbed_particles() const { return absorbed_particles_; }
   int last_percolation_substeps() const { return percolation_substeps_; }
+  int64_t seeped_particles() const { return seeped_particles_; }  // this rank, whole run
   // The case's sand holds water (absorption and percolation run).
   bool has_pore_water() const { return sand_material_ && sand_material_->wet.holds_water(); }
 
@@ -134,7 +138,9 @@ class Simulation {
   void migrate_particles();
   void absorb_water();
   void percolate_water(double dt);
-  void emit_particles(double step_start_time);
+  void emit_particles(double step_start_time, double dt);
+  void apply_darcy_drag(double dt);
+  void seep_water(double step_start_time, double dt);
   void sort_particles();
   void balance_load();
   // (Re)allocates everything laid out by the topology: halo, pressure solver, grid block,
@@ -161,6 +167,7 @@ class Simulation {
   int64_t emitted_ = 0;
   int64_t absorbed_particles_ = 0;
   int percolation_substeps_ = 0;
+  int64_t seeped_particles_ = 0;
   std::vector<ImbalanceCheck> imbalance_history_;
 };
 

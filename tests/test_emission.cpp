@@ -52,7 +52,7 @@ struct Emitted {
 
 // What the emitter adds after `step` to `present` (restricted to this rank's cells).
 Emitted emit_once(const CaseConfig& config, MPI_Comm comm, const Particles& present,
-                  int64_t step, double time) {
+                  int64_t step, double time, double step_duration = 0.002) {
   Topology topo(comm, config.cells, 2);
   Array3<uint8_t> solid(topo.local(Stagger::Cell), Stagger::Cell, 0);
   mark_static_solids(config, solid);
@@ -73,7 +73,7 @@ Emitted emit_once(const CaseConfig& config, MPI_Comm comm, const Particles& pres
   }
   const size_t kept = out.particles.size();
   ParticleEmitter emitter(config, topo);
-  const int64_t added = emitter.emit(config, solid, step, time, out.particles);
+  const int64_t added = emitter.emit(config, solid, step, time, step_duration, out.particles);
   EXPECT_EQ(added, int64_t(out.particles.size() - kept));
   out.particles.for_each_array([&](auto& v) { v.erase(v.begin(), v.begin() + kept); });
   out.count = global_sum(topo, added);
@@ -116,6 +116,62 @@ TEST(Emission, FillsEmptyCellsOfThePouringShapeOnly) {
   EXPECT_EQ(emit_once(config, MPI_COMM_SELF, Particles{}, 7, 0.1).count,
             5 * 10 * 3 * kParticlesPerCell);
   EXPECT_EQ(emit_once(config, MPI_COMM_SELF, Particles{}, 30, 0.5).count, 0);
+}
+
+// A rain block 0.4 x 0.2 m in area and 0.04 m tall, raining 0.05 m/s until 1 s.
+CaseConfig rain_case() {
+  CaseConfig c = nozzle_case();
+  c.sources.resize(1);
+  SourceSpec& rain = c.sources[0];
+  rain.shape.min = {0.0, 0.0, 0.24};
+  rain.shape.max = {0.4, 0.2, 0.28};
+  rain.velocity = {0.0, 0.0, -2.0};
+  rain.emit_until = 1.0;
+  rain.rain_rate = 0.05;
+  return c;
+}
+
+// Over 50 steps of 2 ms the block must deliver rain_rate * area * time of water, in drops
+// of one particle's volume (dx^3 / 8). Each sub-cell slot is an independent draw, so the
+// count is binomial: the bound is 4 standard deviations.
+TEST(Emission, RainDeliversItsRateOverTheArea) {
+  const CaseConfig config = rain_case();
+  const SourceSpec& rain = config.sources[0];
+  const double dx = config.cell_size, dt = 0.002, drop = dx * dx * dx / kParticlesPerCell;
+  const int steps = 50;
+  int64_t drops = 0;
+  std::unordered_set<int64_t> ids;
+  for (int step = 1; step <= steps; ++step) {
+    Emitted e = emit_once(config, MPI_COMM_SELF, Particles{}, step, (step - 1) * dt, dt);
+    drops += e.count;
+    for (size_t n = 0; n < e.particles.size(); ++n) {
+      EXPECT_TRUE(rain.shape.contains({e.particles.x[n], e.particles.y[n], e.particles.z[n]}));
+      EXPECT_EQ(e.particles.vz[n], -2.0);
+      EXPECT_LT(e.particles.id[n], 0);  // apart from every seeded and poured id
+      ids.insert(e.particles.id[n]);
+    }
+  }
+  EXPECT_EQ(ids.size(), size_t(drops));
+  const double area = 0.4 * 0.2, height = 0.04;
+  const double expected = rain.rain_rate * area * steps * dt / drop;
+  const double slots = steps * area * height / drop, chance = rain.rain_rate * dt / height;
+  const double sigma = std::sqrt(slots * chance * (1 - chance));
+  std::printf("rain: %lld drops over %d steps, %.1f expected (sigma %.1f)\n", (long long)drops,
+              steps, expected, sigma);
+  EXPECT_NEAR(double(drops), expected, 4 * sigma);
+  // And none once the rain has stopped.
+  EXPECT_EQ(emit_once(config, MPI_COMM_SELF, Particles{}, 600, 1.0, dt).count, 0);
+}
+
+TEST(Emission, RainFallsTheSameOnAnyRankCount) {
+  const CaseConfig config = rain_case();
+  int64_t alone = 0, shared = 0;
+  for (int step = 1; step <= 10; ++step) {
+    alone += emit_once(config, MPI_COMM_SELF, Particles{}, step, 0.1, 0.01).count;
+    shared += emit_once(config, MPI_COMM_WORLD, Particles{}, step, 0.1, 0.01).count;
+  }
+  EXPECT_GT(alone, 0);
+  EXPECT_EQ(shared, alone);
 }
 
 TEST(Emission, SameParticlesOnAnyRankCount) {
