@@ -6,6 +6,7 @@ muddy dark), free water in blue.
 The last frame is drawn unless --time picks another (the nearest frame at or before T).
 """
 import argparse
+import math
 import os
 
 from paraview.simple import (ColorBy, GetActiveViewOrCreate, GetColorTransferFunction,
@@ -27,6 +28,8 @@ def main():
     parser.add_argument("--time", type=float, help="simulated time of the frame (s)")
     parser.add_argument("--water", type=int, default=0, help="material index of the water")
     parser.add_argument("--sand", type=int, default=1, help="material index of the sand")
+    parser.add_argument("--elevation", type=float, default=11.0,
+                        help="camera height above the horizon, degrees")
     args = parser.parse_args()
 
     frames = OpenDataFile(os.path.abspath(args.series))
@@ -58,8 +61,10 @@ def main():
     water.AmbientColor = water.DiffuseColor = [0.2, 0.45, 0.9]
 
     view.ResetCamera()
-    view.CameraPosition = [view.CameraFocalPoint[0], view.CameraFocalPoint[1] - 3.0,
-                           view.CameraFocalPoint[2] + 0.6]
+    rise = math.radians(args.elevation)
+    view.CameraPosition = [view.CameraFocalPoint[0],
+                           view.CameraFocalPoint[1] - 3.0 * math.cos(rise),
+                           view.CameraFocalPoint[2] + 3.0 * math.sin(rise)]
     view.CameraViewUp = [0, 0, 1]
     view.ResetCamera()
     Render(view)

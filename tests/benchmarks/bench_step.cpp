@@ -1,6 +1,6 @@
 // Benchmark of the distributed step on a real case at a chosen resolution (not a test).
 //
-//   mpiexec -n 2 bench_step CASE --cell-size 0.00833 --steps 30 --warmup 10 [--as-water]
+//   mpiexec -n 2 bench_step CASE --cell-size 0.00833 --steps 30 --warmup 10 [--as-water|--dry]
 //
 // Prints particle-steps per second, seconds per step for each stage (max over ranks),
 // pressure iterations, and peak memory per particle.
@@ -57,8 +57,9 @@ int main(int argc, char** argv) {
   app.add_option("--steps", steps, "measured steps");
   app.add_option("--warmup", warmup, "steps before measuring (the flow gets going)");
   app.add_option("--petsc", petsc, "PETSc options, e.g. \"-pc_type gamg\"");
-  bool as_water = false;
+  bool as_water = false, dry = false;
   app.add_flag("--as-water", as_water, "treat every material as water (same particles, no sand stages)");
+  app.add_flag("--dry", dry, "sand holds no water (same particles, no wet-sand stages)");
   CLI11_PARSE(app, argc, argv);
 
   MPI_Init(&argc, &argv);
@@ -69,6 +70,8 @@ int main(int argc, char** argv) {
     if (!petsc.empty()) config.pressure.petsc_options = petsc;
     if (as_water)
       for (MaterialSpec& m : config.materials) m.kind = MaterialKind::Water;
+    if (dry)
+      for (MaterialSpec& m : config.materials) m.wet = WetSandSpec{};
     const int64_t rss_before = current_rss_bytes();
     Simulation sim(config, MPI_COMM_WORLD);
     const Topology& topo = sim.topology();
@@ -105,12 +108,19 @@ int main(int argc, char** argv) {
       std::printf("particle_steps_per_second %.4g\n", double(particles) * steps / wall);
       std::printf("seconds_per_step %.4f\n", wall / steps);
     }
+    double wet_stages = 0;  // the stages only wet sand runs
     for (const auto& [name, seconds] : sim.clock().totals()) {
       double worst = global_max(topo, seconds), mean = global_sum(topo, seconds) / topo.size();
+      if (name == "darcy_drag" || name == "absorb_water" || name == "percolate_water" ||
+          name == "seep_water")
+        wet_stages += worst;
       if (root)
         std::printf("stage %-22s %.4f s/step max, %.4f mean, %4.1f%% of the step\n",
                     name.c_str(), worst / steps, mean / steps, 100.0 * worst / wall);
     }
+    if (root && wet_stages > 0)
+      std::printf("wet_sand_stages %.4f s/step, %.1f%% of the step (darcy_drag, absorb_water, "
+                  "percolate_water, seep_water)\n", wet_stages / steps, 100.0 * wet_stages / wall);
     if (root) {
       std::printf("pressure_iterations mean %.1f max %.0f (fluid cells %.0f)\n", iterations / steps,
                   max_iterations, unknowns / steps);
