@@ -9,7 +9,7 @@ import argparse
 import math
 import os
 
-from paraview.simple import (ColorBy, GetActiveViewOrCreate, GetColorTransferFunction,
+from paraview.simple import (ColorBy, GetActiveViewOrCreate, GetColorTransferFunction, GetScalarBar,
                              OpenDataFile, Render, SaveScreenshot, Show, Threshold)
 
 
@@ -53,6 +53,10 @@ def main():
     colours.RescaleTransferFunction(0.0, 1.0)
     colours.AutomaticRescaleRangeMode = "Never"
     sand.SetScalarBarVisibility(view, True)
+    bar = GetScalarBar(colours, view)
+    bar.Title = "sand saturation S"
+    bar.ComponentTitle = ""
+    bar.TitleColor = bar.LabelColor = [0.1, 0.1, 0.1]
 
     water = Show(threshold_material(frames, args.water), view)
     water.SetRepresentationType("Points")
