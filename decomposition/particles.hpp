@@ -59,9 +59,12 @@ struct Particles {
   template <class Keep>
   void keep_only(Keep&& keep) {
     size_t kept = 0;
-    for (size_t n = 0; n < size(); ++n)
-      if (keep(n)) copy_particle(n, kept++);
-    resize(kept);
+    for (size_t n = 0; n < size(); ++n) {
+      if (!keep(n)) continue;
+      if (kept != n) copy_particle(n, kept);  // nothing to move until the first gap
+      ++kept;
+    }
+    if (kept != size()) resize(kept);
   }
   // Copies particle `from` over particle `to`, e.g. to close the gaps that leavers leave.
   void copy_particle(size_t from, size_t to) {

@@ -72,9 +72,11 @@ AbsorptionStats absorb_free_water(const Topology& topo, Halo& halo,
   halo.fill<double>({&share});
 
   // Sand takes the granted water, in proportion to each particle's empty pores.
+  bool emptied = false;  // some water particle gave all its water
   for (size_t n = 0; n < p.size(); ++n) {
     if (target[n] >= 0) {
       p.water_content[n] -= p.water_content[n] * share.data()[target[n]];
+      emptied = emptied || p.water_content[n] <= 0.0;
       continue;
     }
     const MaterialSpec& m = materials[p.material[n]];
@@ -88,6 +90,7 @@ AbsorptionStats absorb_free_water(const Topology& topo, Halo& halo,
     const double filled = wanted >= space ? 1.0 : wanted / space;
     p.water_content[n] += (n_pores - p.water_content[n]) * filled;
   }
+  if (!emptied) return stats;
   const size_t before = p.size();
   p.keep_only([&](size_t n) {
     return materials[p.material[n]].kind != MaterialKind::Water || p.water_content[n] > 0.0;
