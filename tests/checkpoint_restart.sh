@@ -22,6 +22,7 @@ if [ "$#" -lt 2 ]; then
 fi
 exe=$1
 mode=$2
+wet_case=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cases/wet_soak.toml
 python=/usr/bin/python3  # Debian's h5py is installed for the system interpreter
 work=$(mktemp -d "${TMPDIR:-/tmp}/dunesim_checkpoint_XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -66,54 +67,6 @@ min = [0.14, 0.06, 0.14]
 max = [0.18, 0.14, 0.18]
 velocity = [0.0, 0.0, -0.5]
 emit_until = 0.2
-EOF
-}
-
-# A 2 cm water layer falling on a porous sand bed in the left half of a 16 x 8 x 16 cell
-# box; capillary spreading and drainage are fast, so it soaks in within a few tenths of a
-# second.
-write_wet_case() {  # END_TIME CHECKPOINT_INTERVAL_STEPS
-  cat > wet.toml <<EOF
-[case]
-name = "wet"
-[domain]
-size = [0.16, 0.08, 0.16]
-cell_size = 0.01
-wall_friction = 0.5
-[time]
-end = $1
-[output]
-directory = "out"
-interval = 0.02
-[checkpoint]
-interval_steps = $2
-[load_balance]
-interval_steps = 5
-threshold = 1.01
-[pressure]
-rtol = 1e-8
-[[material]]
-name = "water"
-kind = "water"
-[[material]]
-name = "sand"
-kind = "sand"
-density = 1600.0
-friction_angle = 30.0
-porosity = 0.4
-ideal_saturation = 0.4
-propagation_rate = 1e-2
-conductivity = 1e-2
-[[source]]
-material = "sand"
-shape = "block"
-min = [0.0, 0.0, 0.0]
-max = [0.08, 0.08, 0.06]
-[[source]]
-material = "water"
-shape = "block"
-min = [0.0, 0.0, 0.08]
-max = [0.08, 0.08, 0.1]
 EOF
 }
 
@@ -278,8 +231,8 @@ EOF
     [ "$#" -eq 4 ] || fail "water needs RANKS_BEFORE RANKS_AFTER"
     before=$3
     after=$4
-    case_file=wet.toml
-    write_wet_case 0.24 10
+    # Water soaking into sand, checkpointed every 10 steps, to 0.24 s.
+    case_file=$wet_case
     run "$before" --max-steps 20 > first.log 2>&1 || { cat first.log; fail "first half failed"; }
     [ "$(check_latest out/checkpoints)" -eq 20 ] || fail "no checkpoint at step 20"
     run "$after" --restart latest > second.log 2>&1 ||
@@ -291,7 +244,7 @@ latest = open("out/checkpoints/checkpoint_latest").read().strip()
 with h5py.File("out/checkpoints/" + latest, "r") as f:
     restart_time = f.attrs["time"]
 frames = []  # time, free water, pore water, ranks that wrote the frame
-for path in sorted(glob.glob("out/wet_*.h5")):
+for path in sorted(glob.glob("out/wet_soak_*.h5")):
     with h5py.File(path, "r") as f:
         sand = f["particles/material"][:] == 1
         water = f["particles/water_content"][:]

@@ -27,55 +27,17 @@ using test::world_size;
 
 namespace {
 
-// A 2 cm water layer falls on a porous sand bed that fills the left half of a box (the
-// right half stays empty, so that blocks cut evenly are unbalanced). Capillary spreading
-// and drainage are fast enough that by kCheckpointTime the layer has partly soaked in:
-// free water, partly absorbed water particles and wetted pores all exist at once.
-constexpr const char* kWetSceneToml = R"(
-[case]
-name = "wet_restart"
-[domain]
-size = [0.16, 0.08, 0.16]
-cell_size = 0.01
-wall_friction = 0.5
-[time]
-end = 0.3
-[load_balance]
-interval_steps = 5
-threshold = 1.01
-[pressure]
-rtol = 1e-8
-[[material]]
-name = "water"
-kind = "water"
-[[material]]
-name = "sand"
-kind = "sand"
-density = 1600.0
-friction_angle = 30.0
-porosity = 0.4
-ideal_saturation = 0.4
-propagation_rate = 1e-2
-conductivity = 1e-2
-[[source]]
-material = "sand"
-shape = "block"
-min = [0.0, 0.0, 0.0]
-max = [0.08, 0.08, 0.06]
-[[source]]
-material = "water"
-shape = "block"
-min = [0.0, 0.0, 0.08]
-max = [0.08, 0.08, 0.1]
-)";
-constexpr double kCheckpointTime = 0.12;  // s: the layer landed at ~0.07 s
-constexpr double kEndTime = 0.2;          // s: absorption and percolation go on after it
+// tests/cases/wet_soak.toml: a water layer falls on a porous sand bed and soaks in.
+constexpr double kCheckpointTime = 0.12;  // s: mid-soak
+constexpr double kEndTime = 0.16;         // s: absorption and percolation go on after it
 
 // Double round-off (1.1e-16 relative) over the ~1e4 additions that sum the water over the
 // particles and move it between them here, in whatever order the ranks take.
 constexpr double kRoundOff = 1e-12;
 
-CaseConfig wet_scene() { return parse_case_text(kWetSceneToml, "wet_restart.toml"); }
+CaseConfig wet_scene() {
+  return load_case(DUNESIM_TEST_CASES_DIR "/wet_soak.toml", MPI_COMM_WORLD);
+}
 
 void run_until(Simulation& sim, double t_end) {
   while (sim.time() < t_end - 1e-12) sim.step(std::min(sim.stable_dt(), t_end - sim.time()));
