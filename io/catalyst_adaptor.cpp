@@ -50,27 +50,38 @@ void add_point_scalars(vtkPointData* point_data, const char* name, vtkIdType n, 
   point_data->AddArray(array);
 }
 
+// A 3-component array `name` of (a[i], b[i], c[i]) for the first n particles.
+template <class Component>
+vtkSmartPointer<vtkDoubleArray> vector_array(const char* name, const Component& a,
+                                             const Component& b, const Component& c,
+                                             vtkIdType n) {
+  auto array = vtkSmartPointer<vtkDoubleArray>::New();
+  array->SetName(name);
+  array->SetNumberOfComponents(3);
+  array->SetNumberOfTuples(n);
+  double* values = array->GetPointer(0);
+  for (vtkIdType i = 0; i < n; ++i) {
+    values[3 * i] = a[i];
+    values[3 * i + 1] = b[i];
+    values[3 * i + 2] = c[i];
+  }
+  return array;
+}
+
 // The particles' positions as points, with a vertex cell each: without cells, filters and
 // renderers see no geometry.
 vtkSmartPointer<vtkPolyData> particle_points(const Particles& p) {
   const vtkIdType n = vtkIdType(p.size());
-  vtkNew<vtkDoubleArray> positions;
-  positions->SetNumberOfComponents(3);
-  positions->SetNumberOfTuples(n);
   vtkNew<vtkIdTypeArray> offsets, connectivity;
   offsets->SetNumberOfTuples(n + 1);
   connectivity->SetNumberOfTuples(n);
-  double* xyz = positions->GetPointer(0);
   for (vtkIdType i = 0; i < n; ++i) {
-    xyz[3 * i] = p.x[i];
-    xyz[3 * i + 1] = p.y[i];
-    xyz[3 * i + 2] = p.z[i];
     offsets->SetValue(i, i);
     connectivity->SetValue(i, i);
   }
   offsets->SetValue(n, n);
   vtkNew<vtkPoints> points;
-  points->SetData(positions);
+  points->SetData(vector_array(nullptr, p.x, p.y, p.z, n));
   vtkNew<vtkCellArray> vertices;
   vertices->SetData(offsets, connectivity);
   auto polydata = vtkSmartPointer<vtkPolyData>::New();
@@ -79,22 +90,13 @@ vtkSmartPointer<vtkPolyData> particle_points(const Particles& p) {
   return polydata;
 }
 
+// One rank's particles with the point arrays that CatalystAdaptor::coprocess lists.
 vtkSmartPointer<vtkPolyData> particles_to_vtk(const Particles& p,
                                               const std::vector<double>& material_porosity) {
   const vtkIdType n = vtkIdType(p.size());
   vtkSmartPointer<vtkPolyData> polydata = particle_points(p);
-  vtkNew<vtkDoubleArray> velocity;
-  velocity->SetName("velocity");
-  velocity->SetNumberOfComponents(3);
-  velocity->SetNumberOfTuples(n);
-  double* v = velocity->GetPointer(0);
-  for (vtkIdType i = 0; i < n; ++i) {
-    v[3 * i] = p.vx[i];
-    v[3 * i + 1] = p.vy[i];
-    v[3 * i + 2] = p.vz[i];
-  }
   vtkPointData* point_data = polydata->GetPointData();
-  point_data->AddArray(velocity);
+  point_data->AddArray(vector_array("velocity", p.vx, p.vy, p.vz, n));
   add_point_scalars<vtkDoubleArray>(point_data, "speed", n, [&](size_t i) { return p.speed(i); });
   add_point_scalars<vtkTypeInt64Array>(point_data, "id", n, [&](size_t i) { return p.id[i]; });
   add_point_scalars<vtkUnsignedCharArray>(point_data, "material", n,
