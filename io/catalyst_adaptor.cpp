@@ -11,6 +11,7 @@
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
 #include <vtkDoubleArray.h>
+#include <vtkFloatArray.h>
 #include <vtkIdTypeArray.h>
 #include <vtkImageData.h>
 #include <vtkMPI.h>
@@ -24,6 +25,7 @@
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 namespace dunesim {
 namespace {
@@ -38,58 +40,72 @@ bool all_ranks_agree(MPI_Comm comm, bool ok) {
   return all == 1;
 }
 
-vtkSmartPointer<vtkPolyData> particles_to_vtk(const Particles& p) {
+// A point array `name` of one value per particle, value(n) for particle n.
+template <class VtkArray, class Value>
+void add_point_scalars(vtkPointData* point_data, const char* name, vtkIdType n, Value&& value) {
+  vtkNew<VtkArray> array;
+  array->SetName(name);
+  array->SetNumberOfTuples(n);
+  for (vtkIdType i = 0; i < n; ++i) array->SetValue(i, value(size_t(i)));
+  point_data->AddArray(array);
+}
+
+// A 3-component array `name` of (a[i], b[i], c[i]) for the first n particles.
+template <class Component>
+vtkSmartPointer<vtkDoubleArray> vector_array(const char* name, const Component& a,
+                                             const Component& b, const Component& c,
+                                             vtkIdType n) {
+  auto array = vtkSmartPointer<vtkDoubleArray>::New();
+  array->SetName(name);
+  array->SetNumberOfComponents(3);
+  array->SetNumberOfTuples(n);
+  double* values = array->GetPointer(0);
+  for (vtkIdType i = 0; i < n; ++i) {
+    values[3 * i] = a[i];
+    values[3 * i + 1] = b[i];
+    values[3 * i + 2] = c[i];
+  }
+  return array;
+}
+
+// The particles' positions as points, with a vertex cell each: without cells, filters and
+// renderers see no geometry.
+vtkSmartPointer<vtkPolyData> particle_points(const Particles& p) {
   const vtkIdType n = vtkIdType(p.size());
-  vtkNew<vtkDoubleArray> positions;
-  positions->SetNumberOfComponents(3);
-  positions->SetNumberOfTuples(n);
-  vtkNew<vtkDoubleArray> velocity;
-  velocity->SetName("velocity");
-  velocity->SetNumberOfComponents(3);
-  velocity->SetNumberOfTuples(n);
-  vtkNew<vtkDoubleArray> speed;
-  speed->SetName("speed");
-  speed->SetNumberOfTuples(n);
-  vtkNew<vtkTypeInt64Array> id;
-  id->SetName("id");
-  id->SetNumberOfTuples(n);
-  vtkNew<vtkUnsignedCharArray> material;
-  material->SetName("material");
-  material->SetNumberOfTuples(n);
-  // A vertex cell per particle: without cells, filters and renderers see no geometry.
   vtkNew<vtkIdTypeArray> offsets, connectivity;
   offsets->SetNumberOfTuples(n + 1);
   connectivity->SetNumberOfTuples(n);
-
-  double* xyz = positions->GetPointer(0);
-  double* v = velocity->GetPointer(0);
   for (vtkIdType i = 0; i < n; ++i) {
-    xyz[3 * i] = p.x[i];
-    xyz[3 * i + 1] = p.y[i];
-    xyz[3 * i + 2] = p.z[i];
-    v[3 * i] = p.vx[i];
-    v[3 * i + 1] = p.vy[i];
-    v[3 * i + 2] = p.vz[i];
-    speed->SetValue(i, p.speed(i));
-    id->SetValue(i, p.id[i]);
-    material->SetValue(i, p.material[i]);
     offsets->SetValue(i, i);
     connectivity->SetValue(i, i);
   }
   offsets->SetValue(n, n);
-
   vtkNew<vtkPoints> points;
-  points->SetData(positions);
+  points->SetData(vector_array(nullptr, p.x, p.y, p.z, n));
   vtkNew<vtkCellArray> vertices;
   vertices->SetData(offsets, connectivity);
   auto polydata = vtkSmartPointer<vtkPolyData>::New();
   polydata->SetPoints(points);
   polydata->SetVerts(vertices);
+  return polydata;
+}
+
+// One rank's particles with the point arrays that CatalystAdaptor::coprocess lists.
+vtkSmartPointer<vtkPolyData> particles_to_vtk(const Particles& p,
+                                              const std::vector<double>& material_porosity) {
+  const vtkIdType n = vtkIdType(p.size());
+  vtkSmartPointer<vtkPolyData> polydata = particle_points(p);
   vtkPointData* point_data = polydata->GetPointData();
-  point_data->AddArray(velocity);
-  point_data->AddArray(speed);
-  point_data->AddArray(id);
-  point_data->AddArray(material);
+  point_data->AddArray(vector_array("velocity", p.vx, p.vy, p.vz, n));
+  add_point_scalars<vtkDoubleArray>(point_data, "speed", n, [&](size_t i) { return p.speed(i); });
+  add_point_scalars<vtkTypeInt64Array>(point_data, "id", n, [&](size_t i) { return p.id[i]; });
+  add_point_scalars<vtkUnsignedCharArray>(point_data, "material", n,
+                                          [&](size_t i) { return p.material[i]; });
+  add_point_scalars<vtkDoubleArray>(point_data, "water_content", n,
+                                    [&](size_t i) { return p.water_content[i]; });
+  const std::vector<float> saturation = saturation_of(p, material_porosity);
+  add_point_scalars<vtkFloatArray>(point_data, "saturation", n,
+                                   [&](size_t i) { return saturation[i]; });
   return polydata;
 }
 
@@ -116,8 +132,12 @@ vtkSmartPointer<vtkImageData> cells_to_vtk(const Array3<double>& field, const Bo
 
 CatalystAdaptor::CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
                                  const std::string& extracts_directory,
-                                 std::array<int, 3> global_cells, double cell_size)
-    : comm_(comm), global_cells_(global_cells), cell_size_(cell_size) {
+                                 std::array<int, 3> global_cells, double cell_size,
+                                 std::vector<double> material_porosity)
+    : comm_(comm),
+      global_cells_(global_cells),
+      cell_size_(cell_size),
+      material_porosity_(std::move(material_porosity)) {
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   std::error_code error;
@@ -163,7 +183,8 @@ void CatalystAdaptor::coprocess(const Particles& particles, const GridFieldView&
 
   vtkCPInputDataDescription* particle_input =
       description->GetInputDescriptionByName(kParticleChannel);
-  if (particle_input->GetIfGridIsNecessary()) particle_input->SetGrid(particles_to_vtk(particles));
+  if (particle_input->GetIfGridIsNecessary())
+    particle_input->SetGrid(particles_to_vtk(particles, material_porosity_));
   vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel);
   if (grid->GetIfGridIsNecessary()) {
     grid->SetGrid(cells_to_vtk(*cell_field.array, cell_field.owned, cell_size_,

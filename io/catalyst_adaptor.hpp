@@ -22,10 +22,11 @@ class CatalystAdaptor {
   // Collective over comm. Loads every script (Catalyst V2 pipeline scripts) and makes
   // `extracts_directory` the directory that the scripts' extracts go to. Throws
   // std::runtime_error on every rank if Catalyst or a script cannot be set up. The grid is
-  // global_cells cells of size cell_size, with the origin at 0.
+  // global_cells cells of size cell_size, with the origin at 0. `material_porosity` (one
+  // per material, as for FrameWriter) turns water content into saturation.
   CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
                   const std::string& extracts_directory, std::array<int, 3> global_cells,
-                  double cell_size);
+                  double cell_size, std::vector<double> material_porosity);
   // Finalises Catalyst; must run before MPI_Finalize, which Catalyst's communicator outlives
   // otherwise.
   ~CatalystAdaptor();
@@ -34,9 +35,10 @@ class CatalystAdaptor {
 
   // Collective. Runs every pipeline that wants this step on the given state: channel
   // "input" holds this rank's particles as a vtkPolyData (points with a vertex cell each;
-  // point arrays velocity, speed, id, material), channel "grid" the cells this rank owns of
-  // `cell_field` as a vtkImageData piece (a cell array named after the field). Throws
-  // std::runtime_error on every rank if a pipeline failed on any rank.
+  // point arrays velocity, speed, id, material, and water_content and saturation as frames
+  // hold them), channel "grid" the cells this rank owns of `cell_field` as a vtkImageData
+  // piece (a cell array named after the field). Throws std::runtime_error on every rank if
+  // a pipeline failed on any rank.
   void coprocess(const Particles& particles, const GridFieldView& cell_field, double time,
                  int64_t step);
 
@@ -44,6 +46,7 @@ class CatalystAdaptor {
   MPI_Comm comm_;
   std::array<int, 3> global_cells_;
   double cell_size_;
+  std::vector<double> material_porosity_;
   vtkCPProcessor* processor_ = nullptr;
 };
 

@@ -95,9 +95,10 @@ const char* const kXdmfFooter =
     "  </Domain>\n"
     "</Xdmf>\n";
 
-// S = theta / n for porous sand, 1 for water (its volume is all water), 0 for sand without
-// pores. A water particle is told apart from porous sand by its material's zero porosity and
-// a water content that is not zero.
+}  // namespace
+
+// A water particle is told apart from porous sand by its material's zero porosity and a
+// water content that is not zero.
 std::vector<float> saturation_of(const Particles& p, const std::vector<double>& porosity) {
   std::vector<float> s(p.size());
   for (size_t n = 0; n < p.size(); ++n) {
@@ -106,8 +107,6 @@ std::vector<float> saturation_of(const Particles& p, const std::vector<double>& 
   }
   return s;
 }
-
-}  // namespace
 
 FrameWriter::FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
                          std::vector<std::string> material_names,

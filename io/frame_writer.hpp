@@ -20,6 +20,11 @@ struct GridFieldView {
   Box owned;
 };
 
+// Each particle's saturation S, as frames and Catalyst show it: theta / n for porous sand,
+// 1 for water (its volume is all water), 0 for sand without pores. `porosity` holds one
+// value per material (0 for those that hold no water; empty = all 0).
+std::vector<float> saturation_of(const Particles& p, const std::vector<double>& porosity);
+
 class FrameWriter {
  public:
   // `directory` is created if missing (by rank 0). The series file is <directory>/<case_name>.xmf.

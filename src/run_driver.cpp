@@ -207,17 +207,20 @@ void coprocess(CatalystAdaptor& catalyst, Simulation& sim) {
 }
 #endif
 
+// Each material's porosity (0 for those that hold no water), for saturation in output.
+std::vector<double> material_porosity(const CaseConfig& config) {
+  std::vector<double> porosity;
+  for (const MaterialSpec& m : config.materials) porosity.push_back(m.wet.porosity);
+  return porosity;
+}
+
 // Collective. The frame series of the run; after a restart it continues the earlier one.
 FrameWriter open_frame_series(const RunStart& start, MPI_Comm comm) {
   const CaseConfig& config = start.config;
   std::vector<std::string> material_names;
-  std::vector<double> material_porosity;
-  for (const MaterialSpec& m : config.materials) {
-    material_names.push_back(m.name);
-    material_porosity.push_back(m.wet.porosity);
-  }
+  for (const MaterialSpec& m : config.materials) material_names.push_back(m.name);
   FrameWriter writer(comm, config.output.directory, config.name, material_names, config.cells,
-                     config.cell_size, material_porosity);
+                     config.cell_size, material_porosity(config));
   if (start.restarted) writer.continue_series(start.resumed.frames_written);
   return writer;
 }
@@ -228,7 +231,7 @@ std::unique_ptr<CatalystAdaptor> start_catalyst(const CaseConfig& config, MPI_Co
   if (config.catalyst.scripts.empty()) return nullptr;
   return std::make_unique<CatalystAdaptor>(comm, config.catalyst.scripts,
                                            config.output.directory + "/catalyst", config.cells,
-                                           config.cell_size);
+                                           config.cell_size, material_porosity(config));
 }
 #endif
 

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Usage: check_catalyst_run.sh DUNESIM_EXE CASE
+# Usage: check_catalyst_run.sh DUNESIM_EXE CASE WET_CASE
 #
 # Runs CASE (a case whose [catalyst] table names postproc/catalyst/render_speed.py and
 # extract_reduced.py with interval_steps = 10) for 20 steps on 2 MPI ranks under a virtual X
 # server, then requires in <output>/catalyst: a non-empty PNG for steps 10 and 20 whose
 # decoded pixels differ (the water moved), the reduced particle extract of both steps, and
 # a statistics line for both steps.
+# Then runs WET_CASE (water soaking into porous sand, no [catalyst] table) for 20 steps on
+# 2 ranks with extract_reduced.py and requires the extract of step 20 to carry each
+# particle's water_content and saturation: S = water_content / porosity for the sand, some
+# of it wet, and 1 for water.
 set -euo pipefail
 
-if [ "$#" -ne 2 ]; then
-  echo "usage: $0 DUNESIM_EXE CASE" >&2
+if [ "$#" -ne 3 ]; then
+  echo "usage: $0 DUNESIM_EXE CASE WET_CASE" >&2
   exit 2
 fi
 exe=$1
 case_file=$2
+wet_case=$3
+extract_script=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/postproc/catalyst/extract_reduced.py
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -58,4 +64,47 @@ if [ "$steps" != "10 20 " ]; then
   echo "FAIL: statistics.csv lists steps '$steps', expected '10 20 '" >&2
   exit 1
 fi
+# The wet case with a [catalyst] table added (a table of its own, so appending is valid TOML).
+{
+  cat "$wet_case"
+  printf '\n[catalyst]\nscripts = ["%s"]\ninterval_steps = 10\n' "$extract_script"
+} > "$work/wet.toml"
+timeout 90 mpiexec -n 2 --oversubscribe "$exe" run "$work/wet.toml" --output "$work/wet" \
+  --max-steps 20 --no-frames --quiet
+
+/usr/bin/python3 - "$work/wet.toml" "$work/wet/catalyst/reduced_000020.pvtu" <<'PY'
+import sys
+import tomllib
+
+import numpy as np
+from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkIOXML import vtkXMLPUnstructuredGridReader
+
+with open(sys.argv[1], "rb") as f:
+    materials = tomllib.load(f)["material"]
+porosity = np.array([m.get("porosity", 0.0) for m in materials])
+reader = vtkXMLPUnstructuredGridReader()
+reader.SetFileName(sys.argv[2])
+reader.Update()
+points = reader.GetOutput().GetPointData()
+arrays = {}
+for name in ("material", "water_content", "saturation"):
+    if points.GetArray(name) is None:
+        sys.exit(f"FAIL: the extract has no point array '{name}'")
+    arrays[name] = vtk_to_numpy(points.GetArray(name))
+material, water, saturation = arrays["material"], arrays["water_content"], arrays["saturation"]
+sand = porosity[material] > 0
+print(f"{sand.sum()} sand particles, mean S {saturation[sand].mean():.3f}, "
+      f"{(~sand).sum()} water particles")
+if sand.sum() == 0 or (~sand).sum() == 0:
+    sys.exit("FAIL: the extract lacks sand or water particles")
+# saturation is single precision: within 1e-6 relative of water_content / porosity.
+expected = water[sand] / porosity[material[sand]]
+if not np.allclose(saturation[sand], expected, rtol=1e-6, atol=0):
+    sys.exit("FAIL: the sand's saturation is not water_content / porosity")
+if not (saturation[sand] > 0).any():
+    sys.exit("FAIL: no sand was wet at step 20")
+if not (np.all(saturation[~sand] == 1) and np.all((water[~sand] > 0) & (water[~sand] <= 1))):
+    sys.exit("FAIL: water particles should have S = 1 and a water content in (0, 1]")
+PY
 echo "PASS"

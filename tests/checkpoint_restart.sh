@@ -11,14 +11,18 @@
 #   compare A B     a run stopped half-way on A ranks and restarted on B ranks must end with
 #                   the particles of an uninterrupted run on A ranks: identical when A = B,
 #                   within the rank-count bound of tests/compare_runs.hpp (1e-3 cells) otherwise.
+#   water A B       water falling on porous sand, stopped mid-soak on A ranks and restarted
+#                   on B ranks: the water of every frame, free and in the pores, must be the
+#                   first frame's to round-off, while the pores keep taking it in.
 set -u
 
 if [ "$#" -lt 2 ]; then
-  echo "usage: $0 DUNESIM_EXE kill|signal|compare [RANKS_BEFORE RANKS_AFTER]" >&2
+  echo "usage: $0 DUNESIM_EXE kill|signal|compare|water [RANKS_BEFORE RANKS_AFTER]" >&2
   exit 2
 fi
 exe=$1
 mode=$2
+wet_case=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cases/wet_soak.toml
 python=/usr/bin/python3  # Debian's h5py is installed for the system interpreter
 work=$(mktemp -d "${TMPDIR:-/tmp}/dunesim_checkpoint_XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -68,10 +72,11 @@ EOF
 
 # Runs in the background are not wrapped in `timeout`, which would not pass SIGUSR1 on;
 # ctest's timeout covers them.
+case_file=tiny.toml
 run() {  # RANKS ARGS...
   local ranks=$1
   shift
-  mpiexec -n "$ranks" --oversubscribe "$exe" run tiny.toml --quiet "$@"
+  mpiexec -n "$ranks" --oversubscribe "$exe" run "$case_file" --quiet "$@"
 }
 
 # Exits non-zero unless `latest` in DIR names a complete checkpoint; prints its step.
@@ -219,6 +224,43 @@ if tolerance == 0:
     assert np.array_equal(a[3], b[3]) and np.array_equal(a[4], b[4]), "not bit for bit"
 else:
     assert position < tolerance, f"positions differ by {position} m"
+EOF
+    ;;
+
+  water)
+    [ "$#" -eq 4 ] || fail "water needs RANKS_BEFORE RANKS_AFTER"
+    before=$3
+    after=$4
+    # Water soaking into sand, checkpointed every 10 steps, to 0.24 s.
+    case_file=$wet_case
+    run "$before" --max-steps 20 > first.log 2>&1 || { cat first.log; fail "first half failed"; }
+    [ "$(check_latest out/checkpoints)" -eq 20 ] || fail "no checkpoint at step 20"
+    run "$after" --restart latest > second.log 2>&1 ||
+      { cat second.log; fail "restart on $after ranks failed"; }
+    "$python" - "$after" <<'EOF' || fail "the water changed through the restart"
+import sys, glob, h5py
+after = int(sys.argv[1])
+latest = open("out/checkpoints/checkpoint_latest").read().strip()
+with h5py.File("out/checkpoints/" + latest, "r") as f:
+    restart_time = f.attrs["time"]
+frames = []  # time, free water, pore water, ranks that wrote the frame
+for path in sorted(glob.glob("out/wet_soak_*.h5")):
+    with h5py.File(path, "r") as f:
+        sand = f["particles/material"][:] == 1
+        water = f["particles/water_content"][:]
+        frames.append((f.attrs["time"], water[~sand].sum(), water[sand].sum(),
+                       f["particles/rank"][:].max() + 1))
+start = frames[0][1] + frames[0][2]
+# Double round-off (1.1e-16) over the ~1e5 additions that sum and move the water in a run.
+tolerance = 1e-12 * start
+for time, free, pores, ranks in frames:
+    print(f"t {time:.2f} s, {ranks} ranks: free {free:.10g}, pores {pores:.10g}, total"
+          f" {free + pores - start:+.2g} from the first frame's")
+    assert abs(free + pores - start) <= tolerance, f"water not conserved at t = {time} s"
+assert abs(frames[-1][0] - 0.24) < 1e-9, f"the restarted run ended at {frames[-1][0]} s"
+assert frames[-1][3] == after, f"the last frame was written by {frames[-1][3]} ranks"
+pores_then = [pores for time, free, pores, ranks in frames if time <= restart_time][-1]
+assert frames[0][2] == 0 < pores_then < frames[-1][2], "no soaking before and after the restart"
 EOF
     ;;
 

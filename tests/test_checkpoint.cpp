@@ -18,33 +18,18 @@
 #include "src/simulation_checkpoint.hpp"
 #include "tests/compare_runs.hpp"
 #include "tests/scenes.hpp"
+#include "tests/world.hpp"
 
 using namespace dunesim;
+using test::world_rank;
+using test::world_size;
 namespace fs = std::filesystem;
 
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
-
-// An empty directory for one test, separate per rank count (ctest may run those at once).
+// An empty directory for one test of this file.
 std::string fresh_directory(const std::string& test) {
-  const fs::path dir = fs::path("test_checkpoint_np" + std::to_string(world_size())) / test;
-  if (world_rank() == 0) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  return dir.string();
+  return test::fresh_directory("test_checkpoint", test);
 }
 
 // A value for attribute number `attribute` of the particle with global index g that differs

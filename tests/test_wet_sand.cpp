@@ -10,8 +10,11 @@
 #include "src/simulation.hpp"
 #include "src/wet_sand.hpp"
 #include "tests/scenes.hpp"
+#include "tests/water_accounting.hpp"
 
 using namespace dunesim;
+using dunesim::test::water_totals;
+using dunesim::test::WaterTotals;
 
 namespace {
 
@@ -52,20 +55,6 @@ CaseConfig sand_and_water_case(Vec3 domain, double cell, Vec3 sand_lo, Vec3 sand
 
 void run_until(Simulation& sim, double t_end) {
   while (sim.time() < t_end - 1e-12) sim.step(std::min(sim.stable_dt(), t_end - sim.time()));
-}
-
-// Water content summed over all ranks: of the free water particles, and of the sand's pores.
-struct WaterTotals {
-  double free = 0, pores = 0;
-  double total() const { return free + pores; }
-};
-WaterTotals water_totals(const Simulation& sim) {
-  const Particles& p = sim.particles();
-  double sums[2] = {0, 0};
-  for (size_t n = 0; n < p.size(); ++n)
-    sums[sim.config().materials[p.material[n]].kind == MaterialKind::Sand] += p.water_content[n];
-  global_sum_in_place(sim.topology(), sums, 2);
-  return {sums[0], sums[1]};
 }
 
 }  // namespace

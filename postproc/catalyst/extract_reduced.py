@@ -27,7 +27,8 @@ id_remainder = PythonCalculator(Input=particles, Expression=f"id % {SAMPLE_EVERY
                                 ArrayName="id_remainder")
 sample = Threshold(Input=id_remainder, Scalars=["POINTS", "id_remainder"],
                    LowerThreshold=0, UpperThreshold=0)
-sample = PassArrays(Input=sample, PointDataArrays=["velocity", "speed", "id", "material"])
+sample = PassArrays(Input=sample, PointDataArrays=["velocity", "speed", "id", "material",
+                                                   "water_content", "saturation"])
 
 reduced = CreateExtractor("VTU", sample, registrationName="reduced_vtu")
 reduced.Trigger = "TimeStep"
