@@ -5,15 +5,13 @@
 
 #include <toml++/toml.h>
 
+#include "io/input_file.hpp"
 #include "io/triangle_mesh.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <climits>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <limits>
@@ -82,6 +80,8 @@ namespace {
 
 // Guards the int cell counts (and any sane memory budget) against a mistyped cell size.
 constexpr double kMaxCellsPerAxis = 1.0e6;
+// A case file is a page or two of TOML; anything near this is not one.
+constexpr uint64_t kMaxCaseFileBytes = 16u << 20;
 constexpr const char* kAxisNames[3] = {"x", "y", "z"};
 
 std::string format_number(double value) {
@@ -669,23 +669,13 @@ std::string default_name(const std::string& file) {
 
 // Reads the whole file; on failure returns false and puts the reason into `out`.
 bool read_file(const std::string& file, std::string& out) {
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) {
-    out = std::strerror(errno);
+  try {
+    out = read_input_file(file, kMaxCaseFileBytes);
+    return true;
+  } catch (const InputFileError& e) {
+    out = e.what();
     return false;
   }
-  out.clear();
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out.append(buffer, n);
-  bool ok = !std::ferror(f);
-  if (!ok) out = std::strerror(errno);  // e.g. "Is a directory"
-  std::fclose(f);
-  if (ok && out.size() > static_cast<size_t>(INT_MAX)) {
-    out = "file too large for a case file";
-    ok = false;
-  }
-  return ok;
 }
 
 }  // namespace
