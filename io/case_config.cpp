@@ -662,9 +662,35 @@ void read_catalyst(const Table& root, CaseConfig& cfg) {
   }
 }
 
+// The case name is the stem of every output file name (<name>_000001.h5, <name>.xmf), so it
+// must be a plain file name: it may not reach out of the output directory or need quoting.
+constexpr size_t kMaxNameLength = 200;  // + "_000001.h5.tmp" stays under NAME_MAX (255)
+
+bool is_name_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '-' || c == '.';
+}
+
+bool is_plain_file_name(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxNameLength && name != "." && name != ".." &&
+         std::all_of(name.begin(), name.end(), is_name_character);
+}
+
+// The case file's stem, with characters a name may not have replaced by '_'.
 std::string default_name(const std::string& file) {
-  std::string stem = std::filesystem::path(file).stem().string();
-  return stem.empty() ? "case" : stem;
+  std::string stem = std::filesystem::path(file).stem().string().substr(0, kMaxNameLength);
+  for (char& c : stem)
+    if (!is_name_character(c)) c = '_';
+  return is_plain_file_name(stem) ? stem : "case";
+}
+
+std::string read_case_name(const Table& case_table, const std::string& file) {
+  std::string name = case_table.non_empty_string("name", default_name(file));
+  if (!is_plain_file_name(name))
+    case_table.fail("name", "expected a file name of at most " + std::to_string(kMaxNameLength) +
+                                " letters, digits, '_', '-' and '.' (not \".\" or \"..\"), "
+                                "got " + in_quotes(name));
+  return name;
 }
 
 // Reads the whole file; on failure returns false and puts the reason into `out`.
@@ -700,7 +726,7 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
 
   Table case_table = root.table("case");
   case_table.allow_only({"name"});
-  cfg.name = case_table.non_empty_string("name", default_name(file));
+  cfg.name = read_case_name(case_table, file);
 
   read_domain(root, cfg);
 

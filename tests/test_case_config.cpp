@@ -373,6 +373,24 @@ TEST(CaseConfigErrors, DomainCells) {
                {"domain.cell_size", "at most"});
 }
 
+// The name becomes the stem of the output files: a path in it would write elsewhere.
+TEST(CaseConfigErrors, CaseNameIsAFileName) {
+  for (const char* name : {"../../x", "a/b", "/tmp/x", ".", "..", "tank 1", "t\\u00e4nk"})
+    expect_error(std::string("[case]\nname = \"") + name + "\"\n" + kMinimal,
+                 {"case.name", "expected a file name", "letters, digits, '_', '-' and '.'"});
+  expect_error("[case]\nname = \"" + std::string(201, 'a') + "\"\n" + kMinimal,
+               {"case.name", "at most 200"});
+  EXPECT_EQ(parse_case_text("[case]\nname = \"Tank-2.v1_a\"\n" + kMinimal, "x.toml").name,
+            "Tank-2.v1_a");
+}
+
+TEST(CaseConfig, DefaultNameIsAPlainFileName) {
+  EXPECT_EQ(parse_case_text(kMinimal, "dir/my tank (2).toml").name, "my_tank__2_");
+  EXPECT_EQ(parse_case_text(kMinimal, "dir/..toml").name, "case");
+  EXPECT_EQ(parse_case_text(kMinimal, "dir/" + std::string(300, 'b') + ".toml").name,
+            std::string(200, 'b'));
+}
+
 TEST(CaseConfigErrors, MissingRequired) {
   expect_error("[domain]\nsize = [0.2, 0.2, 0.2]\n" + kTime + kWater + kSource,
                {"key 'domain.cell_size': required key is missing"});
