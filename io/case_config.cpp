@@ -693,6 +693,26 @@ std::string read_case_name(const Table& case_table, const std::string& file) {
   return name;
 }
 
+void read_time(const Table& root, CaseConfig& cfg) {
+  Table time = root.table("time");
+  time.allow_only({"end", "max_steps", "cfl", "max_dt"});
+  cfg.end_time = time.number("end", kPositive, kRequired);
+  cfg.max_steps = time.integer("max_steps", 0, std::numeric_limits<int64_t>::max(), cfg.max_steps);
+  cfg.cfl = time.number("cfl", Range{0.0, 5.0, false, true}, cfg.cfl);
+  cfg.max_dt = time.number("max_dt", kPositive, cfg.max_dt);
+}
+
+// [output], after [time]: the interval is checked against the end time.
+void read_output(const Table& root, CaseConfig& cfg) {
+  Table output = root.table("output");
+  output.allow_only({"directory", "interval", "grid_fields"});
+  cfg.output.directory = output.non_empty_string("directory", "output/" + cfg.name);
+  cfg.output.interval = output.number("interval", kNonNegative, cfg.output.interval);
+  const std::string problem = output_schedule_problem(cfg.end_time, cfg.output.interval);
+  if (!problem.empty()) output.fail("interval", problem);
+  cfg.output.grid_fields = output.boolean("grid_fields", cfg.output.grid_fields);
+}
+
 // Reads the whole file; on failure returns false and puts the reason into `out`.
 bool read_file(const std::string& file, std::string& out) {
   try {
@@ -705,6 +725,16 @@ bool read_file(const std::string& file, std::string& out) {
 }
 
 }  // namespace
+
+std::string output_schedule_problem(double end_time, double interval,
+                                    const std::string& end_name) {
+  if (interval <= 0) return "";
+  const double frames = std::floor(end_time / interval) + 1;  // the first at t = 0
+  if (frames <= double(kMaxOutputFrames)) return "";
+  return "with " + end_name + " = " + format_number(end_time) + " s, output.interval = " +
+         format_number(interval) + " s gives " + format_number(frames) + " frames; at most " +
+         std::to_string(kMaxOutputFrames) + " are allowed (raise output.interval)";
+}
 
 CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   toml::table document;
@@ -734,12 +764,7 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   physics.allow_only({"gravity"});
   cfg.gravity = physics.vec3("gravity", kAnyValue, cfg.gravity);
 
-  Table time = root.table("time");
-  time.allow_only({"end", "max_steps", "cfl", "max_dt"});
-  cfg.end_time = time.number("end", kPositive, kRequired);
-  cfg.max_steps = time.integer("max_steps", 0, std::numeric_limits<int64_t>::max(), cfg.max_steps);
-  cfg.cfl = time.number("cfl", Range{0.0, 5.0, false, true}, cfg.cfl);
-  cfg.max_dt = time.number("max_dt", kPositive, cfg.max_dt);
+  read_time(root, cfg);
 
   Table seeding = root.table("seeding");
   seeding.allow_only({"jitter", "seed"});
@@ -747,11 +772,7 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   cfg.seed = static_cast<uint64_t>(seeding.integer(
       "seed", 0, std::numeric_limits<int64_t>::max(), static_cast<int64_t>(cfg.seed)));
 
-  Table output = root.table("output");
-  output.allow_only({"directory", "interval", "grid_fields"});
-  cfg.output.directory = output.non_empty_string("directory", "output/" + cfg.name);
-  cfg.output.interval = output.number("interval", kNonNegative, cfg.output.interval);
-  cfg.output.grid_fields = output.boolean("grid_fields", cfg.output.grid_fields);
+  read_output(root, cfg);
 
   Table checkpoint = root.table("checkpoint");
   checkpoint.allow_only({"interval_steps", "interval_seconds", "keep", "directory"});

@@ -3,8 +3,12 @@
 #include <petscsys.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <exception>
+#include <limits>
+#include <string>
 
 #include "io/case_config.hpp"
 #include "io/file_summary.hpp"
@@ -17,6 +21,48 @@ constexpr int kExitCaseError = 2;    // bad case file or option: fix the input
 constexpr int kExitRuntimeError = 3; // the run failed (solver diverged, I/O error, ...)
 constexpr int kExitStopped = 75;     // stopped by SIGTERM/SIGUSR1 after a checkpoint: resubmit
                                      // with --restart latest (75 is EX_TEMPFAIL)
+
+// A command-line value that does not fit the case: the user's to fix, like a bad case file.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// --max-steps: a whole number >= 0 that fits in 64 bits (CLI11 alone would clamp
+// 99999999999999999999 to the largest one).
+const CLI::Validator kStepCount(
+    [](std::string& text) {
+      int64_t value = 0;
+      const char* end = text.data() + text.size();
+      const auto [stop, error] = std::from_chars(text.data(), end, value);
+      if (error == std::errc::result_out_of_range)
+        return "expected a whole number of steps up to " +
+               std::to_string(std::numeric_limits<int64_t>::max()) + ", got " + text;
+      if (error != std::errc() || stop != end || value < 0)
+        return "expected a whole number of steps >= 0, got " + text;
+      return std::string();
+    },
+    "INT>=0");
+
+// --end-time: seconds, finite and > 0 (CLI11's PositiveNumber lets nan through).
+const CLI::Validator kPositiveSeconds(
+    [](std::string& text) {
+      double value = 0;
+      const char* end = text.data() + text.size();
+      const auto [stop, error] = std::from_chars(text.data(), end, value);
+      if (error != std::errc() || stop != end || !std::isfinite(value) || value <= 0)
+        return "expected a finite number of seconds > 0, got " + text;
+      return std::string();
+    },
+    "SECONDS>0");
+
+// The command line's values that can only be judged with the case in hand.
+void check_run_options(const dunesim::CaseConfig& config, const dunesim::RunOptions& options) {
+  if (options.end_time <= 0) return;
+  const std::string problem =
+      dunesim::output_schedule_problem(options.end_time, config.output.interval, "--end-time");
+  if (!problem.empty()) throw UsageError(problem);
+}
 
 // `dunesim info FILE`: rank 0 reads the file; every rank returns the same status.
 int print_file_summary(const std::string& file, int rank) {
@@ -45,8 +91,10 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "run a case (under mpiexec for several ranks)");
   run->add_option("case", case_file, "case file (TOML)")->required();
   run->add_option("--output", options.output_directory, "output directory (overrides the case)");
-  run->add_option("--max-steps", options.max_steps, "stop after this many steps");
-  run->add_option("--end-time", options.end_time, "simulated end time in s (overrides the case)");
+  run->add_option("--max-steps", options.max_steps, "stop after this many steps (0: no limit)")
+      ->check(kStepCount);
+  run->add_option("--end-time", options.end_time, "simulated end time in s (overrides the case)")
+      ->check(kPositiveSeconds);
   run->add_flag("--no-frames", [&](int64_t) { options.write_frames = false; },
                 "write no output frames (benchmarks)");
   run->add_flag("--quiet", options.quiet, "no progress lines");
@@ -84,6 +132,7 @@ int main(int argc, char** argv) {
   int status = 0;
   try {
     dunesim::CaseConfig config = dunesim::load_case(case_file, MPI_COMM_WORLD);
+    if (run->parsed()) check_run_options(config, options);
     if (check->parsed()) {
       if (rank == 0) std::printf("%s: ok\n", case_file.c_str());
     } else if (dunesim::run_case(config, options, MPI_COMM_WORLD).stopped) {
@@ -91,6 +140,9 @@ int main(int argc, char** argv) {
     }
   } catch (const dunesim::CaseError& e) {
     // Every rank parsed the same text, so every rank is here with the same error.
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
+    status = kExitCaseError;
+  } catch (const UsageError& e) {
     if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
     status = kExitCaseError;
   } catch (const std::runtime_error& e) {

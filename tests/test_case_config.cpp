@@ -373,6 +373,25 @@ TEST(CaseConfigErrors, DomainCells) {
                {"domain.cell_size", "at most"});
 }
 
+// Every number must be finite: an end time of inf would never be reached.
+TEST(CaseConfigErrors, NonFiniteNumbers) {
+  for (const char* value : {"inf", "-inf", "nan"})
+    expect_error(kDomain + "[time]\nend = " + value + "\n" + kWater + kSource,
+                 {"time.end", "expected a finite number"});
+}
+
+// A frame every interval up to the end time: a mistyped end or interval must not mean an
+// endless schedule.
+TEST(CaseConfigErrors, OutputFramesAreBounded) {
+  expect_error(kDomain + "[time]\nend = 1e300\n" + kWater + kSource,
+               {"output.interval", "time.end = 1e+300 s", "2.5e+301 frames", "at most 1000000"});
+  expect_error(kMinimal + "[output]\ninterval = 1e-7\n", {"output.interval", "5000001 frames"});
+  EXPECT_NO_THROW(parse_case_text(kMinimal + "[output]\ninterval = 1e-6\n", "x.toml"));
+  EXPECT_NO_THROW(parse_case_text(
+      kDomain + "[time]\nend = 1e300\n" + kWater + kSource + "[output]\ninterval = 0\n",
+      "x.toml"));
+}
+
 // The name becomes the stem of the output files: a path in it would write elsewhere.
 TEST(CaseConfigErrors, CaseNameIsAFileName) {
   for (const char* name : {"../../x", "a/b", "/tmp/x", ".", "..", "tank 1", "t\\u00e4nk"})
