@@ -80,6 +80,9 @@ namespace {
 
 // Guards the int cell counts (and any sane memory budget) against a mistyped cell size.
 constexpr double kMaxCellsPerAxis = 1.0e6;
+// All cells: twenty times dune.toml at its finest (1 mm, 5e8 cells), and small enough that
+// the particle ids of pouring sources (8 per cell and step) fit in 64 bits for 1e8 steps.
+constexpr double kMaxCells = 1.0e10;
 // A case file is a page or two of TOML; anything near this is not one.
 constexpr uint64_t kMaxCaseFileBytes = 16u << 20;
 constexpr const char* kAxisNames[3] = {"x", "y", "z"};
@@ -504,6 +507,13 @@ void read_domain(const Table& root, CaseConfig& cfg) {
     }
   }
   set_cell_size(cfg, cfg.cell_size);
+  const double total = double(cfg.cells[0]) * cfg.cells[1] * cfg.cells[2];
+  if (total > kMaxCells)
+    domain.fail("cell_size", "gives " + std::to_string(cfg.cells[0]) + " x " +
+                                 std::to_string(cfg.cells[1]) + " x " +
+                                 std::to_string(cfg.cells[2]) + " = " + format_number(total) +
+                                 " cells; at most " + format_number(kMaxCells) +
+                                 " are allowed");
 }
 
 // The wet-sand keys of a sand material. Without a porosity the sand holds no water, and a

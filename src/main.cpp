@@ -12,6 +12,7 @@
 
 #include "io/case_config.hpp"
 #include "io/file_summary.hpp"
+#include "src/memory_budget.hpp"
 #include "src/run_driver.hpp"
 
 namespace {
@@ -132,6 +133,7 @@ int main(int argc, char** argv) {
   int status = 0;
   try {
     dunesim::CaseConfig config = dunesim::load_case(case_file, MPI_COMM_WORLD);
+    dunesim::check_grid_fits_memory(config, MPI_COMM_WORLD);
     if (run->parsed()) check_run_options(config, options);
     if (check->parsed()) {
       if (rank == 0) std::printf("%s: ok\n", case_file.c_str());

@@ -373,6 +373,12 @@ TEST(CaseConfigErrors, DomainCells) {
                {"domain.cell_size", "at most"});
 }
 
+TEST(CaseConfigErrors, TotalCells) {
+  expect_error("[domain]\nsize = [1000.0, 1000.0, 1000.0]\ncell_size = 0.1\n" + kTime + kWater +
+                   kSource,
+               {"domain.cell_size", "10000 x 10000 x 10000 = 1e+12 cells; at most 1e+10"});
+}
+
 // Every number must be finite: an end time of inf would never be reached.
 TEST(CaseConfigErrors, NonFiniteNumbers) {
   for (const char* value : {"inf", "-inf", "nan"})
