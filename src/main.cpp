@@ -11,8 +11,10 @@
 #include <string>
 
 #include "io/case_config.hpp"
+#include "decomposition/reductions.hpp"
 #include "io/file_summary.hpp"
 #include "src/memory_budget.hpp"
+#include "src/pressure_solver.hpp"
 #include "src/run_driver.hpp"
 
 namespace {
@@ -63,6 +65,58 @@ void check_run_options(const dunesim::CaseConfig& config, const dunesim::RunOpti
   const std::string problem =
       dunesim::output_schedule_problem(options.end_time, config.output.interval, "--end-time");
   if (!problem.empty()) throw UsageError(problem);
+}
+
+// Collective. Both PETSc option strings, read into a solver before any work (see
+// petsc_options_problem): the case's alone, then the command line's under them, as the run
+// inserts them (the case's come last and win).
+void check_petsc_options(const dunesim::CaseConfig& config, const std::string& command_line) {
+  const std::string& of_case = config.pressure.petsc_options;
+  dunesim::RankError error =
+      dunesim::first_error_on_any_rank(MPI_COMM_WORLD, dunesim::petsc_options_problem(of_case));
+  if (error.failed())
+    throw dunesim::CaseError(config.file, "pressure.petsc_options", error.message);
+  if (command_line.empty()) return;
+  error = dunesim::first_error_on_any_rank(
+      MPI_COMM_WORLD, dunesim::petsc_options_problem(command_line + " " + of_case));
+  if (error.failed())
+    throw UsageError("--petsc \"" + command_line + "\": " + error.message);
+  if (PetscOptionsInsertString(nullptr, command_line.c_str()) != 0)
+    throw UsageError("--petsc \"" + command_line + "\": PETSc cannot read it");
+}
+
+// `dunesim check CASE` (check_only) or `dunesim run CASE`: the exit status, the same on
+// every rank.
+int check_or_run(const std::string& case_file, bool check_only,
+                 const dunesim::RunOptions& options, const std::string& petsc_options, int rank) {
+  try {
+    dunesim::CaseConfig config = dunesim::load_case(case_file, MPI_COMM_WORLD);
+    dunesim::check_grid_fits_memory(config, MPI_COMM_WORLD);
+    check_petsc_options(config, petsc_options);
+    if (check_only) {
+      if (rank == 0) std::printf("%s: ok\n", case_file.c_str());
+      return 0;
+    }
+    check_run_options(config, options);
+    return dunesim::run_case(config, options, MPI_COMM_WORLD).stopped ? kExitStopped : 0;
+  } catch (const dunesim::CaseError& e) {
+    // Every rank parsed the same text, so every rank is here with the same error.
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitCaseError;
+  } catch (const UsageError& e) {
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitCaseError;
+  } catch (const std::runtime_error& e) {
+    // By convention runtime errors (solver divergence, I/O, lost particles) are raised only
+    // after the ranks agreed on them, so every rank is here and can finalise cleanly.
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitRuntimeError;
+  } catch (const std::exception& e) {
+    // Anything else may have left other ranks waiting in a collective: end the whole job.
+    std::fprintf(stderr, "internal error (rank %d): %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitRuntimeError);
+  }
+  return kExitRuntimeError;
 }
 
 // `dunesim info FILE`: rank 0 reads the file; every rank returns the same status.
@@ -129,34 +183,10 @@ int main(int argc, char** argv) {
   }
 
   PetscInitializeNoArguments();
-  if (!petsc_options.empty()) PetscOptionsInsertString(nullptr, petsc_options.c_str());
-  int status = 0;
-  try {
-    dunesim::CaseConfig config = dunesim::load_case(case_file, MPI_COMM_WORLD);
-    dunesim::check_grid_fits_memory(config, MPI_COMM_WORLD);
-    if (run->parsed()) check_run_options(config, options);
-    if (check->parsed()) {
-      if (rank == 0) std::printf("%s: ok\n", case_file.c_str());
-    } else if (dunesim::run_case(config, options, MPI_COMM_WORLD).stopped) {
-      status = kExitStopped;
-    }
-  } catch (const dunesim::CaseError& e) {
-    // Every rank parsed the same text, so every rank is here with the same error.
-    if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
-    status = kExitCaseError;
-  } catch (const UsageError& e) {
-    if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
-    status = kExitCaseError;
-  } catch (const std::runtime_error& e) {
-    // By convention runtime errors (solver divergence, I/O, lost particles) are raised only
-    // after the ranks agreed on them, so every rank is here and can finalise cleanly.
-    if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
-    status = kExitRuntimeError;
-  } catch (const std::exception& e) {
-    // Anything else may have left other ranks waiting in a collective: end the whole job.
-    std::fprintf(stderr, "internal error (rank %d): %s\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitRuntimeError);
-  }
+  // PETSc's default handler prints on rank 0 only and makes the other ranks sleep and exit(0),
+  // leaving rank 0 in MPI_Finalize: errors come back as codes, which the ranks agree on.
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  const int status = check_or_run(case_file, check->parsed(), options, petsc_options, rank);
   PetscFinalize();
   MPI_Finalize();
   return status;

@@ -5,7 +5,7 @@
 # enter_temporary_directory
 #   Makes a temporary directory the working directory; it is removed on exit.
 # write_water_case FILE
-#   Writes a valid case: 4 x 4 x 4 cells half full of water, 0.1 s, frames into out/.
+#   Writes a valid case: 8 x 8 x 8 cells half full of water, 0.1 s, frames into out/.
 # expect_failure STATUS TEXT COMMAND...
 #   Runs COMMAND under mpiexec on 1 and then on 2 ranks. Passes only if each run ends within
 #   60 s, prints TEXT, and every rank exits with STATUS: a rank that hangs, or exits 0 while
@@ -54,7 +54,7 @@ write_water_case() {
   cat > "$1" <<'EOF_CASE'
 [domain]
 size = [0.2, 0.2, 0.2]
-cell_size = 0.05
+cell_size = 0.025
 [time]
 end = 0.1
 [output]
