@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <utility>
+
 namespace dunesim {
 
 double global_max(const Topology& topo, double local) {
@@ -42,6 +44,21 @@ bool any_rank(const Topology& topo, bool local) {
   int in = local ? 1 : 0, out = 0;
   MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LOR, topo.comm());
   return out != 0;
+}
+
+RankError first_error_on_any_rank(MPI_Comm comm, std::string local_error) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int mine = local_error.empty() ? size : rank;
+  int first_failed = size;
+  MPI_Allreduce(&mine, &first_failed, 1, MPI_INT, MPI_MIN, comm);
+  if (first_failed == size) return {};
+  int length = int(local_error.size());
+  MPI_Bcast(&length, 1, MPI_INT, first_failed, comm);
+  local_error.resize(size_t(length));
+  MPI_Bcast(local_error.data(), length, MPI_CHAR, first_failed, comm);
+  return {first_failed, std::move(local_error)};
 }
 
 }  // namespace dunesim

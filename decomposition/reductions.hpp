@@ -1,6 +1,9 @@
 // Global reductions over all ranks of a topology: the only collectives physics code needs.
 #pragma once
+#include <mpi.h>
+
 #include <cstdint>
+#include <string>
 
 #include "decomposition/topology.hpp"
 
@@ -16,5 +19,15 @@ void global_sum_in_place(const Topology& topo, double* values, int count);
 int64_t exclusive_prefix_sum(const Topology& topo, int64_t local);
 // True on every rank if it is true on any rank.
 bool any_rank(const Topology& topo, bool local);
+
+// The lowest rank whose `local_error` was not empty, and that error, on every rank (rank -1
+// when none failed). Collective: it lets every rank raise the same exception, so that no
+// rank goes on into a collective call that the others have abandoned.
+struct RankError {
+  int rank = -1;
+  std::string message;
+  bool failed() const { return rank >= 0; }
+};
+RankError first_error_on_any_rank(MPI_Comm comm, std::string local_error);
 
 }  // namespace dunesim

@@ -5,15 +5,13 @@
 
 #include <toml++/toml.h>
 
+#include "io/input_file.hpp"
 #include "io/triangle_mesh.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <climits>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <limits>
@@ -82,6 +80,11 @@ namespace {
 
 // Guards the int cell counts (and any sane memory budget) against a mistyped cell size.
 constexpr double kMaxCellsPerAxis = 1.0e6;
+// All cells: twenty times dune.toml at its finest (1 mm, 5e8 cells), and small enough that
+// the particle ids of pouring sources (8 per cell and step) fit in 64 bits for 1e8 steps.
+constexpr double kMaxCells = 1.0e10;
+// A case file is a page or two of TOML; anything near this is not one.
+constexpr uint64_t kMaxCaseFileBytes = 16u << 20;
 constexpr const char* kAxisNames[3] = {"x", "y", "z"};
 
 std::string format_number(double value) {
@@ -504,6 +507,13 @@ void read_domain(const Table& root, CaseConfig& cfg) {
     }
   }
   set_cell_size(cfg, cfg.cell_size);
+  const double total = double(cfg.cells[0]) * cfg.cells[1] * cfg.cells[2];
+  if (total > kMaxCells)
+    domain.fail("cell_size", "gives " + std::to_string(cfg.cells[0]) + " x " +
+                                 std::to_string(cfg.cells[1]) + " x " +
+                                 std::to_string(cfg.cells[2]) + " = " + format_number(total) +
+                                 " cells; at most " + format_number(kMaxCells) +
+                                 " are allowed");
 }
 
 // The wet-sand keys of a sand material. Without a porosity the sand holds no water, and a
@@ -662,33 +672,79 @@ void read_catalyst(const Table& root, CaseConfig& cfg) {
   }
 }
 
+// The case name is the stem of every output file name (<name>_000001.h5, <name>.xmf), so it
+// must be a plain file name: it may not reach out of the output directory or need quoting.
+constexpr size_t kMaxNameLength = 200;  // + "_000001.h5.tmp" stays under NAME_MAX (255)
+
+bool is_name_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '-' || c == '.';
+}
+
+bool is_plain_file_name(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxNameLength && name != "." && name != ".." &&
+         std::all_of(name.begin(), name.end(), is_name_character);
+}
+
+// The case file's stem, with characters a name may not have replaced by '_'.
 std::string default_name(const std::string& file) {
-  std::string stem = std::filesystem::path(file).stem().string();
-  return stem.empty() ? "case" : stem;
+  std::string stem = std::filesystem::path(file).stem().string().substr(0, kMaxNameLength);
+  for (char& c : stem)
+    if (!is_name_character(c)) c = '_';
+  return is_plain_file_name(stem) ? stem : "case";
+}
+
+std::string read_case_name(const Table& case_table, const std::string& file) {
+  std::string name = case_table.non_empty_string("name", default_name(file));
+  if (!is_plain_file_name(name))
+    case_table.fail("name", "expected a file name of at most " + std::to_string(kMaxNameLength) +
+                                " letters, digits, '_', '-' and '.' (not \".\" or \"..\"), "
+                                "got " + in_quotes(name));
+  return name;
+}
+
+void read_time(const Table& root, CaseConfig& cfg) {
+  Table time = root.table("time");
+  time.allow_only({"end", "max_steps", "cfl", "max_dt"});
+  cfg.end_time = time.number("end", kPositive, kRequired);
+  cfg.max_steps = time.integer("max_steps", 0, std::numeric_limits<int64_t>::max(), cfg.max_steps);
+  cfg.cfl = time.number("cfl", Range{0.0, 5.0, false, true}, cfg.cfl);
+  cfg.max_dt = time.number("max_dt", kPositive, cfg.max_dt);
+}
+
+// [output], after [time]: the interval is checked against the end time.
+void read_output(const Table& root, CaseConfig& cfg) {
+  Table output = root.table("output");
+  output.allow_only({"directory", "interval", "grid_fields"});
+  cfg.output.directory = output.non_empty_string("directory", "output/" + cfg.name);
+  cfg.output.interval = output.number("interval", kNonNegative, cfg.output.interval);
+  const std::string problem = output_schedule_problem(cfg.end_time, cfg.output.interval);
+  if (!problem.empty()) output.fail("interval", problem);
+  cfg.output.grid_fields = output.boolean("grid_fields", cfg.output.grid_fields);
 }
 
 // Reads the whole file; on failure returns false and puts the reason into `out`.
 bool read_file(const std::string& file, std::string& out) {
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) {
-    out = std::strerror(errno);
+  try {
+    out = read_input_file(file, kMaxCaseFileBytes);
+    return true;
+  } catch (const InputFileError& e) {
+    out = e.what();
     return false;
   }
-  out.clear();
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out.append(buffer, n);
-  bool ok = !std::ferror(f);
-  if (!ok) out = std::strerror(errno);  // e.g. "Is a directory"
-  std::fclose(f);
-  if (ok && out.size() > static_cast<size_t>(INT_MAX)) {
-    out = "file too large for a case file";
-    ok = false;
-  }
-  return ok;
 }
 
 }  // namespace
+
+std::string output_schedule_problem(double end_time, double interval,
+                                    const std::string& end_name) {
+  if (interval <= 0) return "";
+  const double frames = std::floor(end_time / interval) + 1;  // the first at t = 0
+  if (frames <= double(kMaxOutputFrames)) return "";
+  return "with " + end_name + " = " + format_number(end_time) + " s, output.interval = " +
+         format_number(interval) + " s gives " + format_number(frames) + " frames; at most " +
+         std::to_string(kMaxOutputFrames) + " are allowed (raise output.interval)";
+}
 
 CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   toml::table document;
@@ -710,7 +766,7 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
 
   Table case_table = root.table("case");
   case_table.allow_only({"name"});
-  cfg.name = case_table.non_empty_string("name", default_name(file));
+  cfg.name = read_case_name(case_table, file);
 
   read_domain(root, cfg);
 
@@ -718,12 +774,7 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   physics.allow_only({"gravity"});
   cfg.gravity = physics.vec3("gravity", kAnyValue, cfg.gravity);
 
-  Table time = root.table("time");
-  time.allow_only({"end", "max_steps", "cfl", "max_dt"});
-  cfg.end_time = time.number("end", kPositive, kRequired);
-  cfg.max_steps = time.integer("max_steps", 0, std::numeric_limits<int64_t>::max(), cfg.max_steps);
-  cfg.cfl = time.number("cfl", Range{0.0, 5.0, false, true}, cfg.cfl);
-  cfg.max_dt = time.number("max_dt", kPositive, cfg.max_dt);
+  read_time(root, cfg);
 
   Table seeding = root.table("seeding");
   seeding.allow_only({"jitter", "seed"});
@@ -731,11 +782,7 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   cfg.seed = static_cast<uint64_t>(seeding.integer(
       "seed", 0, std::numeric_limits<int64_t>::max(), static_cast<int64_t>(cfg.seed)));
 
-  Table output = root.table("output");
-  output.allow_only({"directory", "interval", "grid_fields"});
-  cfg.output.directory = output.non_empty_string("directory", "output/" + cfg.name);
-  cfg.output.interval = output.number("interval", kNonNegative, cfg.output.interval);
-  cfg.output.grid_fields = output.boolean("grid_fields", cfg.output.grid_fields);
+  read_output(root, cfg);
 
   Table checkpoint = root.table("checkpoint");
   checkpoint.allow_only({"interval_steps", "interval_seconds", "keep", "directory"});

@@ -163,6 +163,14 @@ struct CaseConfig {
 // reader checks its own values.
 void set_cell_size(CaseConfig& config, double cell_size);
 
+// At most this many output frames in a run. The output schedule steps to the end time one
+// interval at a time, and more frames than this mean a mistyped interval or end time.
+constexpr int64_t kMaxOutputFrames = 1000000;
+// Why an end time and an output interval (s; 0 = every step) make no schedule ("... gives
+// 2.5e+301 frames ..."), calling the end time `end_name`; empty when they do.
+std::string output_schedule_problem(double end_time, double interval,
+                                    const std::string& end_name = "time.end");
+
 // Parses and validates a case file. Throws CaseError for every user mistake.
 CaseConfig parse_case_text(const std::string& text, const std::string& file);
 // Reads the file on rank 0, broadcasts the text and parses it on every rank, so every rank

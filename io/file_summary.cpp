@@ -104,12 +104,25 @@ std::string summarize(hid_t file) {
   return text;
 }
 
+// Says what `path` is when it is not a file HDF5 could open (HDF5's own error would not).
+void require_regular_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (status.type() == fs::file_type::not_found) throw std::runtime_error("no such file");
+  if (error) throw std::runtime_error(error.message());
+  if (fs::is_directory(status))
+    throw std::runtime_error("is a directory; give a frame or a checkpoint (.h5)");
+  if (!fs::is_regular_file(status))
+    throw std::runtime_error("is not a regular file; give a frame or a checkpoint (.h5)");
+}
+
 }  // namespace
 
 std::string summarize_output_file(const std::string& path) {
   QuietHdf5Errors quiet;
   try {
-    if (!std::filesystem::is_regular_file(path)) throw std::runtime_error("no such file");
+    require_regular_file(path);
     H5Handle file(check_id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen"),
                   H5Fclose);
     return path + "\n" + summarize(file.get());

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "decomposition/box.hpp"
+#include "decomposition/reductions.hpp"
 
 namespace dunesim {
 
@@ -91,18 +92,9 @@ void run_agreed(MPI_Comm comm, const std::string& path, Step&& step) {
     local_error = e.what();
     if (local_error.empty()) local_error = "unknown error";
   }
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int mine = local_error.empty() ? size : rank;
-  int first_failed = size;
-  MPI_Allreduce(&mine, &first_failed, 1, MPI_INT, MPI_MIN, comm);
-  if (first_failed == size) return;
-  int length = int(local_error.size());
-  MPI_Bcast(&length, 1, MPI_INT, first_failed, comm);
-  local_error.resize(size_t(length));
-  MPI_Bcast(local_error.data(), length, MPI_CHAR, first_failed, comm);
-  throw std::runtime_error(fmt::format("{}: {} (on rank {})", path, local_error, first_failed));
+  const RankError error = first_error_on_any_rank(comm, std::move(local_error));
+  if (error.failed())
+    throw std::runtime_error(fmt::format("{}: {} (on rank {})", path, error.message, error.rank));
 }
 
 // One dataspace selection: the whole extent `dims`, of which the block at `start` with

@@ -1,14 +1,13 @@
 #include "io/triangle_mesh.hpp"
 
+#include "io/input_file.hpp"
+
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <string_view>
 
 namespace dunesim {
@@ -24,6 +23,9 @@ constexpr int kLeafSize = 4;
 constexpr double kFarFieldRatio = 2.0;
 // The distance grid is first sampled this many times coarser (see MeshShape::MeshShape).
 constexpr int kCoarseFactor = 4;
+// Every rank reads the whole mesh: a scanned mesh of millions of triangles fits, a mistake
+// (a disk image, a device) does not.
+constexpr uint64_t kMaxObjFileBytes = uint64_t(1) << 30;
 
 Vec3 operator-(const Vec3& a, const Vec3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
 Vec3 operator+(const Vec3& a, const Vec3& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
@@ -228,12 +230,13 @@ TriangleMesh parse_obj(const std::string& text, const std::string& file) {
 }
 
 TriangleMesh read_obj(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw MeshError(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw MeshError(path, 0, std::string("cannot read: ") + std::strerror(errno));
-  return parse_obj(text.str(), path);
+  std::string text;
+  try {
+    text = read_input_file(path, kMaxObjFileBytes);
+  } catch (const InputFileError& e) {
+    throw MeshError(path, 0, std::string("cannot open: ") + e.what());
+  }
+  return parse_obj(text, path);
 }
 
 TriangleBvh::TriangleBvh(const TriangleMesh& mesh) {

@@ -5,6 +5,7 @@
 // Cells outside the global domain are solid: they are the box walls.
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "decomposition/array3.hpp"
@@ -50,6 +51,23 @@ struct MacGrid {
   Array3<double> pore_water;                // ... the water content they hold (sum); the
   Array3<double> pore_exchange;             // ... absorption and percolation stages
   Array3<double> pore_uptake;
+
+  // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (with the
+  // rigid-cluster labels the step fills) and allocate_pore_water() add. Ghost cells, the
+  // extra layer of faces and the arrays sized to the sand's region are left out, so a grid
+  // needs at least this much. Keep in step with the allocate functions below.
+  static constexpr size_t kBytesPerCell =
+      3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
+      + 2 * sizeof(uint8_t)                 // cell_type, solid
+      + sizeof(float)                       // density
+      + 2 * sizeof(double);                 // pressure, cell_scratch
+  static constexpr size_t kSandBytesPerCell =
+      3 * sizeof(uint8_t)                   // sand, rigid, yielding
+      + 3 * sizeof(double)                  // sand_count, wall_mu, pressure_correction
+      + 6 * sizeof(double)                  // stress
+      + sizeof(int64_t);                    // rigid_clusters
+  static constexpr size_t kPoreWaterBytesPerCell =
+      sizeof(float) + 4 * sizeof(double);   // saturation; pore_count .. pore_uptake
 
   bool has_sand() const { return sand.size() > 0; }
   bool has_pore_water() const { return saturation.size() > 0; }

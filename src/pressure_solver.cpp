@@ -1,5 +1,7 @@
 #include "src/pressure_solver.hpp"
 
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -10,13 +12,17 @@ namespace dunesim {
 
 namespace {
 
-// Throws with PETSc's own message: every PETSc call here is collective, so all ranks throw.
-void check(PetscErrorCode ierr, const char* what) {
-  if (ierr) {
-    const char* text = nullptr;
-    PetscErrorMessage(ierr, &text, nullptr);
-    throw std::runtime_error(std::string("PETSc failed in ") + what + ": " + (text ? text : "?"));
-  }
+// PETSc's message for an error it just returned: the specific one ("Unable to find
+// requested KSP type nonsense") and the kind ("Unknown type"), without the web link.
+std::string petsc_error_text(PetscErrorCode ierr) {
+  const char* kind = nullptr;
+  char* specific = nullptr;
+  PetscErrorMessage(ierr, &kind, &specific);
+  std::string text = specific && *specific ? specific : "";
+  std::string kind_text = kind ? kind : "error " + std::to_string(int(ierr));
+  const size_t link = kind_text.find(": http");
+  if (link != std::string::npos) kind_text.resize(link);
+  return text.empty() ? kind_text : text + " (" + kind_text + ")";
 }
 
 // For "-pc_type hypre": BoomerAMG settings measured to cut set-up time 3x on free-surface masks (the matrix
@@ -47,7 +53,55 @@ void insert_default_option(const char* name, const char* value) {
   if (!set) PetscOptionsSetValue(nullptr, name, value);
 }
 
+// A word that follows no option name, which PETSc would skip without a word: "ksp_type" in
+// "ksp_type cg", "extra" in "-ksp_type cg extra". Empty when there is none.
+std::string stray_word(const std::string& options) {
+  std::istringstream words(options);
+  bool value_allowed = false;
+  for (std::string word; words >> std::quoted(word);) {
+    const bool is_name = !word.empty() && word[0] == '-';
+    if (!is_name && !value_allowed) return word;
+    value_allowed = is_name;
+  }
+  return "";
+}
+
+// The solver's own choices, before the options database has its say.
+PetscErrorCode set_default_method(KSP ksp) {
+  PC pc;
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCSHELL));
+  return 0;
+}
+
 }  // namespace
+
+std::string petsc_options_problem(const std::string& options) {
+  const std::string stray = stray_word(options);
+  if (!stray.empty())
+    return "'" + stray + "' follows no option name (options are -name or -name value)";
+  PetscOptions database = nullptr;
+  KSP ksp = nullptr;
+  PetscErrorCode ierr = PetscOptionsCreate(&database);
+  if (!ierr) ierr = PetscOptionsInsertString(database, options.c_str());
+  if (!ierr) ierr = KSPCreate(PETSC_COMM_SELF, &ksp);
+  if (!ierr) ierr = PetscObjectSetOptions(reinterpret_cast<PetscObject>(ksp), database);
+  if (!ierr) ierr = set_default_method(ksp);
+  if (!ierr) ierr = KSPSetFromOptions(ksp);
+  const std::string problem = ierr ? "PETSc: " + petsc_error_text(ierr) : "";
+  KSPDestroy(&ksp);
+  PetscOptionsDestroy(&database);
+  return problem;
+}
+
+void PressureSolver::check(PetscErrorCode ierr, const char* what) const {
+  const std::string local_error =
+      ierr ? std::string("PETSc failed in ") + what + ": " + petsc_error_text(ierr) : "";
+  const RankError error = first_error_on_any_rank(topo_.comm(), local_error);
+  if (error.failed())
+    throw std::runtime_error(error.message + " (on rank " + std::to_string(error.rank) + ")");
+}
 
 PressureSolver::PressureSolver(const Topology& topo, const PressureSolverSpec& spec)
     : topo_(topo), spec_(spec), multigrid_(topo) {
@@ -126,6 +180,7 @@ void PressureSolver::assemble_matrix(const MacGrid& g, int64_t first, Halo& halo
   std::vector<PetscInt>().swap(local_columns);
   std::vector<PetscInt>().swap(remote_columns);
   check(MatSetOption(matrix_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
+  PetscErrorCode set_error = 0;  // the first, checked by all ranks before the assembly
 
   for_each_index(owned, [&](int i, int j, int k) {
     if (type(i, j, k) != kFluid) return;
@@ -150,8 +205,9 @@ void PressureSolver::assemble_matrix(const MacGrid& g, int64_t first, Halo& halo
       }
     cols[n] = row;
     vals[n++] = diag;
-    MatSetValues(matrix_, 1, &row, n, cols, vals, INSERT_VALUES);
+    if (!set_error) set_error = MatSetValues(matrix_, 1, &row, n, cols, vals, INSERT_VALUES);
   });
+  check(set_error, "MatSetValues");
   check(MatAssemblyBegin(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
   check(MatAssemblyEnd(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
 }
@@ -237,9 +293,8 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
   PC pc;
   check(KSPCreate(comm, &ksp_), "KSPCreate");
   check(KSPSetOperators(ksp_, matrix_, matrix_), "KSPSetOperators");
-  check(KSPSetType(ksp_, KSPCG), "KSPSetType");
+  check(set_default_method(ksp_), "setting CG with a shell preconditioner");
   check(KSPGetPC(ksp_, &pc), "KSPGetPC");
-  check(PCSetType(pc, PCSHELL), "PCSetType");
   check(PCShellSetContext(pc, this), "PCShellSetContext");
   check(PCShellSetApply(pc, &PressureSolver::apply_multigrid), "PCShellSetApply");
   check(PCShellSetName(pc, "geometric multigrid V-cycle (dunesim)"), "PCShellSetName");
@@ -284,29 +339,46 @@ PetscErrorCode PressureSolver::apply_multigrid(PC pc, Vec r, Vec z) {
   return 0;
 }
 
-// Copies rhs and the initial guess (from `pressure`) into PETSc, solves, and copies the
-// solution back (0 outside fluid cells), halo-filled.
+// Copies rhs and the initial guess (from `pressure`) into PETSc's vectors, in unknown order.
+PetscErrorCode PressureSolver::load_vectors(const Array3<double>& rhs,
+                                            const Array3<double>& pressure) {
+  const Array3<uint8_t>& type = *cell_type_;
+  PetscScalar* bp;
+  PetscScalar* xp;
+  PetscCall(VecGetArray(rhs_, &bp));
+  PetscCall(VecGetArray(solution_, &xp));
+  int64_t n = 0;
+  for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
+    if (type(i, j, k) != kFluid) return;
+    bp[n] = rhs(i, j, k);
+    xp[n++] = pressure(i, j, k);
+  });
+  PetscCall(VecRestoreArray(rhs_, &bp));
+  PetscCall(VecRestoreArray(solution_, &xp));
+  return 0;
+}
+
+// Copies the solution into `pressure`, 0 outside fluid cells.
+PetscErrorCode PressureSolver::store_solution(Array3<double>& pressure) const {
+  const Array3<uint8_t>& type = *cell_type_;
+  pressure.fill(0.0);
+  const PetscScalar* xp;
+  PetscCall(VecGetArrayRead(solution_, &xp));
+  int64_t n = 0;
+  for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
+    if (type(i, j, k) == kFluid) pressure(i, j, k) = xp[n++];
+  });
+  PetscCall(VecRestoreArrayRead(solution_, &xp));
+  return 0;
+}
+
+// Solves from the rhs and initial guess given and leaves the solution in `pressure`,
+// halo-filled.
 PressureSolveStats PressureSolver::run_krylov(const Array3<double>& rhs,
                                               Array3<double>& pressure, Halo& halo) {
-  const Box owned = topo_.owned_cells(topo_.rank());
-  const Array3<uint8_t>& type = *cell_type_;
-  auto is_unknown = [&](int i, int j, int k) { return type(i, j, k) == kFluid; };
-  {
-    PetscScalar* bp;
-    PetscScalar* xp;
-    VecGetArray(rhs_, &bp);
-    VecGetArray(solution_, &xp);
-    int64_t n = 0;
-    for_each_index(owned, [&](int i, int j, int k) {
-      if (!is_unknown(i, j, k)) return;
-      bp[n] = rhs(i, j, k);
-      xp[n++] = pressure(i, j, k);
-    });
-    VecRestoreArray(rhs_, &bp);
-    VecRestoreArray(solution_, &xp);
-  }
+  check(load_vectors(rhs, pressure), "loading the right-hand side");
   MatNullSpace nullspace = nullptr;
-  MatGetNullSpace(matrix_, &nullspace);
+  check(MatGetNullSpace(matrix_, &nullspace), "MatGetNullSpace");
   if (nullspace) check(MatNullSpaceRemove(nullspace, rhs_), "MatNullSpaceRemove");
   check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
 
@@ -325,15 +397,7 @@ PressureSolveStats PressureSolver::run_krylov(const Array3<double>& rhs,
   stats.iterations = int(its);
   stats.residual_norm = double(rnorm);
   stats.unknowns = global_unknowns_;
-
-  pressure.fill(0.0);
-  const PetscScalar* xp;
-  VecGetArrayRead(solution_, &xp);
-  int64_t n = 0;
-  for_each_index(owned, [&](int i, int j, int k) {
-    if (is_unknown(i, j, k)) pressure(i, j, k) = xp[n++];
-  });
-  VecRestoreArrayRead(solution_, &xp);
+  check(store_solution(pressure), "reading the solution");
   halo.fill<double>({&pressure});
   return stats;
 }

@@ -8,6 +8,8 @@
 #pragma once
 #include <petscksp.h>
 
+#include <string>
+
 #include "decomposition/array3.hpp"
 #include "decomposition/halo.hpp"
 #include "decomposition/topology.hpp"
@@ -22,6 +24,13 @@ struct PressureSolveStats {
   int64_t unknowns = 0;       // fluid cells, all ranks
   double residual_norm = 0;   // final preconditioned residual norm as PETSc reports it
 };
+
+// Whether PETSc accepts `options` (e.g. "-pc_type hypre") for this solver: they are read, on
+// this rank alone, into a KSP and PC set up like the solver's but with an options database of
+// their own, so that unknown types ("-ksp_type nonsense") and malformed values
+// ("-ksp_max_it many") show before any work, as do words PETSc would skip ("ksp_type cg").
+// Returns the problem ("PETSc: Unable to find requested KSP type nonsense ..."), or "".
+std::string petsc_options_problem(const std::string& options);
 
 class PressureSolver {
  public:
@@ -52,6 +61,10 @@ class PressureSolver {
   void release_system();
 
  private:
+  // Collective. Throws the same std::runtime_error on every rank, with PETSc's message, when
+  // `ierr` is an error on any rank: PETSc returns its errors (main pushes
+  // PetscReturnErrorHandler) and the ranks agree on them before the next collective call.
+  void check(PetscErrorCode ierr, const char* what) const;
   // True unless the options choose a preconditioner of PETSc's own: those need the
   // assembled matrix, the built-in multigrid does not.
   bool uses_builtin_multigrid() const;
@@ -59,6 +72,8 @@ class PressureSolver {
   void assemble_matrix(const MacGrid& grid, int64_t first_unknown, Halo& halo);
   void attach_null_space_if_sealed(const MacGrid& grid);
   static PetscErrorCode multiply_matrix_free(Mat matrix, Vec p, Vec Ap);
+  PetscErrorCode load_vectors(const Array3<double>& rhs, const Array3<double>& pressure);
+  PetscErrorCode store_solution(Array3<double>& pressure) const;
   PressureSolveStats run_krylov(const Array3<double>& rhs, Array3<double>& pressure,
                                 Halo& halo);
   static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);

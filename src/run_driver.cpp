@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "decomposition/reductions.hpp"
 #include "io/checkpoint.hpp"
@@ -118,8 +120,17 @@ class OutputSchedule {
   }
 
  private:
+  // Validation keeps the frames to kMaxOutputFrames (output_schedule_problem), so this ends;
+  // the count guards cases built in code (tests, benchmarks), which skip validation.
   void move_past(double now) {
-    while (interval_ > 0 && next_ <= now + eps_) next_ += interval_;
+    for (int64_t added = 0; interval_ > 0 && next_ <= now + eps_; ++added) {
+      if (added > kMaxOutputFrames)
+        throw std::runtime_error("output schedule: more than " +
+                                 std::to_string(kMaxOutputFrames) + " frames to reach t = " +
+                                 std::to_string(now) + " s at output.interval = " +
+                                 std::to_string(interval_) + " s");
+      next_ += interval_;
+    }
   }
   double interval_, eps_, next_;
 };

@@ -373,6 +373,49 @@ TEST(CaseConfigErrors, DomainCells) {
                {"domain.cell_size", "at most"});
 }
 
+TEST(CaseConfigErrors, TotalCells) {
+  expect_error("[domain]\nsize = [1000.0, 1000.0, 1000.0]\ncell_size = 0.1\n" + kTime + kWater +
+                   kSource,
+               {"domain.cell_size", "10000 x 10000 x 10000 = 1e+12 cells; at most 1e+10"});
+}
+
+// Every number must be finite: an end time of inf would never be reached.
+TEST(CaseConfigErrors, NonFiniteNumbers) {
+  for (const char* value : {"inf", "-inf", "nan"})
+    expect_error(kDomain + "[time]\nend = " + value + "\n" + kWater + kSource,
+                 {"time.end", "expected a finite number"});
+}
+
+// A frame every interval up to the end time: a mistyped end or interval must not mean an
+// endless schedule.
+TEST(CaseConfigErrors, OutputFramesAreBounded) {
+  expect_error(kDomain + "[time]\nend = 1e300\n" + kWater + kSource,
+               {"output.interval", "time.end = 1e+300 s", "2.5e+301 frames", "at most 1000000"});
+  expect_error(kMinimal + "[output]\ninterval = 1e-7\n", {"output.interval", "5000001 frames"});
+  EXPECT_NO_THROW(parse_case_text(kMinimal + "[output]\ninterval = 1e-6\n", "x.toml"));
+  EXPECT_NO_THROW(parse_case_text(
+      kDomain + "[time]\nend = 1e300\n" + kWater + kSource + "[output]\ninterval = 0\n",
+      "x.toml"));
+}
+
+// The name becomes the stem of the output files: a path in it would write elsewhere.
+TEST(CaseConfigErrors, CaseNameIsAFileName) {
+  for (const char* name : {"../../x", "a/b", "/tmp/x", ".", "..", "tank 1", "t\\u00e4nk"})
+    expect_error(std::string("[case]\nname = \"") + name + "\"\n" + kMinimal,
+                 {"case.name", "expected a file name", "letters, digits, '_', '-' and '.'"});
+  expect_error("[case]\nname = \"" + std::string(201, 'a') + "\"\n" + kMinimal,
+               {"case.name", "at most 200"});
+  EXPECT_EQ(parse_case_text("[case]\nname = \"Tank-2.v1_a\"\n" + kMinimal, "x.toml").name,
+            "Tank-2.v1_a");
+}
+
+TEST(CaseConfig, DefaultNameIsAPlainFileName) {
+  EXPECT_EQ(parse_case_text(kMinimal, "dir/my tank (2).toml").name, "my_tank__2_");
+  EXPECT_EQ(parse_case_text(kMinimal, "dir/..toml").name, "case");
+  EXPECT_EQ(parse_case_text(kMinimal, "dir/" + std::string(300, 'b') + ".toml").name,
+            std::string(200, 'b'));
+}
+
 TEST(CaseConfigErrors, MissingRequired) {
   expect_error("[domain]\nsize = [0.2, 0.2, 0.2]\n" + kTime + kWater + kSource,
                {"key 'domain.cell_size': required key is missing"});

@@ -1,0 +1,71 @@
+# Sourced by the tests that give dunesim hostile input (files, options, signals).
+#
+# take_dunesim_argument "$@"
+#   Sets `exe` to the script's one argument, the dunesim executable.
+# enter_temporary_directory
+#   Makes a temporary directory the working directory; it is removed on exit.
+# write_water_case FILE
+#   Writes a valid case: 8 x 8 x 8 cells half full of water, 0.1 s, frames into out/.
+# expect_failure STATUS TEXT COMMAND...
+#   Runs COMMAND under mpiexec on 1 and then on 2 ranks. Passes only if each run ends within
+#   60 s, prints TEXT, and every rank exits with STATUS: a rank that hangs, or exits 0 while
+#   another reports the error, is the kind of bug these tests guard against.
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+take_dunesim_argument() {
+  if [ "$#" -ne 1 ]; then
+    echo "usage: $0 DUNESIM_EXE" >&2
+    exit 2
+  fi
+  exe=$1
+}
+
+enter_temporary_directory() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/dunesim_bad_input_XXXXXX") || exit 1
+  trap 'rm -rf "$work"' EXIT
+  cd "$work" || exit 1
+}
+
+expect_failure() {
+  local status=$1 text=$2 ranks output exit_code got
+  shift 2
+  for ranks in 1 2; do
+    # Each rank reports its own exit status, which mpiexec alone would not show.
+    output=$(timeout -k 10 60 mpiexec -n "$ranks" --oversubscribe \
+      sh -c '"$@"; echo "rank-exit $?"' sh "$@" 2>&1)
+    exit_code=$?
+    printf '%s\n' "$output"
+    if [ "$exit_code" -eq 124 ] || [ "$exit_code" -eq 137 ]; then
+      fail "$ranks rank(s): timed out after 60 s: $*"
+    fi
+    printf '%s\n' "$output" | grep -qF -- "$text" ||
+      fail "$ranks rank(s): the output lacks: $text"
+    got=$(printf '%s\n' "$output" | grep -cx "rank-exit $status" || true)
+    [ "$got" -eq "$ranks" ] ||
+      fail "$ranks rank(s): expected every rank to exit with $status: $*"
+  done
+}
+
+write_water_case() {
+  cat > "$1" <<'EOF_CASE'
+[domain]
+size = [0.2, 0.2, 0.2]
+cell_size = 0.025
+[time]
+end = 0.1
+[output]
+directory = "out"
+[[material]]
+name = "water"
+kind = "water"
+[[source]]
+material = "water"
+shape = "block"
+min = [0.0, 0.0, 0.0]
+max = [0.2, 0.2, 0.1]
+EOF_CASE
+}
