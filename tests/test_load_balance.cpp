@@ -76,7 +76,8 @@ TEST(LoadBalance, FlowIsUnchangedByRebalancing) {
   EXPECT_LE(worst_imbalance, 1.2);
   expect_each_id_once(sim, total);
 
-  const double worst = test::max_position_difference(sim, reference);
-  RecordProperty("max_position_difference_m", std::to_string(worst));
-  EXPECT_LT(worst, test::kRankCountToleranceCells * config.cell_size);
+  const test::RunComparison comparison = test::compare_with_reference(sim, reference);
+  test::expect_same_particles(comparison);
+  RecordProperty("max_position_difference_m", std::to_string(comparison.position));
+  EXPECT_LT(comparison.position, test::kRankCountToleranceCells * config.cell_size);
 }
