@@ -14,6 +14,7 @@
 #include "src/seeding.hpp"
 #include "tests/compare_runs.hpp"
 #include "src/simulation.hpp"
+#include "tests/world_ranks.hpp"
 
 using namespace dunesim;
 
@@ -164,6 +165,7 @@ TEST(Emission, RainDeliversItsRateOverTheArea) {
 }
 
 TEST(Emission, RainFallsTheSameOnAnyRankCount) {
+  SKIP_IN_A_ONE_RANK_JOB();
   const CaseConfig config = rain_case();
   int64_t alone = 0, shared = 0;
   for (int step = 1; step <= 10; ++step) {
@@ -175,6 +177,7 @@ TEST(Emission, RainFallsTheSameOnAnyRankCount) {
 }
 
 TEST(Emission, SameParticlesOnAnyRankCount) {
+  SKIP_IN_A_ONE_RANK_JOB();
   const CaseConfig config = nozzle_case();
   const Emitted alone = emit_once(config, MPI_COMM_SELF, Particles{}, 3, 0.0);
   const Emitted shared = emit_once(config, MPI_COMM_WORLD, Particles{}, 3, 0.0);
@@ -196,6 +199,7 @@ TEST(Emission, SameParticlesOnAnyRankCount) {
 // The nozzle's water for 0.25 s (the jet reaches the floor and the ball splashes): the
 // same particles as a one-rank run, within test_dam_break's bound on rank-count differences.
 TEST(Emission, PouringRunMatchesOneRankRun) {
+  SKIP_IN_A_ONE_RANK_JOB();
   const CaseConfig config = nozzle_case();
   auto run = [&](Simulation& sim) {
     while (sim.time() < 0.25) sim.step(sim.stable_dt());

@@ -9,6 +9,7 @@
 #include "src/transfer.hpp"
 #include "tests/particle_ids.hpp"
 #include "tests/scenes.hpp"
+#include "tests/world_ranks.hpp"
 
 using namespace dunesim;
 
@@ -85,6 +86,7 @@ TEST(Transfer, LinearFieldSurvivesP2GThenG2PExactly) {
 // m/s): within 1e-6 m/s. A face that misses a neighbour's contribution is off by a
 // sizeable fraction of its value.
 TEST(Transfer, P2GOnManyRanksMatchesOneRank) {
+  SKIP_IN_A_ONE_RANK_JOB();
   CaseConfig config = full_box(1.0);
   config.sources[0].shape.max = {0.14, 0.2, 0.1};  // a partial block, so air cells exist
   auto set_velocities = [](Particles& p) {
@@ -115,6 +117,7 @@ TEST(Transfer, P2GOnManyRanksMatchesOneRank) {
 
 // Seeding depends only on the case: any rank count creates the same particles, each once.
 TEST(Seeding, SameParticlesOnAnyRankCount) {
+  SKIP_IN_A_ONE_RANK_JOB();
   CaseConfig config = full_box(1.0);
   Simulation reference(config, MPI_COMM_SELF);
   Simulation sim(config, MPI_COMM_WORLD);
