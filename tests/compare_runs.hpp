@@ -1,8 +1,12 @@
 // Comparing a distributed run with a one-rank reference run of the same case.
 #pragma once
+#include <gtest/gtest.h>
+#include <mpi.h>
+
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <vector>
 
 #include "decomposition/reductions.hpp"
 #include "src/simulation.hpp"
@@ -20,21 +24,77 @@ namespace dunesim::test {
 // fraction of a cell within a few steps.
 constexpr double kRankCountToleranceCells = 1e-3;
 
-// The largest difference in any coordinate (m) between a particle of `sim` and the particle
-// with the same id in `reference`, over all ranks of `sim` (collective on sim's ranks; the
-// reference is whole on every rank).
-inline double max_position_difference(const Simulation& sim, const Simulation& reference) {
+// How a run differs from a one-rank reference run of the same case. Every figure is global
+// (the same on every rank of the run), so every rank reaches the same verdict.
+struct RunComparison {
+  int64_t particles = 0;            // held by the run, over all its ranks
+  int64_t reference_particles = 0;  // in the reference run
+  bool references_agree = true;     // every rank's reference run has that many particles
+  int64_t unknown = 0;     // particles of the run whose id the reference does not have
+  int64_t missing = 0;     // reference particles that no rank of the run holds
+  int64_t duplicated = 0;  // reference particles that the run holds more than once
+  double position = 0;     // largest difference in a coordinate, over matched particles (m)
+  double velocity = 0;     // largest difference in a velocity component (m/s)
+};
+
+namespace detail {
+
+// This rank's share of the comparison: unknown ids, the largest differences, and in
+// held[q] how many of its particles are reference particle q.
+inline RunComparison compare_local(const Particles& p, const Particles& r, std::vector<int>& held) {
   std::unordered_map<int64_t, size_t> where;
-  const Particles& r = reference.particles();
   for (size_t n = 0; n < r.size(); ++n) where[r.id[n]] = n;
-  const Particles& p = sim.particles();
-  double worst = 0;
+  RunComparison c;
   for (size_t n = 0; n < p.size(); ++n) {
-    size_t q = where.at(p.id[n]);
-    worst = std::max({worst, std::abs(p.x[n] - r.x[q]), std::abs(p.y[n] - r.y[q]),
-                      std::abs(p.z[n] - r.z[q])});
+    const auto found = where.find(p.id[n]);
+    if (found == where.end()) {
+      ++c.unknown;
+      continue;
+    }
+    const size_t q = found->second;
+    ++held[q];
+    c.position = std::max({c.position, std::abs(p.x[n] - r.x[q]), std::abs(p.y[n] - r.y[q]),
+                           std::abs(p.z[n] - r.z[q])});
+    c.velocity = std::max({c.velocity, double(std::abs(p.vx[n] - r.vx[q])),
+                           double(std::abs(p.vy[n] - r.vy[q])), double(std::abs(p.vz[n] - r.vz[q]))});
   }
-  return global_max(sim.topology(), worst);
+  return c;
+}
+
+}  // namespace detail
+
+// Compares the particles of `sim` with the particles of the same id in `reference`, a run
+// that every rank holds whole (a one-rank run on MPI_COMM_SELF). Collective on sim's ranks;
+// nothing here throws or returns early on one rank only.
+inline RunComparison compare_with_reference(const Simulation& sim, const Simulation& reference) {
+  const Topology& topo = sim.topology();
+  const Particles& r = reference.particles();
+  const double reference_size = double(r.size());
+  const double largest_reference = global_max(topo, reference_size);
+  // Sized alike on every rank, so that the sum below is well formed even if references differ.
+  std::vector<int> held(size_t(largest_reference), 0);
+  RunComparison c = detail::compare_local(sim.particles(), r, held);
+  MPI_Allreduce(MPI_IN_PLACE, held.data(), int(held.size()), MPI_INT, MPI_SUM, topo.comm());
+  c.references_agree = global_min(topo, reference_size) == largest_reference;
+  c.reference_particles = int64_t(largest_reference);
+  c.particles = global_sum(topo, int64_t(sim.particles().size()));
+  c.unknown = global_sum(topo, c.unknown);
+  for (int h : held) {
+    c.missing += h == 0;
+    c.duplicated += h > 1;
+  }
+  c.position = global_max(topo, c.position);
+  c.velocity = global_max(topo, c.velocity);
+  return c;
+}
+
+// The run holds exactly the reference's particles, each once.
+inline void expect_same_particles(const RunComparison& c) {
+  EXPECT_TRUE(c.references_agree) << "the ranks' one-rank reference runs differ in size";
+  EXPECT_EQ(c.particles, c.reference_particles) << "particles in the run and in the reference";
+  EXPECT_EQ(c.unknown, 0) << "particles whose id the reference does not have";
+  EXPECT_EQ(c.missing, 0) << "reference particles that no rank holds";
+  EXPECT_EQ(c.duplicated, 0) << "reference particles held more than once";
 }
 
 }  // namespace dunesim::test

@@ -10,6 +10,7 @@
 #include "decomposition/reductions.hpp"
 #include "src/simulation.hpp"
 #include "tests/compare_runs.hpp"
+#include "tests/particle_ids.hpp"
 #include "tests/scenes.hpp"
 
 using namespace dunesim;
@@ -30,17 +31,9 @@ BlockCuts even_cuts(const CaseConfig& c) {
 }
 
 void expect_each_id_once(const Simulation& sim, int64_t expected_count) {
-  const Particles& p = sim.particles();
-  int local = int(p.size()), size = sim.topology().size();
-  std::vector<int> counts(size), offsets(size, 0);
-  MPI_Allgather(&local, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-  std::vector<int64_t> all(offsets.back() + counts.back());
-  MPI_Allgatherv(p.id.data(), local, MPI_INT64_T, all.data(), counts.data(), offsets.data(),
-                 MPI_INT64_T, MPI_COMM_WORLD);
-  ASSERT_EQ(int64_t(all.size()), expected_count);
-  std::sort(all.begin(), all.end());
-  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "duplicated id";
+  EXPECT_EQ(global_sum(sim.topology(), int64_t(sim.particles().size())), expected_count);
+  EXPECT_EQ(test::repeated_ids(test::all_ids_sorted(sim.topology(), sim.particles())), 0)
+      << "ids held more than once";
 }
 
 }  // namespace
@@ -83,7 +76,8 @@ TEST(LoadBalance, FlowIsUnchangedByRebalancing) {
   EXPECT_LE(worst_imbalance, 1.2);
   expect_each_id_once(sim, total);
 
-  const double worst = test::max_position_difference(sim, reference);
-  RecordProperty("max_position_difference_m", std::to_string(worst));
-  EXPECT_LT(worst, test::kRankCountToleranceCells * config.cell_size);
+  const test::RunComparison comparison = test::compare_with_reference(sim, reference);
+  test::expect_same_particles(comparison);
+  RecordProperty("max_position_difference_m", std::to_string(comparison.position));
+  EXPECT_LT(comparison.position, test::kRankCountToleranceCells * config.cell_size);
 }

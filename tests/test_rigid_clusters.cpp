@@ -11,6 +11,7 @@
 #include "decomposition/connected_components.hpp"
 #include "decomposition/reductions.hpp"
 #include "src/rigid_clusters.hpp"
+#include "tests/world_ranks.hpp"
 
 using namespace dunesim;
 
@@ -268,6 +269,7 @@ TEST(ConnectedComponents, ClusterSumsAddEveryRanksPartsAndCountClusters) {
 // Every rank solves the whole scene alone on MPI_COMM_SELF; the distributed fit must give
 // the same motions and face velocities whatever the layout.
 TEST(RigidClusters, DistributedFitMatchesOneRank) {
+  SKIP_IN_A_ONE_RANK_JOB();
   Topology serial_topo(MPI_COMM_SELF, kCells, 2);
   Halo serial_halo(serial_topo);
   MacGrid serial;

@@ -1,4 +1,4 @@
-// The sand column collapse on 1, 2 and 4 ranks: the runout agrees with a one-rank run of
+// The sand column collapse on 2 and 4 ranks: the runout agrees with a one-rank run of
 // the same case (computed inside the same job on MPI_COMM_SELF) within 2%.
 #include <gtest/gtest.h>
 

@@ -14,6 +14,7 @@
 #include "src/seepage.hpp"
 #include "src/simulation.hpp"
 #include "tests/scenes.hpp"
+#include "tests/world_ranks.hpp"
 
 using namespace dunesim;
 
@@ -115,6 +116,7 @@ TEST(Seepage, NothingBetweenReleasesOrFromUnsaturatedSand) {
 }
 
 TEST(Seepage, SameParticlesOnAnyRankCount) {
+  SKIP_IN_A_ONE_RANK_JOB();
   const CaseConfig config = hanging_block_case(1e-3);
   const double period = seepage_period(config.materials[1].wet, config.cell_size);
   const Seeped alone = seep_once(config, MPI_COMM_SELF, 0.5 * period, period);
