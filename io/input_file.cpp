@@ -64,7 +64,8 @@ std::string read_input_file(const std::string& path, uint64_t max_bytes) {
   struct stat status {};
   if (::fstat(file.fd(), &status) != 0) throw InputFileError(std::strerror(errno));
   // fstat of the open file, not stat of the name: what is checked is what is read.
-  if (!S_ISREG(status.st_mode)) throw InputFileError(std::string("it is ") + kind_of(status.st_mode));
+  if (!S_ISREG(status.st_mode))
+    throw InputFileError(std::string("it is ") + kind_of(status.st_mode));
   if (uint64_t(status.st_size) > max_bytes)
     throw InputFileError(too_large(uint64_t(status.st_size), max_bytes));
   std::string text;

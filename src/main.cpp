@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "io/case_config.hpp"
@@ -16,14 +17,16 @@
 #include "src/memory_budget.hpp"
 #include "src/pressure_solver.hpp"
 #include "src/run_driver.hpp"
+#include "src/stop_signals.hpp"
 
 namespace {
 
 // Exit statuses a job script can tell apart.
 constexpr int kExitCaseError = 2;    // bad case file or option: fix the input
 constexpr int kExitRuntimeError = 3; // the run failed (solver diverged, I/O error, ...)
-constexpr int kExitStopped = 75;     // stopped by SIGTERM/SIGUSR1 after a checkpoint: resubmit
-                                     // with --restart latest (75 is EX_TEMPFAIL)
+constexpr int kExitStopped = 75;     // stopped by SIGTERM/SIGUSR1 after a checkpoint, or during
+                                     // start-up with nothing to save: resubmit (with --restart
+                                     // latest after a checkpoint; 75 is EX_TEMPFAIL)
 
 // A command-line value that does not fit the case: the user's to fix, like a bad case file.
 class UsageError : public std::runtime_error {
@@ -89,6 +92,11 @@ void check_petsc_options(const dunesim::CaseConfig& config, const std::string& c
 // every rank.
 int check_or_run(const std::string& case_file, bool check_only,
                  const dunesim::RunOptions& options, const std::string& petsc_options, int rank) {
+  // From here a run takes SIGTERM and SIGUSR1 as requests to stop, start-up included (reading
+  // the case and its meshes, seeding, reading a checkpoint): run_case checks them once
+  // start-up ends, instead of the ranks dying of the signal.
+  std::optional<dunesim::StopSignals> stop_signals;
+  if (!check_only) stop_signals.emplace();
   try {
     dunesim::CaseConfig config = dunesim::load_case(case_file, MPI_COMM_WORLD);
     dunesim::check_grid_fits_memory(config, MPI_COMM_WORLD);
@@ -98,7 +106,9 @@ int check_or_run(const std::string& case_file, bool check_only,
       return 0;
     }
     check_run_options(config, options);
-    return dunesim::run_case(config, options, MPI_COMM_WORLD).stopped ? kExitStopped : 0;
+    const dunesim::RunResult result =
+        dunesim::run_case(config, options, MPI_COMM_WORLD, *stop_signals);
+    return result.stopped ? kExitStopped : 0;
   } catch (const dunesim::CaseError& e) {
     // Every rank parsed the same text, so every rank is here with the same error.
     if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());

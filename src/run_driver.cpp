@@ -288,9 +288,25 @@ void print_end(const RunResult& result, bool quiet) {
                 format_duration(result.wall_seconds).c_str(), result.report_path.c_str());
 }
 
+// A stop signal before the first step: nothing was computed, so there is nothing to save,
+// and nothing is written (the output directory is left as it was).
+RunResult stopped_during_start_up(const Simulation& sim, const RunOptions& options, bool root) {
+  RunResult result;
+  result.stopped = true;
+  result.steps = sim.steps();
+  result.simulated_time = sim.time();
+  if (root)
+    std::fprintf(stderr, "dunesim: stopped by a signal during start-up, before step %lld: "
+                 "nothing to save, no checkpoint written (%s)\n", (long long)sim.steps() + 1,
+                 options.restart.empty() ? "run the same command again"
+                                         : "continue from the same checkpoint");
+  return result;
+}
+
 }  // namespace
 
-RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI_Comm comm) {
+RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI_Comm comm,
+                   const StopSignals& stop_signals) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const bool root = rank == 0;
@@ -298,9 +314,10 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   const CaseConfig& config = start.config;
   Simulation& sim = *start.simulation;
   const Topology& topo = sim.topology();
+  if (any_rank(topo, stop_signals.requested()))
+    return stopped_during_start_up(sim, options, root);
   FrameWriter writer = open_frame_series(start, comm);
   CheckpointWriter checkpoints(comm, checkpoint_directory(config), config.checkpoint.keep);
-  StopSignals stop_signals;
 #if DUNESIM_WITH_CATALYST
   std::unique_ptr<CatalystAdaptor> catalyst = start_catalyst(config, comm);
 #endif

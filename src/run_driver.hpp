@@ -6,6 +6,7 @@
 #include <string>
 
 #include "io/case_config.hpp"
+#include "src/stop_signals.hpp"
 
 namespace dunesim {
 
@@ -31,7 +32,10 @@ struct RunResult {
 // Collective. Frames go to <output>/<name>_NNNNNN.h5 with the series <output>/<name>.xmf,
 // and the timing report to <output>/timing.json. Checkpoints go to the case's checkpoint
 // directory (<output>/checkpoints by default) as its [checkpoint] table says, and when
-// SIGTERM or SIGUSR1 arrives, after which the run stops at once (result.stopped).
-RunResult run_case(const CaseConfig& config, const RunOptions& options, MPI_Comm comm);
+// `stop_signals` saw SIGTERM or SIGUSR1, after which the run stops at once (result.stopped).
+// A signal during start-up (seeding, reading a checkpoint, or before: the caller installs
+// the handlers before it reads the case) stops the run before it writes anything.
+RunResult run_case(const CaseConfig& config, const RunOptions& options, MPI_Comm comm,
+                   const StopSignals& stop_signals);
 
 }  // namespace dunesim

@@ -5,8 +5,10 @@
 
 namespace dunesim {
 
-// Installs the handlers for its lifetime and restores the previous ones afterwards. The
-// handler only sets a flag (async-signal-safe); the run loop polls it.
+// Installs the handlers for its lifetime and restores the previous ones afterwards; `dunesim
+// run` installs them before it reads the case, so that a signal during start-up stops the run
+// cleanly too. The handler only sets a flag (async-signal-safe); run_case polls it once
+// start-up ends and after every step.
 class StopSignals {
  public:
   StopSignals();

@@ -4,8 +4,9 @@
 #   Sets `exe` to the script's one argument, the dunesim executable.
 # enter_temporary_directory
 #   Makes a temporary directory the working directory; it is removed on exit.
-# write_water_case FILE
-#   Writes a valid case: 8 x 8 x 8 cells half full of water, 0.1 s, frames into out/.
+# write_water_case FILE [CELL_SIZE]
+#   Writes a valid case: a 0.2 m box half full of water, 0.1 s, frames into out/; the cells
+#   are 0.025 m (8 x 8 x 8) unless CELL_SIZE says otherwise.
 # expect_failure STATUS TEXT COMMAND...
 #   Runs COMMAND under mpiexec on 1 and then on 2 ranks. Passes only if each run ends within
 #   60 s, prints TEXT, and every rank exits with STATUS: a rank that hangs, or exits 0 while
@@ -51,10 +52,10 @@ expect_failure() {
 }
 
 write_water_case() {
-  cat > "$1" <<'EOF_CASE'
+  cat > "$1" <<EOF_CASE
 [domain]
 size = [0.2, 0.2, 0.2]
-cell_size = 0.025
+cell_size = ${2:-0.025}
 [time]
 end = 0.1
 [output]
