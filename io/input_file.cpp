@@ -19,7 +19,7 @@ const char* kind_of(mode_t mode) {
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISFIFO(mode)) return "a pipe";
   if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
+  return "something else";
 }
 
 // Closes the descriptor on every way out.
@@ -65,7 +65,8 @@ std::string read_input_file(const std::string& path, uint64_t max_bytes) {
   if (::fstat(file.fd(), &status) != 0) throw InputFileError(std::strerror(errno));
   // fstat of the open file, not stat of the name: what is checked is what is read.
   if (!S_ISREG(status.st_mode))
-    throw InputFileError(std::string("it is ") + kind_of(status.st_mode));
+    throw InputFileError(std::string("it is ") + kind_of(status.st_mode) +
+                         ", not a regular file");
   if (uint64_t(status.st_size) > max_bytes)
     throw InputFileError(too_large(uint64_t(status.st_size), max_bytes));
   std::string text;

@@ -9,10 +9,11 @@
 #include <exception>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
-#include "io/case_config.hpp"
 #include "decomposition/reductions.hpp"
+#include "io/case_config.hpp"
 #include "io/file_summary.hpp"
 #include "src/memory_budget.hpp"
 #include "src/pressure_solver.hpp"
