@@ -2,10 +2,12 @@
 # Usage: check_catalyst_run.sh DUNESIM_EXE CASE WET_CASE
 #
 # Runs CASE (a case whose [catalyst] table names postproc/catalyst/render_speed.py and
-# extract_reduced.py with interval_steps = 10) for 20 steps on 2 MPI ranks under a virtual X
-# server, then requires in <output>/catalyst: a non-empty PNG for steps 10 and 20 whose
-# decoded pixels differ (the water moved), the reduced particle extract of both steps, and
-# a statistics line for both steps.
+# extract_reduced.py with interval_steps = 10, and which neither adds nor removes particles)
+# for 20 steps on 2 MPI ranks under a virtual X server, then requires in <output>/catalyst:
+# a non-empty PNG for steps 10 and 20 whose decoded pixels differ (the water moved), a
+# statistics line for both steps counting the run's particles, and the reduced particle
+# extract of both steps holding exactly what extract_reduced.py asks for: every particle
+# whose id is a multiple of 10, each once (the ids of the run's first frame).
 # Then runs WET_CASE (water soaking into porous sand, no [catalyst] table) for 20 steps on
 # 2 ranks with extract_reduced.py and requires the extract of step 20 to carry each
 # particle's water_content and saturation: S = water_content / porosity for the sand, some
@@ -64,6 +66,44 @@ if [ "$steps" != "10 20 " ]; then
   echo "FAIL: statistics.csv lists steps '$steps', expected '10 20 '" >&2
   exit 1
 fi
+
+# The extracts against the run's particles. VTK's own XML reader reads the .pvtu and the
+# per-rank pieces it names (no display needed).
+first_frame=$(ls "$work"/out/*_000000.h5)
+/usr/bin/python3 - "$first_frame" "$extracts" <<'PY'
+import csv
+import sys
+
+import h5py
+import numpy as np
+from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkIOXML import vtkXMLPUnstructuredGridReader
+
+SAMPLE_EVERY = 10  # extract_reduced.py: every 10th particle by id
+frame, extracts = sys.argv[1:3]
+with h5py.File(frame, "r") as f:
+    ids = f["particles/id"][...]
+with open(f"{extracts}/statistics.csv") as table:
+    counted = {int(row["step"]): int(row["particles"]) for row in csv.DictReader(table)}
+for step, count in counted.items():
+    if count != ids.size:  # else the first frame's ids are not those of this step
+        sys.exit(f"FAIL: statistics.csv counts {count} particles at step {step}, "
+                 f"the first frame {ids.size}")
+expected = np.sort(ids[ids % SAMPLE_EVERY == 0])
+for step in (10, 20):
+    reader = vtkXMLPUnstructuredGridReader()
+    reader.SetFileName(f"{extracts}/reduced_{step:06d}.pvtu")
+    reader.Update()
+    extract = reader.GetOutput()
+    points = extract.GetNumberOfPoints()
+    print(f"step {step}: {points} points in the reduced extract, {expected.size} particles "
+          f"of {ids.size} have an id divisible by {SAMPLE_EVERY}")
+    if points != expected.size:
+        sys.exit(f"FAIL: the step {step} extract has {points} points, expected {expected.size}")
+    held = np.sort(vtk_to_numpy(extract.GetPointData().GetArray("id")))
+    if not np.array_equal(held, expected):
+        sys.exit(f"FAIL: the step {step} extract holds other particles than every 10th by id")
+PY
 # The wet case with a [catalyst] table added (a table of its own, so appending is valid TOML).
 {
   cat "$wet_case"

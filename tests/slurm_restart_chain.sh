@@ -6,8 +6,6 @@
 # write a checkpoint and exit 75, its job must submit the next one, and that job must
 # resume and finish the case. The final frame must equal, bit for bit (particles sorted by
 # id), that of an uninterrupted run on the same number of ranks.
-#
-# Exits 77 (skipped) while `dunesim run` has no --restart option.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,11 +15,6 @@ case_file=$repo/tests/cases/slurm_tiny.toml
 # Long enough (about 20 frames) to interrupt part-way on a busy machine.
 run_options=(--end-time 1.0 --quiet)
 ranks=2
-
-if ! "$exe" run --help | grep -q -- '--restart'; then
-  echo "SKIP: dunesim run has no --restart option yet"
-  exit 77
-fi
 
 mpiexec -n "$ranks" --oversubscribe "$exe" run "$case_file" --output reference "${run_options[@]}"
 frames=(reference/slurm_tiny_*.h5)

@@ -1,4 +1,4 @@
-// A tank of still water must stay still, with hydrostatic pressure (1 and 2 ranks).
+// A tank of still water must stay still, with hydrostatic pressure (1, 2 and 4 ranks).
 #include <gtest/gtest.h>
 
 #include <cmath>
