@@ -13,6 +13,8 @@
 #   - the slope of poured 2D heaps for phi = 30 and 40 (the angle of repose), with the
 #     cases' 95% PIC transfer and with test_sand_pile's half FLIP;
 #   - checkpoint write bandwidth for ~1M particles on 2 ranks, next to dd on the same disk;
+#   - the wet-sand mixture (water beside a porous bed, ~1M particles) on 1 and 2 ranks, and
+#     the same particles with sand that holds no water (--dry), alternating;
 #   - ponded infiltration into sand against Green-Ampt on 1 and 2 ranks, at 0.5 cm cells
 #     and with other S', and the plot postproc/gallery/green_ampt.png (seconds in all).
 #
@@ -54,6 +56,13 @@ run mpiexec -n 2 "$build/bench_checkpoint" cases/dam_break.toml --cell-size 0.00
   --directory "$work/checkpoints" --repeats 3
 run dd if=/dev/zero of="$work/dd.bin" bs=1M count=512 conv=fdatasync
 rm -f "$work/dd.bin"
+
+for ranks in 1 2; do
+  for mode in "" --dry; do
+    run mpiexec -n $ranks --oversubscribe "$build/bench_step" cases/mixture_benchmark.toml \
+      --cell-size 0.008 --steps 8 --warmup 4 $mode
+  done
+done
 
 run mpiexec -n 1 "$build/green_ampt" --csv "$work/green_ampt.csv"
 run mpiexec -n 2 "$build/green_ampt" --csv "$work/green_ampt_np2.csv"
