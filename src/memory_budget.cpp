@@ -1,58 +1,17 @@
 #include "src/memory_budget.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "decomposition/node_memory.hpp"
 #include "io/input_file.hpp"
 #include "src/mac_grid.hpp"
 
 namespace dunesim {
 
 namespace {
-
-// A control group's memory limit in `file`, if it has one ("max" means none).
-uint64_t limit_in(const std::filesystem::path& file, uint64_t bytes) {
-  std::ifstream in(file);
-  uint64_t limit = 0;
-  return in >> limit && limit > 0 ? std::min(bytes, limit) : bytes;
-}
-
-// The limits of this process's control group and its ancestors (cgroup v2, "0::/path" in
-// /proc/self/cgroup), or of its v1 memory group: a batch job's share of the node.
-uint64_t control_group_limit(uint64_t bytes) {
-  std::ifstream groups("/proc/self/cgroup");
-  const std::filesystem::path root = "/sys/fs/cgroup";
-  for (std::string line; std::getline(groups, line);) {
-    if (line.rfind("0::/", 0) == 0) {
-      for (std::filesystem::path group = line.substr(4); !group.empty() && group != "/";
-           group = group.parent_path())
-        bytes = limit_in(root / group / "memory.max", bytes);
-    } else if (const size_t at = line.find(":memory:/"); at != std::string::npos) {
-      bytes = limit_in(root / "memory" / line.substr(at + 9) / "memory.limit_in_bytes", bytes);
-    }
-  }
-  return limit_in(root / "memory.max", bytes);
-}
-
-// Collective. The memory each rank can count on: its node's (or its control group's), shared
-// by the ranks on the node; the least over all ranks.
-uint64_t memory_per_rank(MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_ranks = 1;
-  MPI_Comm_size(node, &node_ranks);
-  MPI_Comm_free(&node);
-  const uint64_t physical = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
-  uint64_t mine = control_group_limit(physical) / uint64_t(node_ranks), least = 0;
-  MPI_Allreduce(&mine, &least, 1, MPI_UINT64_T, MPI_MIN, comm);
-  return least;
-}
 
 size_t grid_bytes_per_cell(const CaseConfig& config) {
   size_t bytes = MacGrid::kBytesPerCell;
