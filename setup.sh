@@ -5,15 +5,24 @@
 #   ./setup.sh run [CASE]   install, build, run CASE (default cases/dam_break.toml)
 #   ./setup.sh test         install, build, run every test
 #   ./setup.sh build        install and build only
+#   ./setup.sh sanitize     install, build with AddressSanitizer and UndefinedBehaviorSanitizer
+#                           in build-asan, run every test under them (tests/README.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 action=${1:-build}
 case_file=${2:-cases/dam_break.toml}
-build_dir=${DUNESIM_BUILD_DIR:-build}
+if [ "$action" = sanitize ]; then
+  build_dir=${DUNESIM_BUILD_DIR:-build-asan}
+  cmake_options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DDUNESIM_SANITIZE=ON
+                 -DDUNESIM_BUILD_BENCHMARKS=OFF)
+else
+  build_dir=${DUNESIM_BUILD_DIR:-build}
+  cmake_options=(-DCMAKE_BUILD_TYPE=Release)
+fi
 
 packages=(
-  build-essential cmake ccache pkg-config
+  build-essential cmake ccache pkg-config clang-format
   libopenmpi-dev openmpi-bin
   libpetsc-real3.18-dev
   libhdf5-openmpi-dev hdf5-tools
@@ -49,7 +58,7 @@ if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
+cmake -S . -B "$build_dir" "${cmake_options[@]}"
 cmake --build "$build_dir" -j "$(nproc)"
 
 case "$action" in
@@ -60,8 +69,30 @@ case "$action" in
   test)
     ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600
     ;;
+  sanitize)
+    # AddressSanitizer reports land in $reports, UBSan's in the tests' output, which ctest
+    # keeps in LastTest.log (tests/CMakeLists.txt says why): any report fails the run, even
+    # one from a test that passed.
+    reports="$build_dir/sanitizer_reports"
+    test_log="$build_dir/Testing/Temporary/LastTest.log"
+    rm -f "$reports"/*
+    started=$(date +%s)
+    status=0
+    ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 1200 || status=$?
+    echo "setup: the sanitizer suite took $(( $(date +%s) - started )) s"
+    if [ -n "$(ls -A "$reports")" ]; then
+      cat "$reports"/*
+      echo "setup: AddressSanitizer reports above (files in $reports)" >&2
+      status=1
+    fi
+    if grep -n -e "runtime error:" -e "ERROR: AddressSanitizer" "$test_log"; then
+      echo "setup: sanitizer reports in the tests' output above ($test_log)" >&2
+      status=1
+    fi
+    exit "$status"
+    ;;
   *)
-    echo "usage: $0 run [CASE] | test | build" >&2
+    echo "usage: $0 run [CASE] | test | sanitize | build" >&2
     exit 2
     ;;
 esac

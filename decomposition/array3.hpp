@@ -73,7 +73,8 @@ Box bounding_box_where(const Array3<T>& array, Predicate&& is_marked) {
       const T* first = std::find_if(row, row + nx, is_marked);
       if (first == row + nx) continue;
       const T* last = std::find_if(std::make_reverse_iterator(row + nx),
-                                   std::make_reverse_iterator(first), is_marked).base();
+                                   std::make_reverse_iterator(first), is_marked)
+                          .base();
       found.lo = {std::min(found.lo[0], b.lo[0] + int(first - row)), std::min(found.lo[1], j),
                   std::min(found.lo[2], k)};
       found.hi = {std::max(found.hi[0], b.lo[0] + int(last - row)), std::max(found.hi[1], j + 1),

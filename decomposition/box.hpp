@@ -39,7 +39,10 @@ struct Box {
   }
   Box grown(int g) const {
     Box r = *this;
-    for (int a = 0; a < 3; ++a) { r.lo[a] -= g; r.hi[a] += g; }
+    for (int a = 0; a < 3; ++a) {
+      r.lo[a] -= g;
+      r.hi[a] += g;
+    }
     return r;
   }
   bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }

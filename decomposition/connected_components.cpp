@@ -33,8 +33,10 @@ void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& m
                       ComponentLabels& labels) {
   const Box box = topo.local(Stagger::Cell);
   Array3<int64_t>& label_of = labels.of_cell;
-  if (label_of.box() == box) label_of.fill(labels.labelled, -1);
-  else label_of.reset(box, Stagger::Cell, -1);
+  if (label_of.box() == box)
+    label_of.fill(labels.labelled, -1);
+  else
+    label_of.reset(box, Stagger::Cell, -1);
   // Ghosts included. The halo fills below bring labels only to cells the mask marks here
   // too, so every label stays inside this box.
   const Box marked =
@@ -46,8 +48,8 @@ void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& m
   const Index3 extent{marked.hi[0] - marked.lo[0], marked.hi[1] - marked.lo[1],
                       marked.hi[2] - marked.lo[2]};
   auto node = [&](int i, int j, int k) {
-    return (i - marked.lo[0]) + extent[0] * (int64_t(j - marked.lo[1]) +
-                                             extent[1] * int64_t(k - marked.lo[2]));
+    return (i - marked.lo[0]) +
+           extent[0] * (int64_t(j - marked.lo[1]) + extent[1] * int64_t(k - marked.lo[2]));
   };
   std::vector<int64_t> parent(size_t(marked.volume()), -1);
   for_each_index(marked, [&](int i, int j, int k) {
@@ -88,7 +90,8 @@ void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& m
     std::fill(smallest.begin(), smallest.end(), std::numeric_limits<int64_t>::max());
     for (size_t n = 0; n < cells.size(); ++n)
       smallest[component[n]] = std::min(smallest[component[n]], label[cells[n]]);
-    for (size_t n = 0; n < cells.size(); ++n) before[n] = label[cells[n]] = smallest[component[n]];
+    for (size_t n = 0; n < cells.size(); ++n)
+      before[n] = label[cells[n]] = smallest[component[n]];
 
     // A ghost whose owner disagrees brings news from the neighbour (or takes back what this
     // rank spread into it); when no ghost changes anywhere, every component is uniform.

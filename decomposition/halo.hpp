@@ -25,12 +25,16 @@ class Halo {
   // element type, all sent in one message per neighbour:
   //   halo.fill<double, uint8_t>({&u, &v}, {&mask});
   template <class... Ts>
-  void fill(std::initializer_list<Array3<Ts>*>... arrays) { exchange<false>(arrays...); }
+  void fill(std::initializer_list<Array3<Ts>*>... arrays) {
+    exchange<false>(arrays...);
+  }
 
   // Ghost entries are added into the owner's entries (P2G). Ghosts are left as they were;
   // call fill afterwards to make them consistent again.
   template <class... Ts>
-  void sum(std::initializer_list<Array3<Ts>*>... arrays) { exchange<true>(arrays...); }
+  void sum(std::initializer_list<Array3<Ts>*>... arrays) {
+    exchange<true>(arrays...);
+  }
 
   // Layers of ghosts around each rank's block.
   int ghost_width() const { return topo_.ghost(); }
@@ -99,8 +103,7 @@ class Halo {
       (pack(arrays), ...);
       bytes_sent_ += bytes;
       requests.emplace_back();
-      MPI_Isend(buf.data(), int(bytes), MPI_BYTE, nbrs[q], kTag, topo_.comm(),
-                &requests.back());
+      MPI_Isend(buf.data(), int(bytes), MPI_BYTE, nbrs[q], kTag, topo_.comm(), &requests.back());
     }
     MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
 
@@ -113,8 +116,10 @@ class Halo {
             std::remove_pointer_t<decltype(a->data())> value;
             std::memcpy(&value, in, sizeof(value));
             in += sizeof(value);
-            if constexpr (summing) (*a)(i, j, k) += value;
-            else (*a)(i, j, k) = value;
+            if constexpr (summing)
+              (*a)(i, j, k) += value;
+            else
+              (*a)(i, j, k) = value;
           });
       };
       (unpack(arrays), ...);

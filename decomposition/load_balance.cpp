@@ -42,8 +42,9 @@ BalancedLayout evaluate_layout(const Topology& topo, const Array3<double>& cell_
   for (int a = 0; a < 3; ++a)
     for (int i = owned.lo[a]; i < owned.hi[a]; ++i) plane_block[a].push_back(block_of(a, i));
   for_each_index(owned, [&](int i, int j, int k) {
-    int b = plane_block[0][i - owned.lo[0]] +
-            dims[0] * (plane_block[1][j - owned.lo[1]] + dims[1] * plane_block[2][k - owned.lo[2]]);
+    int b =
+        plane_block[0][i - owned.lo[0]] +
+        dims[0] * (plane_block[1][j - owned.lo[1]] + dims[1] * plane_block[2][k - owned.lo[2]]);
     block_work[b] += cell_work(i, j, k);
   });
   MPI_Allreduce(MPI_IN_PLACE, block_work.data(), blocks, MPI_DOUBLE, MPI_SUM, topo.comm());

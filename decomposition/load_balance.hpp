@@ -22,7 +22,7 @@ std::vector<int> balanced_cuts(const std::vector<double>& work, int blocks, int 
 
 struct BalancedLayout {
   BlockCuts cuts;
-  double max_block_work = 0;   // work of the most loaded block
+  double max_block_work = 0;  // work of the most loaded block
   double mean_block_work = 0;
   double imbalance() const { return mean_block_work > 0 ? max_block_work / mean_block_work : 1; }
 };
@@ -39,7 +39,7 @@ BalancedLayout evaluate_layout(const Topology& topo, const Array3<double>& cell_
 // One load-balance check of a run (the same on every rank).
 struct ImbalanceCheck {
   int64_t step = 0;
-  double before = 1, after = 1;  // max / mean particles per rank
+  double before = 1, after = 1;  // max / mean work per rank (the balancer's measure)
 };
 
 }  // namespace dunesim

@@ -79,12 +79,18 @@ struct MappedAllocator {
   MappedAllocator() = default;
   template <class U>
   MappedAllocator(const MappedAllocator<U, kPages>&) {}
-  T* allocate(size_t n) { return static_cast<T*>(mapped_memory::allocate(n * sizeof(T), kPages)); }
+  T* allocate(size_t n) {
+    return static_cast<T*>(mapped_memory::allocate(n * sizeof(T), kPages));
+  }
   void deallocate(T* p, size_t n) { mapped_memory::deallocate(p, n * sizeof(T), kPages); }
   template <class U>
-  bool operator==(const MappedAllocator<U, kPages>&) const { return true; }
+  bool operator==(const MappedAllocator<U, kPages>&) const {
+    return true;
+  }
   template <class U>
-  bool operator!=(const MappedAllocator<U, kPages>&) const { return false; }
+  bool operator!=(const MappedAllocator<U, kPages>&) const {
+    return false;
+  }
 };
 
 // Grid arrays (Array3).

@@ -33,7 +33,10 @@ MigrationStats migrate_particles(const Topology& topo, double dx, Particles& p) 
       continue;
     }
     int q = slot_of_rank[owner];
-    if (q < 0) { lost = true; continue; }
+    if (q < 0) {
+      lost = true;
+      continue;
+    }
     std::vector<char>& buf = send[q];
     const size_t at = buf.size();
     buf.resize(at + bytes_per);
@@ -45,8 +48,9 @@ MigrationStats migrate_particles(const Topology& topo, double dx, Particles& p) 
   int lost_any = 0, lost_here = lost ? 1 : 0;
   MPI_Allreduce(&lost_here, &lost_any, 1, MPI_INT, MPI_LOR, topo.comm());
   if (lost_any)
-    throw std::runtime_error("a particle moved beyond the neighbouring rank's block in one "
-                             "step; lower the CFL number");
+    throw std::runtime_error(
+        "a particle moved beyond the neighbouring rank's block in one "
+        "step; lower the CFL number");
 
   // Counts first, then payloads.
   std::vector<int64_t> send_count(nbrs.size()), recv_count(nbrs.size());

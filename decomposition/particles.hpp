@@ -10,13 +10,13 @@
 namespace dunesim {
 
 struct Particles {
-  ParticleVector<double> x, y, z;     // position, m
+  ParticleVector<double> x, y, z;  // position, m
   // Velocity, m/s, in single precision: its 7 digits are far finer than the PIC/FLIP
   // transfer's own error, and it is 12 of the 57 bytes a particle would take in double.
   // Positions stay double: they integrate small displacements over many steps.
   ParticleVector<float> vx, vy, vz;
-  ParticleVector<int64_t> id;         // global id, unique across ranks and stable in time
-  ParticleVector<uint8_t> material;   // index into the case's material list
+  ParticleVector<int64_t> id;        // global id, unique across ranks and stable in time
+  ParticleVector<uint8_t> material;  // index into the case's material list
   // Water carried, as a volume in units of the particle's volume (the cell volume / 8): for
   // a sand particle its pore water n S (the volumetric water content theta, 0 when dry), for
   // a water particle the share of it not yet absorbed (1 when whole). Summed over all
@@ -29,7 +29,15 @@ struct Particles {
   // (add_source_particle in seeding.hpp).
   template <class F>
   void for_each_array(F&& f) {
-    f(x); f(y); f(z); f(vx); f(vy); f(vz); f(id); f(material); f(water_content);
+    f(x);
+    f(y);
+    f(z);
+    f(vx);
+    f(vy);
+    f(vz);
+    f(id);
+    f(material);
+    f(water_content);
   }
   // The same, read-only; it visits the one list above.
   template <class F>

@@ -55,8 +55,9 @@ void redistribute_particles(const Topology& topo, double dx, Particles& p) {
   int too_many = (int64_t(leaving) > limit || arriving > limit) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &too_many, 1, MPI_INT, MPI_MAX, topo.comm());
   if (too_many)
-    throw std::runtime_error("redistribute_particles: more than 2^31 particles to send or "
-                             "receive on one rank");
+    throw std::runtime_error(
+        "redistribute_particles: more than 2^31 particles to send or "
+        "receive on one rank");
 
   std::vector<char> recv(size_t(arriving) * bytes_per);
   MPI_Datatype particle;

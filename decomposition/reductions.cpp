@@ -46,6 +46,8 @@ bool any_rank(const Topology& topo, bool local) {
   return out != 0;
 }
 
+void wait_for_all_ranks(const Topology& topo) { MPI_Barrier(topo.comm()); }
+
 RankError first_error_on_any_rank(MPI_Comm comm, std::string local_error) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);

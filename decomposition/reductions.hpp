@@ -19,6 +19,8 @@ void global_sum_in_place(const Topology& topo, double* values, int count);
 int64_t exclusive_prefix_sum(const Topology& topo, int64_t local);
 // True on every rank if it is true on any rank.
 bool any_rank(const Topology& topo, bool local);
+// Returns when every rank has called it (a barrier): for measuring load imbalance.
+void wait_for_all_ranks(const Topology& topo);
 
 // The lowest rank whose `local_error` was not empty, and that error, on every rank (rank -1
 // when none failed). Collective: it lets every rank raise the same exception, so that no

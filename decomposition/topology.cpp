@@ -43,7 +43,10 @@ Topology::Topology(MPI_Comm comm, Index3 global_cells, int ghost) {
       if (!thick) continue;
       double nx = cells_[0], ny = cells_[1], nz = cells_[2];
       double surface = (px - 1) * ny * nz + (py - 1) * nx * nz + (pz - 1) * nx * ny;
-      if (surface < best) { best = surface; best_dims = d; }
+      if (surface < best) {
+        best = surface;
+        best_dims = d;
+      }
     }
   }
   if (best_dims[0] == 0)
@@ -79,6 +82,10 @@ void Topology::recut(std::array<std::vector<int>, 3> starts) {
   finish_setup();
 }
 
+std::unique_ptr<Topology> Topology::on_this_rank_alone(Index3 global_cells, int ghost) {
+  return std::make_unique<Topology>(MPI_COMM_SELF, global_cells, ghost);
+}
+
 Topology::~Topology() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -96,7 +103,9 @@ Index3 Topology::coords_of(int rank) const {
   return {rank % dims_[0], (rank / dims_[0]) % dims_[1], rank / (dims_[0] * dims_[1])};
 }
 
-int Topology::rank_at(const Index3& c) const { return c[0] + dims_[0] * (c[1] + dims_[1] * c[2]); }
+int Topology::rank_at(const Index3& c) const {
+  return c[0] + dims_[0] * (c[1] + dims_[1] * c[2]);
+}
 
 Box Topology::owned_cells(int rank) const {
   Index3 c = coords_of(rank);
@@ -140,7 +149,10 @@ int Topology::block_of(int axis, int index) const {
   int lo = 0, hi = dims_[axis];  // find b with s[b] <= index < s[b+1]
   while (hi - lo > 1) {
     int mid = (lo + hi) / 2;
-    if (s[mid] <= index) lo = mid; else hi = mid;
+    if (s[mid] <= index)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }

@@ -12,6 +12,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <array>
+#include <memory>
 #include <vector>
 
 #include "decomposition/box.hpp"
@@ -24,6 +26,9 @@ class Topology {
   Topology(MPI_Comm comm, Index3 global_cells, int ghost);
   // Uses the given cut positions (starts[a] has dims[a]+1 entries), e.g. from load balancing.
   Topology(MPI_Comm comm, Index3 global_cells, int ghost, std::array<std::vector<int>, 3> starts);
+  // The whole grid as this rank's one block (MPI_COMM_SELF): for small problems that every
+  // rank solves alone, such as the pressure multigrid's coarsest level.
+  static std::unique_ptr<Topology> on_this_rank_alone(Index3 global_cells, int ghost);
   ~Topology();
   // Moves the block cuts (load balancing). Every array laid out by this topology must be
   // reallocated and every particle redistributed afterwards.

@@ -13,6 +13,7 @@
 #include <climits>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <iomanip>
 #include <limits>
 #include <optional>
@@ -40,8 +41,24 @@ void set_cell_size(CaseConfig& config, double cell_size) {
     config.cells[a] = static_cast<int>(std::lround(config.domain_size[a] / cell_size));
 }
 
+namespace {
+
+// A cylinder's distances outside its side (radial) and beyond its caps (axial): negative
+// inside.
+std::pair<double, double> cylinder_distances(const ShapeSpec& s, const Vec3& p) {
+  const double radial = std::hypot(p[0] - s.center[0], p[1] - s.center[1]) - s.radius;
+  const double axial = std::max(s.center[2] - p[2], p[2] - (s.center[2] + s.height));
+  return {radial, axial};
+}
+
+}  // namespace
+
 bool ShapeSpec::contains(const Vec3& p) const {
   if (kind == Kind::Mesh) return mesh->contains(p);
+  if (kind == Kind::Cylinder) {
+    const auto [radial, axial] = cylinder_distances(*this, p);
+    return radial <= 0 && axial <= 0;
+  }
   if (kind == Kind::Heightfield) return p[2] <= profile_height_at(*this, p[0]);
   if (kind == Kind::Sphere) {
     double d2 = 0.0;
@@ -55,6 +72,11 @@ bool ShapeSpec::contains(const Vec3& p) const {
 
 double ShapeSpec::signed_distance(const Vec3& p) const {
   if (kind == Kind::Mesh) return mesh->signed_distance(p);
+  if (kind == Kind::Cylinder) {
+    const auto [radial, axial] = cylinder_distances(*this, p);
+    if (radial > 0 && axial > 0) return std::hypot(radial, axial);  // nearest: the rim
+    return std::max(radial, axial);
+  }
   if (kind == Kind::Heightfield) {
     const double h = profile_height_at(*this, p[0]);
     const double beyond = std::max(profile_x.front() - p[0], p[0] - profile_x.back());
@@ -86,6 +108,14 @@ constexpr double kMaxCells = 1.0e10;
 // A case file is a page or two of TOML; anything near this is not one.
 constexpr uint64_t kMaxCaseFileBytes = 16u << 20;
 constexpr const char* kAxisNames[3] = {"x", "y", "z"};
+
+// How the parser gets a mesh file's text: read_obj_text on this rank, or through rank 0
+// (mesh_text_from_rank0). Throws MeshError, or SharedMeshError with rank 0's MeshError.
+using MeshTextReader = std::function<std::string(const std::string& path)>;
+class SharedMeshError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 std::string format_number(double value) {
   std::ostringstream out;
@@ -248,8 +278,8 @@ class Table {
     if (!node) return entries;
     const toml::array* array = node->as_array();
     if (!array) {
-      fail(key, "expected an array of tables ([[" + std::string(key) + "]]), got " +
-                    describe(*node));
+      fail(key,
+           "expected an array of tables ([[" + std::string(key) + "]]), got " + describe(*node));
     }
     for (size_t i = 0; i < array->size(); ++i) {
       std::string path = key_path(key) + "[" + std::to_string(i) + "]";
@@ -306,12 +336,39 @@ class Table {
   }
 
   // A string that must be one of `options`.
-  std::string choice(std::string_view key, std::initializer_list<std::string_view> options) const {
+  std::string choice(std::string_view key,
+                     std::initializer_list<std::string_view> options) const {
     std::string value = string(key, kRequired);
     if (std::find(options.begin(), options.end(), value) != options.end()) return value;
     std::string expected;
-    for (std::string_view o : options) expected += (expected.empty() ? "" : " or ") + in_quotes(o);
+    for (std::string_view o : options)
+      expected += (expected.empty() ? "" : " or ") + in_quotes(o);
     fail(key, "expected " + expected + ", got " + in_quotes(value));
+  }
+
+  // An array of distinct strings, each one of `options`; empty when the key is absent.
+  std::vector<std::string> choices(std::string_view key,
+                                   std::initializer_list<std::string_view> options) const {
+    std::vector<std::string> values;
+    const toml::node* node = find(key);
+    if (!node) return values;
+    std::string expected;
+    for (std::string_view o : options) expected += (expected.empty() ? "" : ", ") + in_quotes(o);
+    const toml::array* array = node->as_array();
+    if (!array)
+      fail(key, "expected an array of strings from " + expected + ", got " + describe(*node));
+    for (size_t i = 0; i < array->size(); ++i) {
+      const toml::node& element = *array->get(i);
+      const std::string path = key_path(key) + "[" + std::to_string(i) + "]";
+      auto text = element.as_string();
+      if (!text || std::find(options.begin(), options.end(), text->get()) == options.end())
+        fail_at(*file_, path, &element,
+                "expected one of " + expected + ", got " + describe(element));
+      if (std::find(values.begin(), values.end(), text->get()) != values.end())
+        fail_at(*file_, path, &element, in_quotes(text->get()) + " is listed twice");
+      values.push_back(text->get());
+    }
+    return values;
   }
 
   // [x, y, z]; each component must lie in `range`.
@@ -384,7 +441,8 @@ ShapeSpec domain_block(const Vec3& size) {
 }
 
 // Loads, places and samples the mesh of a shape = "mesh" table.
-void read_mesh(const Table& t, const CaseConfig& cfg, ShapeSpec& shape) {
+void read_mesh(const Table& t, const CaseConfig& cfg, const MeshTextReader& mesh_text,
+               ShapeSpec& shape) {
   shape.kind = ShapeSpec::Kind::Mesh;
   std::string file = t.non_empty_string("file", kRequired);
   shape.scale = t.number("scale", kPositive, shape.scale);
@@ -395,10 +453,10 @@ void read_mesh(const Table& t, const CaseConfig& cfg, ShapeSpec& shape) {
   shape.mesh_file = path.lexically_normal().string();
   TriangleMesh mesh;
   try {
-    mesh = read_obj(shape.mesh_file);
+    mesh = parse_obj(mesh_text(shape.mesh_file), shape.mesh_file);
   } catch (const MeshError& e) {
     t.fail("file", std::string("mesh ") + e.what());
-  }
+  } catch (const SharedMeshError& e) { t.fail("file", std::string("mesh ") + e.what()); }
   mesh.transform(shape.scale, shape.translate);
 
   // A flat surface bounds no solid, so it would seed and block nothing.
@@ -419,26 +477,59 @@ void read_mesh(const Table& t, const CaseConfig& cfg, ShapeSpec& shape) {
   shape.mesh = std::make_shared<const MeshShape>(std::move(mesh), 0.5 * cfg.cell_size);
 }
 
+// The keys each shape takes. A key of another shape would be ignored, so it is an error.
+const std::pair<std::string_view, std::vector<std::string_view>> kShapeKeys[] = {
+    {"block", {"min", "max"}},
+    {"sphere", {"center", "radius"}},
+    {"cylinder", {"center", "radius", "height"}},
+    {"mesh", {"file", "scale", "translate"}},
+    {"heightfield", {"profile_x", "profile_height"}},
+};
+
+bool shape_takes(std::string_view kind, std::string_view key) {
+  for (const auto& [shape, keys] : kShapeKeys)
+    if (shape == kind) return std::find(keys.begin(), keys.end(), key) != keys.end();
+  return false;
+}
+
+void forbid_keys_of_other_shapes(const Table& t, std::string_view kind) {
+  for (const auto& [other, keys] : kShapeKeys) {
+    for (std::string_view key : keys) {
+      if (shape_takes(kind, key) || !t.has(key)) continue;
+      std::string takers;
+      for (const auto& [shape, unused] : kShapeKeys)
+        if (shape_takes(shape, key))
+          takers += (takers.empty() ? "shape = " : " or ") + in_quotes(shape);
+      t.fail(key, "only used when " + takers + ", but this has shape = " + in_quotes(kind));
+    }
+  }
+}
+
+// Whether the box around an upright cylinder overlaps the domain.
+bool overlaps_domain(const ShapeSpec& cylinder, const CaseConfig& cfg) {
+  const Vec3& c = cylinder.center;
+  const double r = cylinder.radius;
+  return c[0] + r > 0 && c[0] - r < cfg.domain_size[0] && c[1] + r > 0 &&
+         c[1] - r < cfg.domain_size[1] && c[2] + cylinder.height > 0 && c[2] < cfg.domain_size[2];
+}
+
 // Reads the shape keys shared by [[source]] and [[collider]] and checks that the shape
 // reaches into the domain: a shape entirely outside would silently do nothing.
-ShapeSpec read_shape(const Table& t, const CaseConfig& cfg) {
+ShapeSpec read_shape(const Table& t, const CaseConfig& cfg, const MeshTextReader& mesh_text) {
   const Vec3& domain_size = cfg.domain_size;
   ShapeSpec shape;
-  std::string kind = t.choice("shape", {"block", "sphere", "mesh", "heightfield"});
-  if (kind != "heightfield")
-    t.forbid({"profile_x", "profile_height"}, "shape = \"heightfield\"",
-             "shape = \"" + kind + "\"");
+  const std::string kind =
+      t.choice("shape", {"block", "sphere", "cylinder", "mesh", "heightfield"});
+  forbid_keys_of_other_shapes(t, kind);
   if (kind == "block") {
-    t.forbid({"center", "radius"}, "shape = \"sphere\"", "shape = \"block\"");
-    t.forbid({"file", "scale", "translate"}, "shape = \"mesh\"", "shape = \"block\"");
     shape.kind = ShapeSpec::Kind::Block;
     shape.min = t.vec3("min", kAnyValue, kRequired);
     shape.max = t.vec3("max", kAnyValue, kRequired);
     for (int a = 0; a < 3; ++a) {
       if (!(shape.min[a] < shape.max[a])) {
         t.fail("max", "expected max > min on every axis, got max[" + std::to_string(a) +
-                          "] = " + format_number(shape.max[a]) + " <= min[" +
-                          std::to_string(a) + "] = " + format_number(shape.min[a]));
+                          "] = " + format_number(shape.max[a]) + " <= min[" + std::to_string(a) +
+                          "] = " + format_number(shape.min[a]));
       }
     }
     for (int a = 0; a < 3; ++a) {
@@ -449,18 +540,19 @@ ShapeSpec read_shape(const Table& t, const CaseConfig& cfg) {
       }
     }
   } else if (kind == "sphere") {
-    t.forbid({"min", "max"}, "shape = \"block\"", "shape = \"sphere\"");
-    t.forbid({"file", "scale", "translate"}, "shape = \"mesh\"", "shape = \"sphere\"");
     shape.kind = ShapeSpec::Kind::Sphere;
     shape.center = t.vec3("center", kAnyValue, kRequired);
     shape.radius = t.number("radius", kPositive, kRequired);
     if (domain_block(domain_size).signed_distance(shape.center) >= shape.radius)
       t.fail_table("the sphere lies entirely outside the domain");
+  } else if (kind == "cylinder") {
+    shape.kind = ShapeSpec::Kind::Cylinder;
+    shape.center = t.vec3("center", kAnyValue, kRequired);
+    shape.radius = t.number("radius", kPositive, kRequired);
+    shape.height = t.number("height", kPositive, kRequired);
+    if (!overlaps_domain(shape, cfg))
+      t.fail_table("the cylinder lies entirely outside the domain");
   } else if (kind == "heightfield") {
-    const std::string chosen = "shape = \"heightfield\"";
-    t.forbid({"min", "max"}, "shape = \"block\"", chosen);
-    t.forbid({"center", "radius"}, "shape = \"sphere\"", chosen);
-    t.forbid({"file", "scale", "translate"}, "shape = \"mesh\"", chosen);
     shape.kind = ShapeSpec::Kind::Heightfield;
     shape.profile_x = t.numbers("profile_x", kAnyValue, 2);
     shape.profile_height = t.numbers("profile_height", kNonNegative, 2);
@@ -475,30 +567,31 @@ ShapeSpec read_shape(const Table& t, const CaseConfig& cfg) {
     if (shape.profile_x.back() <= 0.0 || shape.profile_x.front() >= domain_size[0])
       t.fail_table("the heightfield lies outside the domain along x");
   } else {
-    t.forbid({"min", "max"}, "shape = \"block\"", "shape = \"mesh\"");
-    t.forbid({"center", "radius"}, "shape = \"sphere\"", "shape = \"mesh\"");
-    read_mesh(t, cfg, shape);
+    read_mesh(t, cfg, mesh_text, shape);
   }
   return shape;
 }
 
 void read_domain(const Table& root, CaseConfig& cfg) {
   Table domain = root.table("domain");
-  domain.allow_only({"size", "cell_size", "wall_friction"});
+  domain.allow_only({"size", "cell_size", "wall_friction", "frictionless_walls"});
   cfg.domain_size = domain.vec3("size", kPositive, kRequired);
   cfg.cell_size = domain.number("cell_size", kPositive, kRequired);
   cfg.wall_friction = domain.number("wall_friction", kNonNegative, cfg.wall_friction);
+  for (const std::string& wall :
+       domain.choices("frictionless_walls", {"x-", "x+", "y-", "y+", "z-", "z+"}))
+    cfg.frictionless_wall[wall_index(wall)] = true;
   for (int a = 0; a < 3; ++a) {
     double size = cfg.domain_size[a];
     double count = std::round(size / cfg.cell_size);
-    std::string along = std::string(" along ") + kAxisNames[a] + " (size " +
-                        format_number(size) + " m)";
+    std::string along =
+        std::string(" along ") + kAxisNames[a] + " (size " + format_number(size) + " m)";
     if (count < 4)
       domain.fail("cell_size", "gives " + format_number(count) + " cell(s)" + along +
                                    "; at least 4 are needed");
     if (count > kMaxCellsPerAxis)
-      domain.fail("cell_size", "gives " + format_number(count) + " cells" + along +
-                                   "; at most " + format_number(kMaxCellsPerAxis) + " are allowed");
+      domain.fail("cell_size", "gives " + format_number(count) + " cells" + along + "; at most " +
+                                   format_number(kMaxCellsPerAxis) + " are allowed");
     if (!(std::abs(count * cfg.cell_size - size) < 1e-6 * size)) {
       domain.fail("cell_size", "size[" + std::to_string(a) + "] = " + format_number(size) +
                                    " m is not a whole number of cells of " +
@@ -512,8 +605,7 @@ void read_domain(const Table& root, CaseConfig& cfg) {
     domain.fail("cell_size", "gives " + std::to_string(cfg.cells[0]) + " x " +
                                  std::to_string(cfg.cells[1]) + " x " +
                                  std::to_string(cfg.cells[2]) + " = " + format_number(total) +
-                                 " cells; at most " + format_number(kMaxCells) +
-                                 " are allowed");
+                                 " cells; at most " + format_number(kMaxCells) + " are allowed");
 }
 
 // The wet-sand keys of a sand material. Without a porosity the sand holds no water, and a
@@ -586,18 +678,17 @@ void read_rain(const Table& s, const MaterialSpec& made_of, SourceSpec& spec) {
     s.fail("rain_rate", "rain is water: material " + in_quotes(made_of.name) + " is not");
   if (spec.shape.kind != ShapeSpec::Kind::Block)
     s.fail("rain_rate", "rain falls from a block: needs shape = \"block\"");
-  if (spec.emit_until <= 0)
-    s.fail("rain_rate", "needs emit_until, the time the rain stops (s)");
+  if (spec.emit_until <= 0) s.fail("rain_rate", "needs emit_until, the time the rain stops (s)");
   spec.rain_rate = s.number("rain_rate", kPositive, kRequired);
 }
 
-void read_sources(const Table& root, CaseConfig& cfg) {
+void read_sources(const Table& root, CaseConfig& cfg, const MeshTextReader& mesh_text) {
   std::vector<Table> entries = root.table_array("source");
   if (entries.empty())
     throw CaseError(cfg.file, "source", "at least one [[source]] table is required");
   for (const Table& s : entries) {
-    s.allow_only({"material", "shape", "min", "max", "center", "radius", "file", "scale",
-                  "translate", "profile_x", "profile_height", "velocity", "emit_until",
+    s.allow_only({"material", "shape", "min", "max", "center", "radius", "height", "file",
+                  "scale", "translate", "profile_x", "profile_height", "velocity", "emit_until",
                   "saturation", "rain_rate"});
     SourceSpec spec;
     std::string material = s.string("material", kRequired);
@@ -611,7 +702,7 @@ void read_sources(const Table& root, CaseConfig& cfg) {
              "no [[material]] named " + in_quotes(material) + " (defined: " + defined + ")");
     }
     spec.material = static_cast<int>(found - cfg.materials.begin());
-    spec.shape = read_shape(s, cfg);
+    spec.shape = read_shape(s, cfg, mesh_text);
     spec.velocity = s.vec3("velocity", kAnyValue, Vec3{0.0, 0.0, 0.0});
     if (s.has("emit_until")) spec.emit_until = s.number("emit_until", kPositive, kRequired);
     const MaterialSpec& made_of = *found;
@@ -627,12 +718,12 @@ void read_sources(const Table& root, CaseConfig& cfg) {
   }
 }
 
-void read_colliders(const Table& root, CaseConfig& cfg) {
+void read_colliders(const Table& root, CaseConfig& cfg, const MeshTextReader& mesh_text) {
   for (const Table& c : root.table_array("collider")) {
-    c.allow_only({"shape", "min", "max", "center", "radius", "file", "scale", "translate",
-                  "profile_x", "profile_height", "friction"});
+    c.allow_only({"shape", "min", "max", "center", "radius", "height", "file", "scale",
+                  "translate", "profile_x", "profile_height", "friction"});
     ColliderSpec spec;
-    spec.shape = read_shape(c, cfg);
+    spec.shape = read_shape(c, cfg, mesh_text);
     spec.friction = c.number("friction", kNonNegative, 0.0);
     cfg.colliders.push_back(spec);
   }
@@ -642,16 +733,19 @@ void read_colliders(const Table& root, CaseConfig& cfg) {
 void read_catalyst(const Table& root, CaseConfig& cfg) {
   Table catalyst = root.table("catalyst");
   catalyst.allow_only({"scripts", "interval_steps"});
-  cfg.catalyst.interval_steps = catalyst.integer(
-      "interval_steps", 1, std::numeric_limits<int64_t>::max(), cfg.catalyst.interval_steps);
+  cfg.catalyst.interval_steps =
+      catalyst.integer("interval_steps", 1, std::numeric_limits<int64_t>::max(),
+                       cfg.catalyst.interval_steps);
   const toml::node* node = catalyst.find("scripts");
   if (!node) return;
   const toml::array* scripts = node->as_array();
-  if (!scripts) catalyst.fail("scripts", "expected an array of file names, got " + describe(*node));
+  if (!scripts)
+    catalyst.fail("scripts", "expected an array of file names, got " + describe(*node));
 #if !DUNESIM_WITH_CATALYST
   if (!scripts->empty()) {
-    catalyst.fail("scripts", "this dunesim was built without ParaView Catalyst; rebuild with "
-                             "-DDUNESIM_WITH_CATALYST=ON or remove the key");
+    catalyst.fail("scripts",
+                  "this dunesim was built without ParaView Catalyst; rebuild with "
+                  "-DDUNESIM_WITH_CATALYST=ON or remove the key");
   }
 #endif
   for (size_t i = 0; i < scripts->size(); ++i) {
@@ -677,8 +771,8 @@ void read_catalyst(const Table& root, CaseConfig& cfg) {
 constexpr size_t kMaxNameLength = 200;  // + "_000001.h5.tmp" stays under NAME_MAX (255)
 
 bool is_name_character(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '-' || c == '.';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
 }
 
 bool is_plain_file_name(std::string_view name) {
@@ -699,7 +793,8 @@ std::string read_case_name(const Table& case_table, const std::string& file) {
   if (!is_plain_file_name(name))
     case_table.fail("name", "expected a file name of at most " + std::to_string(kMaxNameLength) +
                                 " letters, digits, '_', '-' and '.' (not \".\" or \"..\"), "
-                                "got " + in_quotes(name));
+                                "got " +
+                                in_quotes(name));
   return name;
 }
 
@@ -707,7 +802,8 @@ void read_time(const Table& root, CaseConfig& cfg) {
   Table time = root.table("time");
   time.allow_only({"end", "max_steps", "cfl", "max_dt"});
   cfg.end_time = time.number("end", kPositive, kRequired);
-  cfg.max_steps = time.integer("max_steps", 0, std::numeric_limits<int64_t>::max(), cfg.max_steps);
+  cfg.max_steps =
+      time.integer("max_steps", 0, std::numeric_limits<int64_t>::max(), cfg.max_steps);
   cfg.cfl = time.number("cfl", Range{0.0, 5.0, false, true}, cfg.cfl);
   cfg.max_dt = time.number("max_dt", kPositive, cfg.max_dt);
 }
@@ -734,6 +830,43 @@ bool read_file(const std::string& file, std::string& out) {
   }
 }
 
+// Collective. Rank 0's {ok, payload} (a file's text, or why it could not be read) sent to
+// every rank; returns ok.
+bool share_from_rank0(MPI_Comm comm, bool ok, std::string& payload) {
+  long long header[2] = {ok ? 1 : 0, static_cast<long long>(payload.size())};
+  MPI_Bcast(header, 2, MPI_LONG_LONG, 0, comm);
+  payload.resize(static_cast<size_t>(header[1]));
+  if (header[1] > 0) MPI_Bcast(payload.data(), static_cast<int>(header[1]), MPI_CHAR, 0, comm);
+  return header[0] != 0;
+}
+
+// A mesh reader for a parse that every rank of `comm` runs on the same case text: rank 0
+// reads each mesh file and sends its text, or its read error, to the others. Every rank
+// then parses the same bytes and reaches the same verdict, even where some nodes see
+// another file or none; a rank that failed alone would leave the others waiting in the
+// run's first collective.
+MeshTextReader mesh_text_from_rank0(MPI_Comm comm) {
+  return [comm](const std::string& path) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    std::string payload;
+    bool ok = true;
+    if (rank == 0) {
+      try {
+        payload = read_obj_text(path);
+      } catch (const MeshError& e) {
+        ok = false;
+        payload = e.what();
+      }
+    }
+    if (!share_from_rank0(comm, ok, payload)) throw SharedMeshError(payload);
+    return payload;
+  };
+}
+
+CaseConfig parse_case(const std::string& text, const std::string& file,
+                      const MeshTextReader& mesh_text);
+
 }  // namespace
 
 std::string output_schedule_problem(double end_time, double interval,
@@ -741,20 +874,32 @@ std::string output_schedule_problem(double end_time, double interval,
   if (interval <= 0) return "";
   const double frames = std::floor(end_time / interval) + 1;  // the first at t = 0
   if (frames <= double(kMaxOutputFrames)) return "";
-  return "with " + end_name + " = " + format_number(end_time) + " s, output.interval = " +
-         format_number(interval) + " s gives " + format_number(frames) + " frames; at most " +
-         std::to_string(kMaxOutputFrames) + " are allowed (raise output.interval)";
+  return "with " + end_name + " = " + format_number(end_time) +
+         " s, output.interval = " + format_number(interval) + " s gives " +
+         format_number(frames) + " frames; at most " + std::to_string(kMaxOutputFrames) +
+         " are allowed (raise output.interval)";
 }
 
 CaseConfig parse_case_text(const std::string& text, const std::string& file) {
+  return parse_case(text, file, read_obj_text);
+}
+
+CaseConfig parse_case_text(const std::string& text, const std::string& file, MPI_Comm comm) {
+  return parse_case(text, file, mesh_text_from_rank0(comm));
+}
+
+namespace {
+
+CaseConfig parse_case(const std::string& text, const std::string& file,
+                      const MeshTextReader& mesh_text) {
   toml::table document;
   try {
     document = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
-    throw CaseError(file, "", "TOML syntax error at line " +
-                                  std::to_string(e.source().begin.line) + ", column " +
-                                  std::to_string(e.source().begin.column) + ": " +
-                                  std::string(e.description()));
+    throw CaseError(file, "",
+                    "TOML syntax error at line " + std::to_string(e.source().begin.line) +
+                        ", column " + std::to_string(e.source().begin.column) + ": " +
+                        std::string(e.description()));
   }
 
   CaseConfig cfg;
@@ -779,15 +924,16 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   Table seeding = root.table("seeding");
   seeding.allow_only({"jitter", "seed"});
   cfg.jitter = seeding.number("jitter", kUnitInterval, cfg.jitter);
-  cfg.seed = static_cast<uint64_t>(seeding.integer(
-      "seed", 0, std::numeric_limits<int64_t>::max(), static_cast<int64_t>(cfg.seed)));
+  cfg.seed = static_cast<uint64_t>(seeding.integer("seed", 0, std::numeric_limits<int64_t>::max(),
+                                                   static_cast<int64_t>(cfg.seed)));
 
   read_output(root, cfg);
 
   Table checkpoint = root.table("checkpoint");
   checkpoint.allow_only({"interval_steps", "interval_seconds", "keep", "directory"});
-  cfg.checkpoint.interval_steps = checkpoint.integer(
-      "interval_steps", 0, std::numeric_limits<int64_t>::max(), cfg.checkpoint.interval_steps);
+  cfg.checkpoint.interval_steps =
+      checkpoint.integer("interval_steps", 0, std::numeric_limits<int64_t>::max(),
+                         cfg.checkpoint.interval_steps);
   cfg.checkpoint.interval_seconds =
       checkpoint.number("interval_seconds", kNonNegative, cfg.checkpoint.interval_seconds);
   cfg.checkpoint.keep =
@@ -798,11 +944,13 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   read_catalyst(root, cfg);
 
   Table balance = root.table("load_balance");
-  balance.allow_only({"interval_steps", "threshold"});
+  balance.allow_only({"interval_steps", "threshold", "sand_particle_work"});
   cfg.load_balance.interval_steps = static_cast<int>(
       balance.integer("interval_steps", 0, INT_MAX, cfg.load_balance.interval_steps));
   cfg.load_balance.threshold =
       balance.number("threshold", Range{1.0, kInf, false, true}, cfg.load_balance.threshold);
+  cfg.load_balance.sand_particle_work =
+      balance.number("sand_particle_work", kPositive, cfg.load_balance.sand_particle_work);
 
   Table pressure = root.table("pressure");
   pressure.allow_only({"rtol", "max_iterations", "petsc_options"});
@@ -812,10 +960,12 @@ CaseConfig parse_case_text(const std::string& text, const std::string& file) {
   cfg.pressure.petsc_options = pressure.string("petsc_options", cfg.pressure.petsc_options);
 
   read_materials(root, cfg);
-  read_sources(root, cfg);
-  read_colliders(root, cfg);
+  read_sources(root, cfg, mesh_text);
+  read_colliders(root, cfg, mesh_text);
   return cfg;
 }
+
+}  // namespace
 
 CaseConfig load_case(const std::string& file, MPI_Comm comm) {
   int rank = 0;
@@ -823,16 +973,10 @@ CaseConfig load_case(const std::string& file, MPI_Comm comm) {
   // Rank 0 sends either the file text or, on failure, the reason; every rank then throws
   // or parses identically, so no rank is left waiting in a later collective.
   std::string payload;
-  long long header[2] = {0, 0};  // {read ok, payload size}
-  if (rank == 0) {
-    header[0] = read_file(file, payload) ? 1 : 0;
-    header[1] = static_cast<long long>(payload.size());
-  }
-  MPI_Bcast(header, 2, MPI_LONG_LONG, 0, comm);
-  payload.resize(static_cast<size_t>(header[1]));
-  if (header[1] > 0) MPI_Bcast(payload.data(), static_cast<int>(header[1]), MPI_CHAR, 0, comm);
-  if (!header[0]) throw CaseError(file, "", "cannot open the case file: " + payload);
-  return parse_case_text(payload, file);
+  const bool read = rank == 0 ? read_file(file, payload) : true;
+  if (!share_from_rank0(comm, read, payload))
+    throw CaseError(file, "", "cannot open the case file: " + payload);
+  return parse_case_text(payload, file, comm);
 }
 
 }  // namespace dunesim

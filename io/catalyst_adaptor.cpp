@@ -163,7 +163,8 @@ CatalystAdaptor::CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& 
     if (!all_ranks_agree(comm_, ok)) {
       processor_->Finalize();
       processor_->Delete();
-      throw std::runtime_error(fmt::format("catalyst: cannot load the pipeline script {}", script));
+      throw std::runtime_error(
+          fmt::format("catalyst: cannot load the pipeline script {}", script));
     }
   }
 }
@@ -187,8 +188,8 @@ void CatalystAdaptor::coprocess(const Particles& particles, const GridFieldView&
     particle_input->SetGrid(particles_to_vtk(particles, material_porosity_));
   vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel);
   if (grid->GetIfGridIsNecessary()) {
-    grid->SetGrid(cells_to_vtk(*cell_field.array, cell_field.owned, cell_size_,
-                               cell_field.name.c_str()));
+    grid->SetGrid(
+        cells_to_vtk(*cell_field.array, cell_field.owned, cell_size_, cell_field.name.c_str()));
     // Image pieces need the whole extent to be assembled into one grid.
     int whole_extent[6] = {0, global_cells_[0], 0, global_cells_[1], 0, global_cells_[2]};
     grid->SetWholeExtent(whole_extent);
@@ -196,7 +197,8 @@ void CatalystAdaptor::coprocess(const Particles& particles, const GridFieldView&
   bool ok = processor_->CoProcess(description) == 1;
   if (!all_ranks_agree(comm_, ok)) {
     throw std::runtime_error(
-        fmt::format("catalyst: a pipeline script failed at step {}; see the messages above", step));
+        fmt::format("catalyst: a pipeline script failed at step {}; see the messages above",
+                    step));
   }
 }
 

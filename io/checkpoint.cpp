@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,9 @@
 #include <system_error>
 #include <type_traits>
 
+#include "io/checkpoint_rank_table.hpp"
+#include "io/file_room.hpp"
+#include "io/parallel_file.hpp"
 #include "io/parallel_hdf5.hpp"
 
 namespace dunesim {
@@ -42,7 +46,8 @@ int64_t step_of(const std::string& name, const std::string& suffix) {
     return -1;
   const std::string digits =
       name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 18) return -1;
+  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 18)
+    return -1;
   return std::stoll(digits);
 }
 
@@ -51,10 +56,15 @@ int64_t step_of(const std::string& name, const std::string& suffix) {
 // for_each_array), so none is ever left out of a checkpoint; list it to name it.
 template <class T>
 std::string attribute_name(const Particles& p, const ParticleVector<T>& array, int index) {
-  const std::pair<const void*, const char*> named[] = {
-      {&p.x, "x"},   {&p.y, "y"},   {&p.z, "z"},   {&p.vx, "vx"},
-      {&p.vy, "vy"}, {&p.vz, "vz"}, {&p.id, "id"}, {&p.material, "material"},
-      {&p.water_content, "water_content"}};
+  const std::pair<const void*, const char*> named[] = {{&p.x, "x"},
+                                                       {&p.y, "y"},
+                                                       {&p.z, "z"},
+                                                       {&p.vx, "vx"},
+                                                       {&p.vy, "vy"},
+                                                       {&p.vz, "vz"},
+                                                       {&p.id, "id"},
+                                                       {&p.material, "material"},
+                                                       {&p.water_content, "water_content"}};
   for (const auto& [address, name] : named)
     if (address == static_cast<const void*>(&array)) return name;
   return "attribute_" + std::to_string(index);
@@ -88,7 +98,8 @@ std::string prune_checkpoints(const fs::path& directory, int64_t newest_step, in
   std::string failures;
   for (const fs::path& path : doomed) {
     fs::remove(path, error);
-    if (error) failures += (failures.empty() ? "" : "; ") + path.string() + ": " + error.message();
+    if (error)
+      failures += (failures.empty() ? "" : "; ") + path.string() + ": " + error.message();
   }
   return failures;
 }
@@ -106,8 +117,8 @@ std::vector<std::string> link_names(hid_t group) {
   check_status(H5Gget_info(group, &info), "H5Gget_info");
   std::vector<std::string> names;
   for (hsize_t n = 0; n < info.nlinks; ++n) {
-    ssize_t length = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, n, nullptr, 0,
-                                        H5P_DEFAULT);
+    ssize_t length =
+        H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, n, nullptr, 0, H5P_DEFAULT);
     if (length < 0) check_status(-1, "H5Lget_name_by_idx");
     std::string name(size_t(length), '\0');
     H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, n, name.data(), name.size() + 1,
@@ -115,6 +126,22 @@ std::vector<std::string> link_names(hid_t group) {
     names.push_back(name);
   }
   return names;
+}
+
+// An upper bound on a checkpoint's size: the datasets write() creates.
+uint64_t checkpoint_file_bytes(const CheckpointCase& source, int64_t particle_count,
+                               const Particles& particles, const Topology& topo,
+                               const std::vector<CellField>& fields) {
+  std::vector<uint64_t> datasets{uint64_t(source.text.size()), 8 * uint64_t(topo.size()),
+                                 8 * uint64_t(topo.size())};
+  particles.for_each_array([&](const auto& array) {
+    datasets.push_back(sizeof(typename std::decay_t<decltype(array)>::value_type) *
+                       uint64_t(particle_count));
+  });
+  const Index3& cells = topo.global_cells();
+  const uint64_t cell_count = uint64_t(cells[0]) * uint64_t(cells[1]) * uint64_t(cells[2]);
+  datasets.insert(datasets.end(), fields.size(), 8 * cell_count);
+  return estimated_file_bytes(datasets, Checksums::Fletcher32);
 }
 
 H5Handle open_group(hid_t parent, const char* name) {
@@ -167,7 +194,7 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
   });
 
   auto write_contents = [&](hid_t root) {
-    const WriteProperties props = make_write_properties();
+    const WriteProperties props = make_write_properties(comm_, Checksums::Fletcher32);
     const int64_t ranks = size;
     write_string_attribute(root, "format", kFormat);
     write_attribute(root, "format_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &kFormatVersion);
@@ -198,17 +225,17 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
 
     H5Handle per_rank = create_group(root, "ranks");
     auto [rank_file, rank_memory] = row_block(size, 1, rank, 1);
-    write_dataset(per_rank.get(), "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                  rank_file, rank_memory, &local_count, props);
-    write_dataset(per_rank.get(), "particle_offset", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                  rank_file, rank_memory, &rows.offset, props);
+    write_dataset(per_rank.get(), "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, rank_file,
+                  rank_memory, &local_count, props);
+    write_dataset(per_rank.get(), "particle_offset", H5T_STD_I64LE, H5T_NATIVE_INT64, rank_file,
+                  rank_memory, &rows.offset, props);
 
     H5Handle group = create_group(root, "particles");
     auto [rows_file, rows_memory] = row_block(rows.total, 1, rows.offset, local_count);
     for_each_named_array(particles, [&](const std::string& dataset, const auto& array) {
       using T = typename std::decay_t<decltype(array)>::value_type;
-      write_dataset(group.get(), dataset, Hdf5Type<T>::file(), Hdf5Type<T>::memory(),
-                    rows_file, rows_memory, array.data(), props);
+      write_dataset(group.get(), dataset, Hdf5Type<T>::file(), Hdf5Type<T>::memory(), rows_file,
+                    rows_memory, array.data(), props);
     });
 
     H5Handle grid = create_group(root, "grid");
@@ -226,7 +253,9 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
     replace_file(directory / kLatestName, name + "\n");
   };
   // Flushed: every rank's data reaches the disk (MPI_File_sync), not only its page cache.
-  write_parallel_file(comm_, final_path, FlushToDisk::Yes, write_contents, publish);
+  write_parallel_file(comm_, final_path, FlushToDisk::Yes,
+                      checkpoint_file_bytes(source, rows.total, particles, topo, fields),
+                      write_contents, publish);
 
   // The new checkpoint is complete and named by `latest`: older ones may go. A failure here
   // costs disk space, not a restart, so it does not stop the run.
@@ -249,8 +278,7 @@ std::string find_checkpoint(MPI_Comm comm, const std::string& directory,
     if (rank != 0) return;
     std::ifstream in(latest);
     if (!in)
-      throw std::runtime_error("cannot open it (no checkpoint was written to " + directory +
-                               ")");
+      throw std::runtime_error("cannot open it (no checkpoint was written to " + directory + ")");
     std::getline(in, name);
     if (step_of(name, ".h5") < 0)
       throw std::runtime_error("expected the name of a checkpoint_<step>.h5 file, found \"" +
@@ -267,6 +295,70 @@ struct CheckpointReader::File {
   H5Handle handle;
 };
 
+namespace {
+
+constexpr const char* kDamaged = "damaged checkpoint: ";
+// The case text a checkpoint may hold: case files are read up to 16 MiB (case_config.cpp).
+constexpr hsize_t kMaxCaseTextBytes = hsize_t(16) << 20;
+
+std::string as_damage_message(const std::string& message) {
+  return message.rfind(kDamaged, 0) == 0 ? message : kDamaged + message;
+}
+
+// Runs `read`, reporting whatever goes wrong as damage to the checkpoint. An AgreedError
+// (from a collective read) stays one, so that every rank still throws alike.
+template <class Read>
+void reading_damage(Read&& read) {
+  try {
+    read();
+  } catch (const AgreedError& e) {
+    throw AgreedError(as_damage_message(e.what()));
+  } catch (const std::exception& e) { throw std::runtime_error(as_damage_message(e.what())); }
+}
+
+// Throws naming the dataset and the global row of the first value that is not a finite
+// number (a NaN position would otherwise surface far from the file, as a lost particle).
+template <class T>
+void require_finite(const std::string& dataset, const ParticleVector<T>& values,
+                    int64_t first_row) {
+  if constexpr (std::is_floating_point_v<T>) {
+    for (size_t n = 0; n < values.size(); ++n)
+      if (!std::isfinite(values[n]))
+        throw std::runtime_error(fmt::format("{}'particles/{}' holds {} in row {}", kDamaged,
+                                             dataset, values[n], first_row + int64_t(n)));
+  }
+}
+
+// Every attribute this build has must be there with particle_count rows of its type, and
+// nothing this build would drop.
+void check_particle_datasets(hid_t group, int64_t particle_count) {
+  std::vector<std::string> stored = link_names(group);
+  std::set<std::string> unread(stored.begin(), stored.end());
+  Particles none;
+  for_each_named_array(none, [&](const std::string& dataset, auto& array) {
+    using T = typename std::decay_t<decltype(array)>::value_type;
+    if (!unread.erase(dataset))
+      throw std::runtime_error("no particle attribute 'particles/" + dataset +
+                               "' (written by a dunesim without it?)");
+    reading_damage([&] {
+      if (dataset_extent(group, dataset) != std::vector<hsize_t>{hsize_t(particle_count)})
+        throw std::runtime_error(
+            fmt::format("'particles/{}' does not have particle_count = "
+                        "{} rows",
+                        dataset, particle_count));
+      if (!stored_as<T>(group, dataset))
+        throw std::runtime_error("'particles/" + dataset +
+                                 "' has another element type "
+                                 "than this dunesim stores the attribute in");
+    });
+  });
+  if (!unread.empty())
+    throw std::runtime_error("particle attribute 'particles/" + *unread.begin() +
+                             "' is unknown to this dunesim (written by a newer version?)");
+}
+
+}  // namespace
+
 CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path)
     : comm_(comm), path_(std::move(path)), file_(std::make_unique<File>()) {
   QuietHdf5Errors quiet;
@@ -277,66 +369,119 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path)
     file_->handle = open_parallel_file(comm_, path_);
     const hid_t root = file_->handle.get();
     if (H5Aexists(root, "format") <= 0 || read_string_attribute(root, "format") != kFormat)
-      throw std::runtime_error(fmt::format("not a dunesim checkpoint (expected the attribute "
-                                           "format = \"{}\")", kFormat));
-    int64_t version = 0, ranks = 0;
+      throw std::runtime_error(
+          fmt::format("not a dunesim checkpoint (expected the attribute "
+                      "format = \"{}\")",
+                      kFormat));
+    int64_t version = 0;
     read_attribute(root, "format_version", H5T_NATIVE_INT64, &version);
     if (version != kFormatVersion)
-      throw std::runtime_error(fmt::format("checkpoint format version {}, this dunesim reads "
-                                           "version {}", version, kFormatVersion));
-    read_attribute(root, "time", H5T_NATIVE_DOUBLE, &progress_.time);
-    read_attribute(root, "step", H5T_NATIVE_INT64, &progress_.steps);
-    read_attribute(root, "last_dt", H5T_NATIVE_DOUBLE, &progress_.last_dt);
-    read_attribute(root, "frames_written", H5T_NATIVE_INT64, &progress_.frames_written);
-    read_attribute(root, "particle_count", H5T_NATIVE_INT64, &particle_count_);
-    read_attribute(root, "ranks", H5T_NATIVE_INT64, &ranks);
-    ranks_ = int(ranks);
-    source_.name = read_string_attribute(root, "case_name");
-    source_.file = read_string_attribute(root, "case_file");
-
-    const H5Handle transfer = collective_transfer();
-    const std::vector<hsize_t> text_extent = dataset_extent(root, "case_text");
-    if (text_extent.size() != 1) throw std::runtime_error("'case_text' is not a 1-D dataset");
-    source_.text.resize(size_t(text_extent[0]));
-    auto [text_file, text_memory] = row_block(int64_t(text_extent[0]), 1, 0,
-                                              int64_t(text_extent[0]));
-    read_dataset(root, "case_text", H5T_NATIVE_UINT8, text_file, text_memory,
-                 source_.text.data(), transfer.get());
-
-    H5Handle layout = open_group(root, "layout");
-    const std::vector<int> cells = read_int_list_attribute(layout.get(), "cells");
-    if (cells.size() != 3) throw std::runtime_error("'layout/cells' does not hold 3 values");
-    for (int a = 0; a < 3; ++a) {
-      cells_[a] = cells[size_t(a)];
-      cuts_[a] = read_int_list_attribute(layout.get(),
-                                         ("cuts_" + std::string(kAxisNames[a])).c_str());
-      if (cuts_[a].size() < 2 || cuts_[a].front() != 0 || cuts_[a].back() != cells_[a] ||
-          !std::is_sorted(cuts_[a].begin(), cuts_[a].end()))
-        throw std::runtime_error(fmt::format("'layout/cuts_{}' are not cuts of {} cells",
-                                             kAxisNames[a], cells_[a]));
-    }
-
-    H5Handle per_rank = open_group(root, "ranks");
-    rank_counts_.resize(size_t(ranks_));
-    rank_offsets_.resize(size_t(ranks_));
-    for (auto [dataset, values] : {std::pair{"particle_count", &rank_counts_},
-                                   std::pair{"particle_offset", &rank_offsets_}}) {
-      if (dataset_extent(per_rank.get(), dataset) != std::vector<hsize_t>{hsize_t(ranks_)})
-        throw std::runtime_error(fmt::format("'ranks/{}' does not have {} entries", dataset,
-                                             ranks_));
-      auto [file_rows, memory_rows] = row_block(ranks_, 1, 0, ranks_);
-      read_dataset(per_rank.get(), dataset, H5T_NATIVE_INT64, file_rows, memory_rows,
-                   values->data(), transfer.get());
-    }
+      throw std::runtime_error(
+          fmt::format("checkpoint format version {}, this dunesim reads "
+                      "version {}",
+                      version, kFormatVersion));
+    reading_damage([&] {
+      read_progress_and_case();
+      read_layout();
+      read_rank_table();
+    });
   });
 }
 
 CheckpointReader::~CheckpointReader() = default;
 
+void CheckpointReader::read_progress_and_case() {
+  const hid_t root = file_->handle.get();
+  read_attribute(root, "time", H5T_NATIVE_DOUBLE, &progress_.time);
+  read_attribute(root, "step", H5T_NATIVE_INT64, &progress_.steps);
+  read_attribute(root, "last_dt", H5T_NATIVE_DOUBLE, &progress_.last_dt);
+  read_attribute(root, "frames_written", H5T_NATIVE_INT64, &progress_.frames_written);
+  if (!std::isfinite(progress_.time) || !std::isfinite(progress_.last_dt) ||
+      progress_.steps < 0 || progress_.frames_written < 0)
+    throw std::runtime_error(
+        fmt::format("time = {} s, step = {}, last_dt = {} s, "
+                    "frames_written = {} are not where a run can stand",
+                    progress_.time, progress_.steps, progress_.last_dt,
+                    progress_.frames_written));
+  source_.name = read_string_attribute(root, "case_name");
+  source_.file = read_string_attribute(root, "case_file");
+
+  const std::vector<hsize_t> text_extent = dataset_extent(root, "case_text");
+  if (text_extent.size() != 1 || text_extent[0] > kMaxCaseTextBytes)
+    throw std::runtime_error(
+        fmt::format("'case_text' is not a text of at most {} bytes", kMaxCaseTextBytes));
+  source_.text.resize(size_t(text_extent[0]));
+  auto [text_file, text_memory] =
+      row_block(int64_t(text_extent[0]), 1, 0, int64_t(text_extent[0]));
+  read_dataset(root, "case_text", H5T_NATIVE_UINT8, text_file, text_memory, source_.text.data(),
+               make_read_properties(comm_));
+}
+
+void CheckpointReader::read_layout() {
+  const hid_t root = file_->handle.get();
+  int64_t ranks = 0;
+  read_attribute(root, "ranks", H5T_NATIVE_INT64, &ranks);
+  H5Handle layout = open_group(root, "layout");
+  const std::vector<int> cells = read_int_list_attribute(layout.get(), "cells");
+  const std::vector<int> dims = read_int_list_attribute(layout.get(), "dims");
+  if (cells.size() != 3 || dims.size() != 3)
+    throw std::runtime_error("'layout/cells' or 'layout/dims' does not hold 3 values");
+  int64_t blocks = 1;
+  for (int a = 0; a < 3; ++a) {
+    cells_[a] = cells[size_t(a)];
+    cuts_[a] =
+        read_int_list_attribute(layout.get(), ("cuts_" + std::string(kAxisNames[a])).c_str());
+    if (cells_[a] < 1 || cuts_[a].size() != size_t(dims[size_t(a)]) + 1 ||
+        cuts_[a].front() != 0 || cuts_[a].back() != cells_[a] ||
+        !std::is_sorted(cuts_[a].begin(), cuts_[a].end()))
+      throw std::runtime_error(fmt::format("'layout/cuts_{}' are not {} cuts of {} cells",
+                                           kAxisNames[a], dims[size_t(a)], cells_[a]));
+    blocks *= dims[size_t(a)];
+  }
+  if (ranks != blocks)
+    throw std::runtime_error(
+        fmt::format("ranks = {}, but the layout has {} blocks", ranks, blocks));
+  ranks_ = int(ranks);
+}
+
+// The table is checked for its extent before anything is sized from it, and for adding up
+// to particle_count before anything is read through it.
+void CheckpointReader::read_rank_table() {
+  const hid_t root = file_->handle.get();
+  read_attribute(root, "particle_count", H5T_NATIVE_INT64, &particle_count_);
+  H5Handle per_rank = open_group(root, "ranks");
+  for (const char* dataset : {"particle_count", "particle_offset"})
+    if (dataset_extent(per_rank.get(), dataset) != std::vector<hsize_t>{hsize_t(ranks_)})
+      throw std::runtime_error(
+          fmt::format("'ranks/{}' does not have {} entries", dataset, ranks_));
+  RankTable table{std::vector<int64_t>(size_t(ranks_)), std::vector<int64_t>(size_t(ranks_))};
+  auto [file_rows, memory_rows] = row_block(ranks_, 1, 0, ranks_);
+  const ReadProperties reading = make_read_properties(comm_);
+  read_dataset(per_rank.get(), "particle_count", H5T_NATIVE_INT64, file_rows, memory_rows,
+               table.counts.data(), reading);
+  read_dataset(per_rank.get(), "particle_offset", H5T_NATIVE_INT64, file_rows, memory_rows,
+               table.offsets.data(), reading);
+  const std::string problem = rank_table_problem(table, particle_count_);
+  if (!problem.empty())
+    throw std::runtime_error(
+        "the per-rank table ('ranks/particle_count', "
+        "'ranks/particle_offset') does not add up: " +
+        problem);
+  rank_counts_ = std::move(table.counts);
+  rank_offsets_ = std::move(table.offsets);
+}
+
 Particles CheckpointReader::read_particles() {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &size);
+  QuietHdf5Errors quiet;
+  H5Handle group;
+  run_agreed(comm_, path_, [&] {
+    group = open_group(file_->handle.get(), "particles");
+    check_particle_datasets(group.get(), particle_count_);
+  });
+  // The table was checked against particle_count, and the datasets' rows against it.
   int64_t first = 0, count = 0;
   if (size == ranks_) {
     first = rank_offsets_[size_t(rank)];
@@ -347,33 +492,20 @@ Particles CheckpointReader::read_particles() {
   }
   Particles particles;
   particles.resize(size_t(count));
-  QuietHdf5Errors quiet;
   run_agreed(comm_, path_, [&] {
-    H5Handle group = open_group(file_->handle.get(), "particles");
-    // Every attribute this build has must be there, and nothing this build would drop.
-    std::vector<std::string> stored = link_names(group.get());
-    std::set<std::string> unread(stored.begin(), stored.end());
-    for_each_named_array(particles, [&](const std::string& dataset, auto& array) {
-      using T = typename std::decay_t<decltype(array)>::value_type;
-      if (!unread.erase(dataset))
-        throw std::runtime_error("no particle attribute 'particles/" + dataset +
-                                 "' (written by a dunesim without it?)");
-      if (dataset_extent(group.get(), dataset) != std::vector<hsize_t>{hsize_t(particle_count_)})
-        throw std::runtime_error(fmt::format("'particles/{}' does not have {} rows", dataset,
-                                             particle_count_));
-      if (!stored_as<T>(group.get(), dataset))
-        throw std::runtime_error("'particles/" + dataset + "' has another element type than "
-                                 "this dunesim stores the attribute in");
-    });
-    if (!unread.empty())
-      throw std::runtime_error("particle attribute 'particles/" + *unread.begin() +
-                               "' is unknown to this dunesim (written by a newer version?)");
-    const H5Handle transfer = collective_transfer();
+    const ReadProperties reading = make_read_properties(comm_);
     auto [file_rows, memory_rows] = row_block(particle_count_, 1, first, count);
-    for_each_named_array(particles, [&](const std::string& dataset, auto& array) {
-      using T = typename std::decay_t<decltype(array)>::value_type;
-      read_dataset(group.get(), dataset, Hdf5Type<T>::memory(), file_rows, memory_rows,
-                   array.data(), transfer.get());
+    reading_damage([&] {
+      for_each_named_array(particles, [&](const std::string& dataset, auto& array) {
+        using T = typename std::decay_t<decltype(array)>::value_type;
+        read_dataset(group.get(), dataset, Hdf5Type<T>::memory(), file_rows, memory_rows,
+                     array.data(), reading);
+      });
+    });
+  });
+  run_agreed(comm_, path_, [&] {
+    for_each_named_array(particles, [&](const std::string& dataset, const auto& array) {
+      require_finite(dataset, array, first);
     });
   });
   return particles;
@@ -382,21 +514,33 @@ Particles CheckpointReader::read_particles() {
 void CheckpointReader::read_cell_field(const std::string& name, const Box& cells,
                                        Array3<double>& array) {
   QuietHdf5Errors quiet;
+  // A caller's mistake, found on one rank alone: agreed before any collective call.
   run_agreed(comm_, path_, [&] {
     const Box global{{0, 0, 0}, cells_};
     if (!(cells.intersect(array.box()) == cells) || !(cells.intersect(global) == cells))
       throw std::runtime_error("the cells to read of 'grid/" + name +
                                "' lie outside the array or the grid");
-    H5Handle grid = open_group(file_->handle.get(), "grid");
-    const std::vector<hsize_t> expected{hsize_t(cells_[2]), hsize_t(cells_[1]),
-                                        hsize_t(cells_[0])};
-    if (dataset_extent(grid.get(), name) != expected)
-      throw std::runtime_error(fmt::format("'grid/{}' is not {} x {} x {} cells", name,
-                                           cells_[2], cells_[1], cells_[0]));
-    const H5Handle transfer = collective_transfer();
-    auto [file_cells, memory_cells] = cell_block(cells, array.box(), cells_);
-    read_dataset(grid.get(), name, H5T_NATIVE_DOUBLE, file_cells, memory_cells, array.data(),
-                 transfer.get());
+  });
+  run_agreed(comm_, path_, [&] {
+    reading_damage([&] {
+      H5Handle grid = open_group(file_->handle.get(), "grid");
+      const std::vector<hsize_t> expected{hsize_t(cells_[2]), hsize_t(cells_[1]),
+                                          hsize_t(cells_[0])};
+      if (dataset_extent(grid.get(), name) != expected)
+        throw std::runtime_error(fmt::format("'grid/{}' is not {} x {} x {} cells", name,
+                                             cells_[2], cells_[1], cells_[0]));
+      auto [file_cells, memory_cells] = cell_block(cells, array.box(), cells_);
+      read_dataset(grid.get(), name, H5T_NATIVE_DOUBLE, file_cells, memory_cells, array.data(),
+                   make_read_properties(comm_));
+    });
+  });
+  // A NaN pressure would make the first solve fail as if the time step were too long.
+  run_agreed(comm_, path_, [&] {
+    for_each_index(cells, [&](int i, int j, int k) {
+      if (!std::isfinite(array(i, j, k)))
+        throw std::runtime_error(fmt::format("{}'grid/{}' holds {} in cell ({}, {}, {})",
+                                             kDamaged, name, array(i, j, k), i, j, k));
+    });
   });
 }
 

@@ -75,19 +75,27 @@ class CheckpointReader {
   const std::string& path() const { return path_; }
   const CheckpointCase& source() const { return source_; }
   const RunProgress& progress() const { return progress_; }
-  int ranks() const { return ranks_; }                  // how many ranks wrote it
-  const BlockCuts& cuts() const { return cuts_; }       // and their block layout
-  const Index3& cells() const { return cells_; }        // the global grid
+  int ranks() const { return ranks_; }                        // how many ranks wrote it
+  const BlockCuts& cuts() const { return cuts_; }             // and their block layout
+  const Index3& cells() const { return cells_; }              // the global grid
   int64_t particle_count() const { return particle_count_; }  // over all ranks
 
   // Collective. On as many ranks as wrote the checkpoint: the particles this rank held, in
   // their order. On any other number: an even share of them, to be sent to their owners.
+  // Throws "<path>: damaged checkpoint: ..." on every rank for data that fails its checksum
+  // and for values that are not finite numbers.
   Particles read_particles();
-  // Collective. Fills the in-domain cells `cells` of `array` from grid/<name>.
+  // Collective. Fills the in-domain cells `cells` of `array` from grid/<name>; damaged data
+  // and values that are not finite are reported like read_particles'.
   void read_cell_field(const std::string& name, const Box& cells, Array3<double>& array);
 
  private:
   struct File;
+  // Parts of the constructor; the rank table is checked before anything is sized from it.
+  void read_progress_and_case();
+  void read_layout();
+  void read_rank_table();
+
   MPI_Comm comm_;
   std::string path_;
   std::unique_ptr<File> file_;

@@ -77,21 +77,20 @@ std::string summarize(hid_t file) {
   if (H5Aexists(file, "format") > 0 &&
       read_string_attribute(file, "format") == "dunesim checkpoint") {
     const int64_t ranks = int_attribute(file, "ranks");
-    H5Handle layout(check_id(H5Gopen2(file, "layout", H5P_DEFAULT), "H5Gopen2 layout"),
-                    H5Gclose);
+    H5Handle layout(check_id(H5Gopen2(file, "layout", H5P_DEFAULT), "H5Gopen2 layout"), H5Gclose);
     const std::vector<int> cells = read_int_list_attribute(layout.get(), "cells");
     const std::vector<int> dims = read_int_list_attribute(layout.get(), "dims");
     text += fmt::format("kind: checkpoint (format version {})\n",
                         int_attribute(file, "format_version"));
     text += fmt::format("case: {} (read from {})\n", case_name,
                         read_string_attribute(file, "case_file"));
-    text += fmt::format("time: {:.9g} s\nstep: {}\nlast dt: {:.6g} s\nframes written: {}\n",
-                        time, step, double_attribute(file, "last_dt"),
+    text += fmt::format("time: {:.9g} s\nstep: {}\nlast dt: {:.6g} s\nframes written: {}\n", time,
+                        step, double_attribute(file, "last_dt"),
                         int_attribute(file, "frames_written"));
     text += fmt::format("particles: {}\n", particles);
-    text += fmt::format("ranks: {} (layout {} x {} x {}), grid {} x {} x {} cells\n", ranks,
-                        dims.at(0), dims.at(1), dims.at(2), cells.at(0), cells.at(1),
-                        cells.at(2));
+    text +=
+        fmt::format("ranks: {} (layout {} x {} x {}), grid {} x {} x {} cells\n", ranks,
+                    dims.at(0), dims.at(1), dims.at(2), cells.at(0), cells.at(1), cells.at(2));
   } else if (H5Aexists(file, "frame") > 0) {
     text += fmt::format("kind: frame {}\ncase: {}\n", int_attribute(file, "frame"), case_name);
     text += fmt::format("time: {:.9g} s\nstep: {}\nparticles: {}\n", time, step, particles);
@@ -126,9 +125,7 @@ std::string summarize_output_file(const std::string& path) {
     H5Handle file(check_id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen"),
                   H5Fclose);
     return path + "\n" + summarize(file.get());
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
+  } catch (const std::exception& e) { throw std::runtime_error(path + ": " + e.what()); }
 }
 
 }  // namespace dunesim

@@ -12,6 +12,8 @@
 #include <system_error>
 #include <utility>
 
+#include "io/file_room.hpp"
+#include "io/parallel_file.hpp"
 #include "io/parallel_hdf5.hpp"
 
 namespace dunesim {
@@ -29,8 +31,8 @@ std::pair<Selection, Selection> grid_block(const GridFieldView& field,
   const Box global{{0, 0, 0}, global_cells};
   const Box& owned = field.owned;
   const Box& stored = field.array->box();
-  if (!owned.empty() && (!(owned.intersect(stored) == owned) ||
-                         !(owned.intersect(global) == owned))) {
+  if (!owned.empty() &&
+      (!(owned.intersect(stored) == owned) || !(owned.intersect(global) == owned))) {
     throw std::runtime_error("grid field '" + field.name +
                              "': owned box lies outside its array or the grid");
   }
@@ -85,6 +87,15 @@ std::vector<std::string> grid_field_names(hid_t file) {
   return names;
 }
 
+// An upper bound on a frame's size: the datasets write() creates, in the same order.
+uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, size_t fields) {
+  const uint64_t n = uint64_t(particles);
+  std::vector<uint64_t> datasets{24 * n, 24 * n, 8 * n, n, 8 * n, 4 * n, 8 * n, 4 * n};
+  const uint64_t cell_count = uint64_t(cells[0]) * uint64_t(cells[1]) * uint64_t(cells[2]);
+  datasets.insert(datasets.end(), fields, 8 * cell_count);
+  return estimated_file_bytes(datasets, Checksums::No);
+}
+
 const char* const kXdmfHeader =
     "<?xml version=\"1.0\" ?>\n"
     "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
@@ -109,9 +120,8 @@ std::vector<float> saturation_of(const Particles& p, const std::vector<double>& 
 }
 
 FrameWriter::FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
-                         std::vector<std::string> material_names,
-                         std::array<int, 3> global_cells, double cell_size,
-                         std::vector<double> material_porosity)
+                         std::vector<std::string> material_names, std::array<int, 3> global_cells,
+                         double cell_size, std::vector<double> material_porosity)
     : comm_(comm),
       directory_(std::move(directory)),
       case_name_(std::move(case_name)),
@@ -147,9 +157,9 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
   std::vector<std::pair<Selection, Selection>> grid_blocks;
   run_agreed(comm_, final_path, [&] {
     const size_t n = particles.size();
-    for (size_t size : {particles.x.size(), particles.y.size(), particles.z.size(),
-                        particles.vx.size(), particles.vy.size(), particles.vz.size(),
-                        particles.material.size()}) {
+    for (size_t size :
+         {particles.x.size(), particles.y.size(), particles.z.size(), particles.vx.size(),
+          particles.vy.size(), particles.vz.size(), particles.material.size()}) {
       if (size != n) throw std::runtime_error("particle arrays differ in length");
     }
     xyz.resize(3 * n);
@@ -167,7 +177,7 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
   }
 
   auto write_contents = [&](hid_t root) {
-    const WriteProperties props = make_write_properties();
+    const WriteProperties props = make_write_properties(comm_);
     write_attribute(root, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time);
     write_attribute(root, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step);
     write_attribute(root, "frame", H5T_STD_I64LE, H5T_NATIVE_INT64, &frame);
@@ -194,8 +204,8 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
                   vector_memory, interleave(particles.x, particles.y, particles.z), props);
     write_dataset(group.get(), "velocity", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, vector_file,
                   vector_memory, interleave(particles.vx, particles.vy, particles.vz), props);
-    write_dataset(group.get(), "id", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file,
-                  scalar_memory, particles.id.data(), props);
+    write_dataset(group.get(), "id", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file, scalar_memory,
+                  particles.id.data(), props);
     write_dataset(group.get(), "material", H5T_STD_U8LE, H5T_NATIVE_UINT8, scalar_file,
                   scalar_memory, particles.material.data(), props);
     write_dataset(group.get(), "water_content", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, scalar_file,
@@ -222,8 +232,8 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
       write_attribute(grid.get(), "cell_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &cell_size_);
       for (size_t f = 0; f < grid_fields.size(); ++f) {
         write_dataset(grid.get(), grid_fields[f].name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                      grid_blocks[f].first, grid_blocks[f].second,
-                      grid_fields[f].array->data(), props);
+                      grid_blocks[f].first, grid_blocks[f].second, grid_fields[f].array->data(),
+                      props);
       }
     }
   };
@@ -232,7 +242,9 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
     fs::rename(temporary_path, final_path, error);
     if (error) throw std::runtime_error("cannot rename the finished frame: " + error.message());
   };
-  write_parallel_file(comm_, final_path, FlushToDisk::No, write_contents, publish);
+  write_parallel_file(comm_, final_path, FlushToDisk::No,
+                      frame_file_bytes(rows.total, global_cells_, grid_fields.size()),
+                      write_contents, publish);
 
   FrameRecord record{h5_name, time, rows.total, {}};
   for (const GridFieldView& field : grid_fields) record.grid_fields.push_back(field.name);
@@ -281,10 +293,10 @@ void FrameWriter::write_xdmf() const {
   grid += "    <Grid Name=\"grid\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   bool any_grid_fields = false;
 
-  const std::string cells = fmt::format("{} {} {}", global_cells_[2], global_cells_[1],
-                                        global_cells_[0]);
-  const std::string nodes = fmt::format("{} {} {}", global_cells_[2] + 1, global_cells_[1] + 1,
-                                        global_cells_[0] + 1);
+  const std::string cells =
+      fmt::format("{} {} {}", global_cells_[2], global_cells_[1], global_cells_[0]);
+  const std::string nodes =
+      fmt::format("{} {} {}", global_cells_[2] + 1, global_cells_[1] + 1, global_cells_[0] + 1);
   for (const FrameRecord& frame : frames_) {
     const int64_t n = frame.particle_count;
     const std::string rows = fmt::format("{}", n);

@@ -27,9 +27,9 @@ std::vector<float> saturation_of(const Particles& p, const std::vector<double>& 
 
 class FrameWriter {
  public:
-  // `directory` is created if missing (by rank 0). The series file is <directory>/<case_name>.xmf.
-  // `material_porosity` (one per material, 0 for those that hold no water; empty = all 0)
-  // turns water content into saturation.
+  // `directory` is created if missing (by rank 0). The series file is
+  // <directory>/<case_name>.xmf. `material_porosity` (one per material, 0 for those that hold no
+  // water; empty = all 0) turns water content into saturation.
   FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
               std::vector<std::string> material_names, std::array<int, 3> global_cells,
               double cell_size, std::vector<double> material_porosity = {});

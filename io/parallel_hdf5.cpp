@@ -1,7 +1,10 @@
 #include "io/parallel_hdf5.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
+
+#include "io/file_room.hpp"
 
 namespace dunesim {
 
@@ -45,12 +48,14 @@ H5Handle Selection::space() const {
     // A rank with nothing to transfer still joins the collective call with an empty selection.
     std::vector<hsize_t> extent(dims.size(), 1);
     H5Handle space(check_id(H5Screate_simple(int(extent.size()), extent.data(), nullptr),
-                            "H5Screate_simple"), H5Sclose);
+                            "H5Screate_simple"),
+                   H5Sclose);
     check_status(H5Sselect_none(space.get()), "H5Sselect_none");
     return space;
   }
   H5Handle space(check_id(H5Screate_simple(int(dims.size()), dims.data(), nullptr),
-                          "H5Screate_simple"), H5Sclose);
+                          "H5Screate_simple"),
+                 H5Sclose);
   check_status(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr,
                                    count.data(), nullptr),
                "H5Sselect_hyperslab");
@@ -131,40 +136,11 @@ H5Handle open_parallel_file(MPI_Comm comm, const std::string& path) {
                   H5Fclose);
 }
 
-void write_parallel_file(MPI_Comm comm, const std::string& path, FlushToDisk flush,
-                         const std::function<void(hid_t file)>& write,
-                         const std::function<void(const std::string& temporary_path)>& publish) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  const std::string temporary_path = path + ".tmp";
-  QuietHdf5Errors quiet;
-  try {
-    H5Handle file;
-    run_agreed(comm, path, [&] { file = create_parallel_file(comm, temporary_path); });
-    run_agreed(comm, path, [&] { write(file.get()); });
-    run_agreed(comm, path, [&] {
-      if (flush == FlushToDisk::Yes)
-        check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
-      check_status(file.close(), "H5Fclose");
-    });
-    // The agreement above is also the barrier: every rank has closed the file, so it is
-    // complete, before it may appear under its final name.
-    run_agreed(comm, path, [&] {
-      if (rank == 0) publish(temporary_path);
-    });
-  } catch (...) {
-    if (rank == 0) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary_path, ignored);
-    }
-    throw;
-  }
-}
-
-WriteProperties make_write_properties() {
+WriteProperties make_write_properties(MPI_Comm comm, Checksums checksums) {
   WriteProperties props;
+  props.comm = comm;
+  props.checksums = checksums;
   props.dataset_create = H5Handle(check_id(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate"), H5Pclose);
-  check_status(H5Pset_layout(props.dataset_create.get(), H5D_CONTIGUOUS), "H5Pset_layout");
   // Parallel HDF5 allocates datasets when they are created; without this it would also write
   // fill values over the whole dataset before our data, doubling the bytes written.
   check_status(H5Pset_fill_time(props.dataset_create.get(), H5D_FILL_TIME_NEVER),
@@ -173,48 +149,117 @@ WriteProperties make_write_properties() {
   return props;
 }
 
+ReadProperties make_read_properties(MPI_Comm comm) {
+  ReadProperties props;
+  props.comm = comm;
+  props.transfer = collective_transfer();
+  return props;
+}
+
 H5Handle collective_transfer() {
   H5Handle transfer(check_id(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"), H5Pclose);
   check_status(H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+  // Checksummed (chunked) datasets in one collective operation over all chunks, as a
+  // precaution: chunk by chunk, a rank whose chunk failed its checksum could leave the loop
+  // of per-chunk collective calls that the other ranks are still in.
+  check_status(H5Pset_dxpl_mpio_chunk_opt(transfer.get(), H5FD_MPIO_CHUNK_ONE_IO),
+               "H5Pset_dxpl_mpio_chunk_opt");
   return transfer;
 }
+
+namespace {
+
+// The creation properties of a dataset of extent `dims`: contiguous, or chunked with the
+// Fletcher32 filter (filters need chunks; an empty dataset has no data to check).
+H5Handle dataset_creation(const WriteProperties& props, hid_t file_type,
+                          const std::vector<hsize_t>& dims) {
+  H5Handle create(check_id(H5Pcopy(props.dataset_create.get()), "H5Pcopy"), H5Pclose);
+  const bool empty = std::find(dims.begin(), dims.end(), hsize_t(0)) != dims.end();
+  if (props.checksums == Checksums::No || empty || dims.empty()) {
+    check_status(H5Pset_layout(create.get(), H5D_CONTIGUOUS), "H5Pset_layout");
+    return create;
+  }
+  // Chunks of kChunkBytes at most, cut along the slowest axis (one slab of a grid larger
+  // than 23,000 x 23,000 cells would pass HDF5's 4 GiB limit on a chunk).
+  hsize_t slab_bytes = H5Tget_size(file_type);  // one index of the slowest axis
+  for (size_t axis = 1; axis < dims.size(); ++axis) slab_bytes *= dims[axis];
+  std::vector<hsize_t> chunk = dims;
+  chunk[0] = std::clamp<hsize_t>(kChunkBytes / std::max<hsize_t>(slab_bytes, 1), 1, dims[0]);
+  check_status(H5Pset_chunk(create.get(), int(chunk.size()), chunk.data()), "H5Pset_chunk");
+  check_status(H5Pset_fletcher32(create.get()), "H5Pset_fletcher32");
+  return create;
+}
+
+// The path of an open object inside its file ("/particles/x"), for messages.
+std::string object_path(hid_t object) {
+  char name[512] = "";
+  if (H5Iget_name(object, name, sizeof name) <= 0) return "?";
+  return name;
+}
+
+bool any_extent_zero(const Selection& selection) {
+  for (hsize_t extent : selection.dims)
+    if (extent == 0) return true;
+  return false;
+}
+
+// HDF5 rejects a null buffer even for an empty selection on some versions.
+double no_data = 0;
+
+}  // namespace
 
 void write_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t memory_type,
                    const Selection& file, const Selection& memory, const void* data,
                    const WriteProperties& props) {
-  H5Handle global_space(
-      check_id(H5Screate_simple(int(file.dims.size()), file.dims.data(), nullptr),
-               "H5Screate_simple"),
-      H5Sclose);
-  H5Handle dataset(check_id(H5Dcreate2(parent, name.c_str(), file_type, global_space.get(),
-                                       H5P_DEFAULT, props.dataset_create.get(), H5P_DEFAULT),
-                            "H5Dcreate2"),
-                   H5Dclose);
+  H5Handle dataset;
+  agree_across_ranks(props.comm, [&] {
+    H5Handle global_space(check_id(H5Screate_simple(int(file.dims.size()), file.dims.data(),
+                                                    nullptr),
+                                   "H5Screate_simple"),
+                          H5Sclose);
+    H5Handle create = dataset_creation(props, file_type, file.dims);
+    dataset = H5Handle(check_id(H5Dcreate2(parent, name.c_str(), file_type, global_space.get(),
+                                           H5P_DEFAULT, create.get(), H5P_DEFAULT),
+                                ("H5Dcreate2 " + name).c_str()),
+                       H5Dclose);
+  });
   // An empty dataset has no storage to write to, and HDF5 fails even on an empty selection.
-  for (hsize_t extent : file.dims)
-    if (extent == 0) return;
-  H5Handle file_space = file.space();
-  H5Handle memory_space = memory.space();
-  // HDF5 rejects a null buffer even for an empty selection on some versions.
-  static const double no_data = 0;
-  check_status(H5Dwrite(dataset.get(), memory_type, memory_space.get(), file_space.get(),
-                        props.transfer.get(), data ? data : &no_data),
-               "H5Dwrite");
+  if (any_extent_zero(file)) return;
+  agree_across_ranks(props.comm, [&] {
+    H5Handle file_space = file.space();
+    H5Handle memory_space = memory.space();
+    if (H5Dwrite(dataset.get(), memory_type, memory_space.get(), file_space.get(),
+                 props.transfer.get(), data ? data : &no_data) < 0)
+      throw std::runtime_error(fmt::format("cannot write '{}'{}: {}", object_path(dataset.get()),
+                                           write_failure_cause(dataset.get()),
+                                           hdf5_error_detail()));
+  });
 }
 
-void read_dataset(hid_t parent, const std::string& name, hid_t memory_type,
-                  const Selection& file, const Selection& memory, void* data, hid_t transfer) {
-  H5Handle dataset(check_id(H5Dopen2(parent, name.c_str(), H5P_DEFAULT),
-                            ("H5Dopen2 " + name).c_str()),
-                   H5Dclose);
-  for (hsize_t extent : file.dims)
-    if (extent == 0) return;
-  H5Handle file_space = file.space();
-  H5Handle memory_space = memory.space();
-  static double no_data = 0;
-  check_status(H5Dread(dataset.get(), memory_type, memory_space.get(), file_space.get(),
-                       transfer, data ? data : &no_data),
-               ("H5Dread " + name).c_str());
+void read_dataset(hid_t parent, const std::string& name, hid_t memory_type, const Selection& file,
+                  const Selection& memory, void* data, const ReadProperties& props) {
+  H5Handle dataset;
+  agree_across_ranks(props.comm, [&] {
+    dataset = H5Handle(check_id(H5Dopen2(parent, name.c_str(), H5P_DEFAULT),
+                                ("H5Dopen2 " + name).c_str()),
+                       H5Dclose);
+  });
+  if (any_extent_zero(file)) return;
+  agree_across_ranks(props.comm, [&] {
+    H5Handle file_space = file.space();
+    H5Handle memory_space = memory.space();
+    if (H5Dread(dataset.get(), memory_type, memory_space.get(), file_space.get(),
+                props.transfer.get(), data ? data : &no_data) >= 0)
+      return;
+    const std::string detail = hdf5_error_detail();
+    if (detail.find("Fletcher32") != std::string::npos)
+      throw std::runtime_error(
+          fmt::format("'{}' fails its checksum (the stored data changed "
+                      "after it was written)",
+                      object_path(dataset.get())));
+    throw std::runtime_error(
+        fmt::format("cannot read '{}': {}", object_path(dataset.get()), detail));
+  });
 }
 
 std::vector<hsize_t> dataset_extent(hid_t parent, const std::string& name) {

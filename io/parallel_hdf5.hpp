@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "decomposition/box.hpp"
-#include "decomposition/reductions.hpp"
+#include "io/rank_agreement.hpp"
 
 namespace dunesim {
 
@@ -25,8 +25,8 @@ class H5Handle {
   using Closer = herr_t (*)(hid_t);
   H5Handle() = default;
   H5Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  H5Handle(H5Handle&& other) noexcept : id_(std::exchange(other.id_, H5I_INVALID_HID)),
-                                        closer_(other.closer_) {}
+  H5Handle(H5Handle&& other) noexcept
+      : id_(std::exchange(other.id_, H5I_INVALID_HID)), closer_(other.closer_) {}
   H5Handle& operator=(H5Handle&& other) noexcept {
     if (this != &other) {
       reset();
@@ -80,23 +80,6 @@ class QuietHdf5Errors {
   void* data_ = nullptr;
 };
 
-// Runs `step` on every rank and turns a failure on any rank into the same exception on every
-// rank, so that no rank goes on into a collective call that the others have abandoned.
-// The message is the one of the lowest failing rank, prefixed with `path`.
-template <class Step>
-void run_agreed(MPI_Comm comm, const std::string& path, Step&& step) {
-  std::string local_error;
-  try {
-    step();
-  } catch (const std::exception& e) {
-    local_error = e.what();
-    if (local_error.empty()) local_error = "unknown error";
-  }
-  const RankError error = first_error_on_any_rank(comm, std::move(local_error));
-  if (error.failed())
-    throw std::runtime_error(fmt::format("{}: {} (on rank {})", path, error.message, error.rank));
-}
-
 // One dataspace selection: the whole extent `dims`, of which the block at `start` with
 // extent `count` is selected (nothing when any count is 0).
 struct Selection {
@@ -128,36 +111,43 @@ std::pair<Selection, Selection> cell_block(const Box& cells, const Box& stored,
 H5Handle create_parallel_file(MPI_Comm comm, const std::string& path);
 H5Handle open_parallel_file(MPI_Comm comm, const std::string& path);
 
-// Whether write_parallel_file puts every rank's data on disk (H5Fflush: MPI_File_sync)
-// before it closes the file, or leaves that to the operating system.
-enum class FlushToDisk : bool { No, Yes };
+// Whether datasets carry checksums: HDF5's Fletcher32 filter on chunks of at most
+// kChunkBytes, which a read verifies (checkpoints), or are stored contiguous and bare
+// (frames, read by viewers).
+enum class Checksums : bool { No, Fletcher32 };
+// Below the 1 MiB alignment threshold (H5Pset_alignment), so that chunks and their 4-byte
+// checksums pack without gaps instead of each starting on a 1 MiB boundary.
+constexpr hsize_t kChunkBytes = (hsize_t(1) << 20) - (hsize_t(64) << 10);
 
-// Collective. Writes a file shared by all ranks so that it appears under `path` only once it
-// is complete: the ranks create `path`.tmp (create_parallel_file), `write` fills it, it is
-// closed, and then rank 0 calls `publish` with the temporary path to move it to `path`. Each
-// of these steps is agreed across ranks (run_agreed, messages prefixed with `path`): a
-// failure on any rank throws the same std::runtime_error on every rank, and rank 0 removes
-// the temporary file. HDF5 prints nothing meanwhile.
-void write_parallel_file(MPI_Comm comm, const std::string& path, FlushToDisk flush,
-                         const std::function<void(hid_t file)>& write,
-                         const std::function<void(const std::string& temporary_path)>& publish);
-
-// Property lists shared by every dataset of a file.
+// What every dataset write of a file shares: the ranks that write it (each write is agreed
+// across them), the layout, and the property lists.
 struct WriteProperties {
+  MPI_Comm comm = MPI_COMM_NULL;
+  Checksums checksums = Checksums::No;
   H5Handle dataset_create, transfer;
 };
-WriteProperties make_write_properties();
-// A transfer property list for collective reads.
+WriteProperties make_write_properties(MPI_Comm comm, Checksums checksums = Checksums::No);
+
+// What every dataset read of a file shares: the ranks that read it together (each read is
+// agreed across them) and a collective transfer.
+struct ReadProperties {
+  MPI_Comm comm = MPI_COMM_NULL;
+  H5Handle transfer;
+};
+ReadProperties make_read_properties(MPI_Comm comm);
+// A transfer property list for collective reads and writes.
 H5Handle collective_transfer();
 
-// Creates dataset `name` under `parent` with the file selection's extent and writes this
-// rank's block in one collective call.
+// Collective. Creates dataset `name` under `parent` with the file selection's extent and
+// writes this rank's block in one collective call. Creating and writing are each agreed
+// across the ranks: a failure on any rank (a full disk) throws AgreedError on all of them.
 void write_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t memory_type,
                    const Selection& file, const Selection& memory, const void* data,
                    const WriteProperties& props);
-// Reads this rank's block of dataset `name` in one collective call.
-void read_dataset(hid_t parent, const std::string& name, hid_t memory_type,
-                  const Selection& file, const Selection& memory, void* data, hid_t transfer);
+// Collective. Reads this rank's block of dataset `name` in one collective call, agreed like
+// a write; a block that fails its checksum is reported as "... fails its checksum".
+void read_dataset(hid_t parent, const std::string& name, hid_t memory_type, const Selection& file,
+                  const Selection& memory, void* data, const ReadProperties& props);
 // The extent of dataset `name`; throws naming it when it does not exist.
 std::vector<hsize_t> dataset_extent(hid_t parent, const std::string& name);
 
@@ -178,30 +168,52 @@ std::vector<int> read_int_list_attribute(hid_t object, const char* name);
 template <class T>
 struct Hdf5Type {
   static hid_t file() {
-    if constexpr (std::is_same_v<T, double>) return H5T_IEEE_F64LE;
-    else if constexpr (std::is_same_v<T, float>) return H5T_IEEE_F32LE;
-    else if constexpr (std::is_same_v<T, int64_t>) return H5T_STD_I64LE;
-    else if constexpr (std::is_same_v<T, int32_t>) return H5T_STD_I32LE;
-    else if constexpr (std::is_same_v<T, uint64_t>) return H5T_STD_U64LE;
-    else if constexpr (std::is_same_v<T, uint32_t>) return H5T_STD_U32LE;
-    else if constexpr (std::is_same_v<T, uint16_t>) return H5T_STD_U16LE;
-    else if constexpr (std::is_same_v<T, int16_t>) return H5T_STD_I16LE;
-    else if constexpr (std::is_same_v<T, uint8_t>) return H5T_STD_U8LE;
-    else if constexpr (std::is_same_v<T, int8_t>) return H5T_STD_I8LE;
-    else static_assert(sizeof(T) == 0, "add the HDF5 types of this element type");
+    if constexpr (std::is_same_v<T, double>)
+      return H5T_IEEE_F64LE;
+    else if constexpr (std::is_same_v<T, float>)
+      return H5T_IEEE_F32LE;
+    else if constexpr (std::is_same_v<T, int64_t>)
+      return H5T_STD_I64LE;
+    else if constexpr (std::is_same_v<T, int32_t>)
+      return H5T_STD_I32LE;
+    else if constexpr (std::is_same_v<T, uint64_t>)
+      return H5T_STD_U64LE;
+    else if constexpr (std::is_same_v<T, uint32_t>)
+      return H5T_STD_U32LE;
+    else if constexpr (std::is_same_v<T, uint16_t>)
+      return H5T_STD_U16LE;
+    else if constexpr (std::is_same_v<T, int16_t>)
+      return H5T_STD_I16LE;
+    else if constexpr (std::is_same_v<T, uint8_t>)
+      return H5T_STD_U8LE;
+    else if constexpr (std::is_same_v<T, int8_t>)
+      return H5T_STD_I8LE;
+    else
+      static_assert(sizeof(T) == 0, "add the HDF5 types of this element type");
   }
   static hid_t memory() {
-    if constexpr (std::is_same_v<T, double>) return H5T_NATIVE_DOUBLE;
-    else if constexpr (std::is_same_v<T, float>) return H5T_NATIVE_FLOAT;
-    else if constexpr (std::is_same_v<T, int64_t>) return H5T_NATIVE_INT64;
-    else if constexpr (std::is_same_v<T, int32_t>) return H5T_NATIVE_INT32;
-    else if constexpr (std::is_same_v<T, uint64_t>) return H5T_NATIVE_UINT64;
-    else if constexpr (std::is_same_v<T, uint32_t>) return H5T_NATIVE_UINT32;
-    else if constexpr (std::is_same_v<T, uint16_t>) return H5T_NATIVE_UINT16;
-    else if constexpr (std::is_same_v<T, int16_t>) return H5T_NATIVE_INT16;
-    else if constexpr (std::is_same_v<T, uint8_t>) return H5T_NATIVE_UINT8;
-    else if constexpr (std::is_same_v<T, int8_t>) return H5T_NATIVE_INT8;
-    else static_assert(sizeof(T) == 0, "add the HDF5 types of this element type");
+    if constexpr (std::is_same_v<T, double>)
+      return H5T_NATIVE_DOUBLE;
+    else if constexpr (std::is_same_v<T, float>)
+      return H5T_NATIVE_FLOAT;
+    else if constexpr (std::is_same_v<T, int64_t>)
+      return H5T_NATIVE_INT64;
+    else if constexpr (std::is_same_v<T, int32_t>)
+      return H5T_NATIVE_INT32;
+    else if constexpr (std::is_same_v<T, uint64_t>)
+      return H5T_NATIVE_UINT64;
+    else if constexpr (std::is_same_v<T, uint32_t>)
+      return H5T_NATIVE_UINT32;
+    else if constexpr (std::is_same_v<T, uint16_t>)
+      return H5T_NATIVE_UINT16;
+    else if constexpr (std::is_same_v<T, int16_t>)
+      return H5T_NATIVE_INT16;
+    else if constexpr (std::is_same_v<T, uint8_t>)
+      return H5T_NATIVE_UINT8;
+    else if constexpr (std::is_same_v<T, int8_t>)
+      return H5T_NATIVE_INT8;
+    else
+      static_assert(sizeof(T) == 0, "add the HDF5 types of this element type");
   }
 };
 

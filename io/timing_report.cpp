@@ -47,8 +47,10 @@ void append_json(std::string& out, const Json& value, int depth) {
   out += object ? '{' : '[';
   for (auto entry = value.begin(); entry != value.end(); ++entry) {
     if (entry != value.begin()) out += ',';
-    if (one_per_line) out += '\n' + indent;
-    else if (entry != value.begin()) out += ' ';
+    if (one_per_line)
+      out += '\n' + indent;
+    else if (entry != value.begin())
+      out += ' ';
     if (object) out += json_text(entry.key()) + ": ";
     append_json(out, entry.value(), depth + 1);
   }
@@ -60,16 +62,20 @@ void append_json(std::string& out, const Json& value, int depth) {
 uint64_t stage_list_hash(const RunTimings& timings) {
   uint64_t hash = 1469598103934665603ull;
   for (const auto& stage : timings.stage_seconds) {
-    for (unsigned char c : stage.first + '\0') {
-      hash = (hash ^ c) * 1099511628211ull;
-    }
+    for (unsigned char c : stage.first + '\0') { hash = (hash ^ c) * 1099511628211ull; }
   }
   return hash;
 }
 
 // The per-rank integers gathered to rank 0, in this order.
-enum RankCounter { kParticles, kHaloBytes, kMigratedParticles, kMigrationBytes, kPeakRss,
-                   kCounters };
+enum RankCounter {
+  kParticles,
+  kHaloBytes,
+  kMigratedParticles,
+  kMigrationBytes,
+  kPeakRss,
+  kCounters
+};
 
 struct StageSummary {
   double max = 0, mean = 0, min = 0;
@@ -210,9 +216,7 @@ void write_timing_report(MPI_Comm comm, const std::string& path, const RunTiming
   if (rank == 0) {
     try {
       write_file(path, render(local, ranks, wall_seconds, counters, seconds));
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
+    } catch (const std::exception& e) { error = e.what(); }
   }
   // Every rank learns whether rank 0 managed, so all of them throw or none does.
   int length = int(error.size());

@@ -15,16 +15,16 @@ namespace dunesim {
 struct RunTimings {
   std::string case_name;
   int64_t steps = 0;
-  double simulated_time = 0;           // s
-  double wall_seconds = 0;             // s, whole run loop
+  double simulated_time = 0;  // s
+  double wall_seconds = 0;    // s, whole run loop
   // Seconds spent in each stage on this rank, in the order the step runs them.
   std::vector<std::pair<std::string, double>> stage_seconds;
   std::vector<int> pressure_iterations;  // one entry per step
-  int64_t particles = 0;               // on this rank at the end
+  int64_t particles = 0;                 // on this rank at the end
   int64_t halo_bytes_sent = 0;
   int64_t migrated_particles_sent = 0;
   int64_t migration_bytes_sent = 0;
-  int64_t peak_rss_bytes = 0;          // this process
+  int64_t peak_rss_bytes = 0;                     // this process
   std::vector<ImbalanceCheck> imbalance_history;  // identical on every rank
 };
 

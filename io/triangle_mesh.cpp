@@ -23,7 +23,7 @@ constexpr int kLeafSize = 4;
 constexpr double kFarFieldRatio = 2.0;
 // The distance grid is first sampled this many times coarser (see MeshShape::MeshShape).
 constexpr int kCoarseFactor = 4;
-// Every rank reads the whole mesh: a scanned mesh of millions of triangles fits, a mistake
+// Every rank holds the whole mesh: a scanned mesh of millions of triangles fits, a mistake
 // (a disk image, a device) does not.
 constexpr uint64_t kMaxObjFileBytes = uint64_t(1) << 30;
 
@@ -139,15 +139,16 @@ bool parse_vertex_reference(std::string_view word, long long& index) {
 
 // Statements that carry nothing a solid needs (normals, texture coordinates, grouping,
 // materials, lines and points).
-constexpr std::string_view kIgnoredStatements[] = {"vn", "vt", "vp", "o", "g", "s",
-                                                   "usemtl", "mtllib", "l", "p"};
+constexpr std::string_view kIgnoredStatements[] = {"vn", "vt",     "vp",     "o", "g",
+                                                   "s",  "usemtl", "mtllib", "l", "p"};
 
 }  // namespace
 
 MeshError::MeshError(const std::string& file, int line, const std::string& problem)
     : std::runtime_error(file + ": " + (line > 0 ? "line " + std::to_string(line) + ": " : "") +
                          problem),
-      file_(file), line_(line) {}
+      file_(file),
+      line_(line) {}
 
 std::array<Vec3, 2> TriangleMesh::bounds() const {
   constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -229,15 +230,15 @@ TriangleMesh parse_obj(const std::string& text, const std::string& file) {
   return mesh;
 }
 
-TriangleMesh read_obj(const std::string& path) {
-  std::string text;
+std::string read_obj_text(const std::string& path) {
   try {
-    text = read_input_file(path, kMaxObjFileBytes);
+    return read_input_file(path, kMaxObjFileBytes);
   } catch (const InputFileError& e) {
     throw MeshError(path, 0, std::string("cannot open: ") + e.what());
   }
-  return parse_obj(text, path);
 }
+
+TriangleMesh read_obj(const std::string& path) { return parse_obj(read_obj_text(path), path); }
 
 TriangleBvh::TriangleBvh(const TriangleMesh& mesh) {
   triangles_.reserve(mesh.triangles.size());
@@ -273,8 +274,8 @@ int TriangleBvh::build(int first, int last) {
       centre_hi[axis] = std::max(centre_hi[axis], centre[axis]);
     }
   }
-  node.centroid = area > 0.0 ? (1.0 / area) * weighted_centre
-                             : (1.0 / (last - first)) * plain_centre;
+  node.centroid =
+      area > 0.0 ? (1.0 / area) * weighted_centre : (1.0 / (last - first)) * plain_centre;
   for (int t = first; t < last; ++t) {
     const Triangle& tri = triangles_[t];
     for (const Vec3* v : {&tri.a, &tri.b, &tri.c})
@@ -292,7 +293,8 @@ int TriangleBvh::build(int first, int last) {
     int middle = first + (last - first) / 2;
     std::nth_element(triangles_.begin() + first, triangles_.begin() + middle,
                      triangles_.begin() + last, [axis](const Triangle& x, const Triangle& y) {
-                       return x.a[axis] + x.b[axis] + x.c[axis] < y.a[axis] + y.b[axis] + y.c[axis];
+                       return x.a[axis] + x.b[axis] + x.c[axis] <
+                              y.a[axis] + y.b[axis] + y.c[axis];
                      });
     build(first, middle);
     node.second_child = build(middle, last);
@@ -366,7 +368,8 @@ double TriangleBvh::winding_number(const Vec3& p) const {
 MeshShape::MeshShape(TriangleMesh mesh, double spacing) : mesh_(std::move(mesh)) {
   if (!(spacing > 0.0) || !std::isfinite(spacing))
     throw std::invalid_argument("MeshShape: the grid spacing must be positive and finite");
-  if (mesh_.triangles.empty()) throw std::invalid_argument("MeshShape: the mesh has no triangles");
+  if (mesh_.triangles.empty())
+    throw std::invalid_argument("MeshShape: the mesh has no triangles");
   const auto [lo, hi] = mesh_.bounds();
   // In doubles until the cap is met: a fine spacing on a large mesh overflows an int.
   auto node_counts = [&](double h) {

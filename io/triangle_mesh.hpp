@@ -45,6 +45,9 @@ struct TriangleMesh {
 // coordinates, groups, materials and smoothing statements are ignored; anything else is an
 // error. `file` only labels error messages.
 TriangleMesh parse_obj(const std::string& text, const std::string& file);
+// The text of an OBJ file, read whole. Throws MeshError ("cannot open: ...") for what cannot
+// be a mesh file: a directory, a device, a pipe, a file above 1 GiB.
+std::string read_obj_text(const std::string& path);
 // Reads and parses an OBJ file.
 TriangleMesh read_obj(const std::string& path);
 
@@ -72,12 +75,12 @@ class TriangleBvh {
     Vec3 a, b, c;
   };
   struct Node {
-    Vec3 lo, hi;           // bounding box of the node's triangles
-    Vec3 centroid;         // area-weighted centroid of the node's triangles
-    Vec3 area_normal;      // sum of the triangles' area vectors: the far-field dipole
-    double radius;         // distance from `centroid` to the node's farthest vertex
-    int first, count;      // a leaf's triangles: [first, first + count); 0 for inner nodes
-    int second_child;      // inner nodes; the first child directly follows its parent
+    Vec3 lo, hi;       // bounding box of the node's triangles
+    Vec3 centroid;     // area-weighted centroid of the node's triangles
+    Vec3 area_normal;  // sum of the triangles' area vectors: the far-field dipole
+    double radius;     // distance from `centroid` to the node's farthest vertex
+    int first, count;  // a leaf's triangles: [first, first + count); 0 for inner nodes
+    int second_child;  // inner nodes; the first child directly follows its parent
   };
 
   int build(int first, int last);
@@ -117,7 +120,7 @@ class MeshShape {
   double interpolate(const Vec3& p) const;  // p within the grid box
 
   TriangleMesh mesh_;
-  Vec3 origin_{};           // position of node (0, 0, 0)
+  Vec3 origin_{};  // position of node (0, 0, 0)
   double spacing_ = 0.0;
   std::array<int, 3> counts_{};
   std::vector<float> values_;  // x fastest

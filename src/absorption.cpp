@@ -24,6 +24,40 @@ std::array<Index3, 7> absorption_candidates(const Index3& c, const Vec3& gravity
   return cells;
 }
 
+// Which cell the water particles of a cell soak into: the first candidate with room, as an
+// offset into the grid arrays, or -1. The answer depends only on the cell, and the
+// particles come sorted by cell, so it is looked up once per run of particles in a cell.
+class SoakTarget {
+ public:
+  SoakTarget(const Box& local, const Array3<double>& count, const Array3<double>& water,
+             double porosity, const Vec3& gravity)
+      : local_(local), count_(count), water_(water), porosity_(porosity), gravity_(gravity) {}
+
+  int64_t operator()(const Index3& cell) {
+    if (cell == last_cell_) return last_target_;
+    last_cell_ = cell;
+    last_target_ = -1;
+    for (const Index3& c : absorption_candidates(cell, gravity_)) {
+      if (!local_.contains(c[0], c[1], c[2])) continue;
+      const int64_t at = count_.offset(c[0], c[1], c[2]);
+      if (count_.data()[at] * porosity_ - water_.data()[at] > 0.0) {
+        last_target_ = at;
+        break;
+      }
+    }
+    return last_target_;
+  }
+
+ private:
+  Box local_;
+  const Array3<double>& count_;
+  const Array3<double>& water_;
+  double porosity_;
+  Vec3 gravity_;
+  Index3 last_cell_{-1, -1, -1};  // no particle lies in a cell with a negative index
+  int64_t last_target_ = -1;
+};
+
 }  // namespace
 
 AbsorptionStats absorb_free_water(const Topology& topo, Halo& halo,
@@ -37,25 +71,16 @@ AbsorptionStats absorb_free_water(const Topology& topo, Halo& halo,
   const double n_pores = sand.wet.porosity;
   tally_pore_water(p, materials, g.dx, count, water);
   halo.fill<double>({&count, &water});
-  auto room = [&](const Index3& c) {
-    return count(c[0], c[1], c[2]) * n_pores - water(c[0], c[1], c[2]);
-  };
+  const double inv_dx = 1.0 / g.dx;
+  auto is_water = [&](size_t n) { return materials[p.material[n]].kind == MaterialKind::Water; };
 
   // Requests: each water particle asks one cell for all its water.
-  const Box local = topo.local(Stagger::Cell);
-  std::vector<int64_t> target(p.size(), -1);
+  SoakTarget target(topo.local(Stagger::Cell), count, water, n_pores, gravity);
   asked.fill(0.0);
-  const double inv_dx = 1.0 / g.dx;
   for (size_t n = 0; n < p.size(); ++n) {
-    if (materials[p.material[n]].kind != MaterialKind::Water) continue;
-    const Index3 cell{int(std::floor(p.x[n] * inv_dx)), int(std::floor(p.y[n] * inv_dx)),
-                      int(std::floor(p.z[n] * inv_dx))};
-    for (const Index3& c : absorption_candidates(cell, gravity)) {
-      if (!local.contains(c[0], c[1], c[2]) || room(c) <= 0.0) continue;
-      target[n] = asked.offset(c[0], c[1], c[2]);
-      asked.data()[target[n]] += p.water_content[n];
-      break;
-    }
+    if (!is_water(n)) continue;
+    const int64_t c = target(particle_cell(p, n, inv_dx));
+    if (c >= 0) asked.data()[c] += p.water_content[n];
   }
   halo.sum<double>({&asked});
 
@@ -65,25 +90,26 @@ AbsorptionStats absorb_free_water(const Topology& topo, Halo& halo,
   for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
     const double wanted = asked(i, j, k);
     if (wanted <= 0.0) return;
-    const double space = room({i, j, k});
+    const double space = count(i, j, k) * n_pores - water(i, j, k);
     share(i, j, k) = wanted <= space ? 1.0 : space / wanted;
     stats.absorbed += std::min(wanted, space);
   });
   halo.fill<double>({&share});
 
-  // Sand takes the granted water, in proportion to each particle's empty pores.
+  // Water particles give the granted fraction; sand takes it, in proportion to each
+  // particle's empty pores. The targets are found again from the same sums.
   bool emptied = false;  // some water particle gave all its water
   for (size_t n = 0; n < p.size(); ++n) {
-    if (target[n] >= 0) {
-      p.water_content[n] -= p.water_content[n] * share.data()[target[n]];
+    const Index3 cell = particle_cell(p, n, inv_dx);
+    if (is_water(n)) {
+      const int64_t c = target(cell);
+      if (c < 0) continue;
+      p.water_content[n] -= p.water_content[n] * share.data()[c];
       emptied = emptied || p.water_content[n] <= 0.0;
       continue;
     }
-    const MaterialSpec& m = materials[p.material[n]];
-    if (m.kind != MaterialKind::Sand || !m.wet.holds_water()) continue;
-    const int64_t c = asked.offset(int(std::floor(p.x[n] * inv_dx)),
-                                   int(std::floor(p.y[n] * inv_dx)),
-                                   int(std::floor(p.z[n] * inv_dx)));
+    if (!materials[p.material[n]].wet.holds_water()) continue;
+    const int64_t c = asked.offset(cell[0], cell[1], cell[2]);
     const double wanted = asked.data()[c];
     if (wanted <= 0.0) continue;
     const double space = count.data()[c] * n_pores - water.data()[c];
@@ -92,9 +118,7 @@ AbsorptionStats absorb_free_water(const Topology& topo, Halo& halo,
   }
   if (!emptied) return stats;
   const size_t before = p.size();
-  p.keep_only([&](size_t n) {
-    return materials[p.material[n]].kind != MaterialKind::Water || p.water_content[n] > 0.0;
-  });
+  p.keep_only([&](size_t n) { return !is_water(n) || p.water_content[n] > 0.0; });
   stats.particles_removed = int64_t(before - p.size());
   return stats;
 }

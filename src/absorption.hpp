@@ -15,7 +15,7 @@
 namespace dunesim {
 
 struct AbsorptionStats {
-  double absorbed = 0;          // water content moved into pores, this rank's sand
+  double absorbed = 0;            // water content moved into pores, this rank's sand
   int64_t particles_removed = 0;  // water particles fully absorbed, this rank
 };
 

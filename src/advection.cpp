@@ -14,8 +14,7 @@ std::array<double, 3> grid_velocity_at(const MacGrid& g, double x, double y, dou
   return u;
 }
 
-void advect_particles(const MacGrid& g, double dt, const SolidPushOut& push_out,
-                      Particles& p) {
+void advect_particles(const MacGrid& g, double dt, const SolidPushOut& push_out, Particles& p) {
   const double dx = g.dx;
   for (size_t n = 0; n < p.size(); ++n) {
     const double speed = p.speed(n);

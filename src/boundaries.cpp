@@ -22,6 +22,15 @@ int solid_at(const CaseConfig& config, int i, int j, int k) {
   return solid;
 }
 
+// A cell beyond a frictionless box wall (on any axis) is frictionless.
+bool beyond_frictionless_wall(const CaseConfig& config, const Index3& cell) {
+  for (int a = 0; a < 3; ++a) {
+    if (cell[a] < 0 && config.frictionless_wall[2 * a]) return true;
+    if (cell[a] >= config.cells[a] && config.frictionless_wall[2 * a + 1]) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid) {
@@ -33,9 +42,12 @@ void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid) {
 void mark_wall_friction(const CaseConfig& config, Array3<double>& wall_mu) {
   for_each_index(wall_mu.box(), [&](int i, int j, int k) {
     const int solid = solid_at(config, i, j, k);
-    wall_mu(i, j, k) = solid == kBoxWall    ? config.wall_friction
-                       : solid == kNotSolid ? 0.0
-                                            : config.colliders[solid].friction;
+    double mu = 0.0;
+    if (solid == kBoxWall)
+      mu = beyond_frictionless_wall(config, {i, j, k}) ? 0.0 : config.wall_friction;
+    else if (solid != kNotSolid)
+      mu = config.colliders[solid].friction;
+    wall_mu(i, j, k) = mu;
   });
 }
 
@@ -47,7 +59,8 @@ SolidBoundaryFaces find_solid_boundary_faces(const Array3<uint8_t>& solid, const
     const Array3<double>& v = g.vel[a];
     for_each_index(v.box(), [&](int i, int j, int k) {
       Index3 lo = lower_cell(a, i, j, k);
-      if (is_solid(lo[0], lo[1], lo[2]) != is_solid(i, j, k)) faces[a].push_back(v.offset(i, j, k));
+      if (is_solid(lo[0], lo[1], lo[2]) != is_solid(i, j, k))
+        faces[a].push_back(v.offset(i, j, k));
     });
   }
   return faces;

@@ -15,7 +15,8 @@ namespace dunesim {
 void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid);
 
 // Coulomb coefficient of every solid cell in `wall_mu`'s box: the case's wall_friction for
-// the box walls, each collider's friction inside it, 0 elsewhere.
+// the box walls (0 beyond its frictionless_walls), each collider's friction inside it, 0
+// elsewhere.
 void mark_wall_friction(const CaseConfig& config, Array3<double>& wall_mu);
 
 // The faces between a solid and a non-solid cell, as offsets into grid.vel[a] for each

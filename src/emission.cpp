@@ -28,6 +28,14 @@ Box cells_around(const ShapeSpec& shape, const CaseConfig& config) {
         hi[a] = shape.center[a] + shape.radius;
       }
       break;
+    case ShapeSpec::Kind::Cylinder:
+      for (int a = 0; a < 2; ++a) {
+        lo[a] = shape.center[a] - shape.radius;
+        hi[a] = shape.center[a] + shape.radius;
+      }
+      lo[2] = shape.center[2];
+      hi[2] = shape.center[2] + shape.height;
+      break;
     case ShapeSpec::Kind::Heightfield:
       lo[0] = shape.profile_x.front();
       hi[0] = shape.profile_x.back();
@@ -136,7 +144,8 @@ void ParticleEmitter::let_rain_fall(const CaseConfig& config, const Array3<uint8
             created_particle_id(ParticleOrigin::Rain, config.cells, step, cell, sub);
         if (chance_for_id(config, id) >= chance) continue;
         const Vec3 pos = jittered_seed_position(config, i, j, k, sub, id);
-        if (rain.shape.contains(pos)) add_source_particle(rain, config.materials, pos, id, particles);
+        if (rain.shape.contains(pos))
+          add_source_particle(rain, config.materials, pos, id, particles);
       }
     });
   }

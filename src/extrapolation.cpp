@@ -49,7 +49,10 @@ void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, const Box&
       int count = 0;
       for (int d = 0; d < 3; ++d)
         for (int64_t off : {-st[d], st[d]})
-          if (sd[o + off] == kKnown) { sum += vd[o + off]; ++count; }
+          if (sd[o + off] == kKnown) {
+            sum += vd[o + off];
+            ++count;
+          }
       vd[o] = sum / count;  // count >= 1: a queued face touches a known one
     }
     for (int64_t o : layer) sd[o] = kKnown;
@@ -68,7 +71,6 @@ void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, const Box&
     layer.swap(next);
   }
 }
-
 
 // A face is known when it touches a fluid cell (fluid-solid faces included); all lie in
 // `faces`, the faces of the fluid's bounding box.
@@ -93,8 +95,7 @@ void extrapolate_velocity(MacGrid& g, Halo& halo, int layers) {
   // they are not resident while the pressure solve sets the run's peak memory.
   // Only the fluid's bounding box and a band of `layers` faces around it are visited: on a
   // rank whose block is mostly air, whole-array passes would cost more than the band.
-  const Box fluid =
-      bounding_box_where(g.cell_type, [](uint8_t type) { return type == kFluid; });
+  const Box fluid = bounding_box_where(g.cell_type, [](uint8_t type) { return type == kFluid; });
   Array3<uint8_t> state;
   for (int a = 0; a < 3; ++a) {
     const Box known = faces_of_cells(fluid, a).intersect(g.vel[a].box());

@@ -8,9 +8,9 @@ namespace dunesim {
 
 // The 2x2x2 block of entries of an Array3 around a point, and their trilinear weights.
 struct Stencil {
-  int64_t base = 0;   // offset of the lowest corner in the array
-  double w[8];        // weight of corner (di + 2 dj + 4 dk)
-  int64_t off[8];     // offset of each corner relative to base
+  int64_t base = 0;  // offset of the lowest corner in the array
+  double w[8];       // weight of corner (di + 2 dj + 4 dk)
+  int64_t off[8];    // offset of each corner relative to base
 };
 
 // A point in grid units, computed once and shared by the three MAC components: along its
@@ -42,8 +42,14 @@ inline Stencil make_stencil(const Array3<T>& arr, int a, const GridPoint& pt) {
   for (int d = 0; d < 3; ++d) {
     base[d] = d == a ? pt.node[d] : pt.centre[d];
     f[d] = d == a ? pt.node_frac[d] : pt.centre_frac[d];
-    if (base[d] < b.lo[d]) { base[d] = b.lo[d]; f[d] = 0.0; }
-    if (base[d] > b.hi[d] - 2) { base[d] = b.hi[d] - 2; f[d] = 1.0; }
+    if (base[d] < b.lo[d]) {
+      base[d] = b.lo[d];
+      f[d] = 0.0;
+    }
+    if (base[d] > b.hi[d] - 2) {
+      base[d] = b.hi[d] - 2;
+      f[d] = 1.0;
+    }
   }
   Stencil s;
   s.base = arr.offset(base[0], base[1], base[2]);
@@ -59,7 +65,8 @@ inline Stencil make_stencil(const Array3<T>& arr, int a, const GridPoint& pt) {
 
 // Convenience for a single lookup at a position in metres.
 template <class T>
-inline Stencil make_stencil(const Array3<T>& arr, int a, double dx, double x, double y, double z) {
+inline Stencil make_stencil(const Array3<T>& arr, int a, double dx, double x, double y,
+                            double z) {
   return make_stencil(arr, a, GridPoint(x, y, z, 1.0 / dx));
 }
 

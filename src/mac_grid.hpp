@@ -18,56 +18,55 @@ enum CellType : uint8_t { kAir = 0, kFluid = 1, kSolid = 2 };
 
 struct MacGrid {
   double dx = 1;
-  std::array<Array3<double>, 3> vel;        // face velocities, m/s
+  std::array<Array3<double>, 3> vel;  // face velocities, m/s
   // After P2G, for the FLIP increment (P2G sums its weights here before the save). Single
   // precision: the increment new - saved needs no more digits than the particle velocities
   // it is added to, and in double the array would take 24 bytes per cell instead of 12.
   std::array<Array3<float>, 3> vel_saved;
-  Array3<uint8_t> cell_type;                // kAir / kFluid / kSolid
-  Array3<uint8_t> solid;                    // static solids (walls, colliders): 1 = solid
-  Array3<float> density;                    // mean particle density of fluid cells, kg/m^3
-  Array3<double> pressure;                  // Pa, fluid cells; 0 in air
-  Array3<double> cell_scratch;              // P2G: particles per cell; projection: its
-                                            // right-hand side (one array, never both)
+  Array3<uint8_t> cell_type;    // kAir / kFluid / kSolid
+  Array3<uint8_t> solid;        // static solids (walls, colliders): 1 = solid
+  Array3<float> density;        // mean particle density of fluid cells, kg/m^3
+  Array3<double> pressure;      // Pa, fluid cells; 0 in air
+  Array3<double> cell_scratch;  // P2G: particles per cell; projection: its
+                                // right-hand side (one array, never both)
 
   // Sand only: allocated by allocate_sand() when the case has a sand material. Sand fills a
   // small part of most grids, so the sand stages look only near sand_region: rigid,
   // yielding and stress are zero outside it, and wall_normal_speed covers only the faces
   // near it.
-  Array3<uint8_t> sand;                     // fluid cells whose particles are mostly sand
-  Array3<double> sand_count;                // sand particles per owned cell (P2G)
-  Box sand_region;                          // bounding box of the sand cells, ghosts included
-  Array3<uint8_t> rigid;                    // sand cells that did not yield this step
-  Array3<uint8_t> yielding;                 // sand cells that yielded this step
-  Array3<double> wall_mu;                   // Coulomb coefficient of each solid cell
+  Array3<uint8_t> sand;       // fluid cells whose particles are mostly sand
+  Array3<double> sand_count;  // sand particles per owned cell (P2G)
+  Box sand_region;            // bounding box of the sand cells, ghosts included
+  Array3<uint8_t> rigid;      // sand cells that did not yield this step
+  Array3<uint8_t> yielding;   // sand cells that yielded this step
+  Array3<double> wall_mu;     // Coulomb coefficient of each solid cell
   std::array<Array3<double>, 3> wall_normal_speed;  // |u_n| the walls remove, near the sand
-  ComponentLabels rigid_clusters;           // connected groups of rigid cells; scratch
-  Array3<double> pressure_correction;       // of the second projection, Pa
-  std::array<Array3<double>, 6> stress;     // sand stress (xx yy zz xy xz yz), Pa; scratch
+  ComponentLabels rigid_clusters;                   // connected groups of rigid cells; scratch
+  Array3<double> pressure_correction;               // of the second projection, Pa
+  std::array<Array3<double>, 6> stress;  // sand stress (xx yy zz xy xz yz), Pa; scratch
 
   // Wet sand only: allocated by allocate_pore_water() when the sand holds water.
-  Array3<float> saturation;                 // mean S of the cell's sand particles (P2G)
-  Array3<double> pore_count;                // porous sand particles per cell; scratch of
-  Array3<double> pore_water;                // ... the water content they hold (sum); the
-  Array3<double> pore_exchange;             // ... absorption and percolation stages
+  Array3<float> saturation;      // mean S of the cell's sand particles (P2G)
+  Array3<double> pore_count;     // porous sand particles per cell; scratch of
+  Array3<double> pore_water;     // ... the water content they hold (sum); the
+  Array3<double> pore_exchange;  // ... absorption and percolation stages
   Array3<double> pore_uptake;
 
   // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (with the
   // rigid-cluster labels the step fills) and allocate_pore_water() add. Ghost cells, the
   // extra layer of faces and the arrays sized to the sand's region are left out, so a grid
   // needs at least this much. Keep in step with the allocate functions below.
-  static constexpr size_t kBytesPerCell =
-      3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
-      + 2 * sizeof(uint8_t)                 // cell_type, solid
-      + sizeof(float)                       // density
-      + 2 * sizeof(double);                 // pressure, cell_scratch
+  static constexpr size_t kBytesPerCell = 3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
+                                          + 2 * sizeof(uint8_t)  // cell_type, solid
+                                          + sizeof(float)        // density
+                                          + 2 * sizeof(double);  // pressure, cell_scratch
   static constexpr size_t kSandBytesPerCell =
-      3 * sizeof(uint8_t)                   // sand, rigid, yielding
-      + 3 * sizeof(double)                  // sand_count, wall_mu, pressure_correction
-      + 6 * sizeof(double)                  // stress
-      + sizeof(int64_t);                    // rigid_clusters
+      3 * sizeof(uint8_t)   // sand, rigid, yielding
+      + 3 * sizeof(double)  // sand_count, wall_mu, pressure_correction
+      + 6 * sizeof(double)  // stress
+      + sizeof(int64_t);    // rigid_clusters
   static constexpr size_t kPoreWaterBytesPerCell =
-      sizeof(float) + 4 * sizeof(double);   // saturation; pore_count .. pore_uptake
+      sizeof(float) + 4 * sizeof(double);  // saturation; pore_count .. pore_uptake
 
   bool has_sand() const { return sand.size() > 0; }
   bool has_pore_water() const { return saturation.size() > 0; }

@@ -23,17 +23,13 @@
 namespace {
 
 // Exit statuses a job script can tell apart.
-constexpr int kExitCaseError = 2;    // bad case file or option: fix the input
-constexpr int kExitRuntimeError = 3; // the run failed (solver diverged, I/O error, ...)
-constexpr int kExitStopped = 75;     // stopped by SIGTERM/SIGUSR1 after a checkpoint, or during
-                                     // start-up with nothing to save: resubmit (with --restart
-                                     // latest after a checkpoint; 75 is EX_TEMPFAIL)
+constexpr int kExitCaseError = 2;     // bad case file or option: fix the input
+constexpr int kExitRuntimeError = 3;  // the run failed (solver diverged, I/O error, ...)
+constexpr int kExitStopped = 75;      // stopped by SIGTERM/SIGUSR1 after a checkpoint, or during
+                                      // start-up with nothing to save: resubmit (with --restart
+                                      // latest after a checkpoint; 75 is EX_TEMPFAIL)
 
-// A command-line value that does not fit the case: the user's to fix, like a bad case file.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using dunesim::UsageError;
 
 // --max-steps: a whole number >= 0 that fits in 64 bits (CLI11 alone would clamp
 // 99999999999999999999 to the largest one).
@@ -81,10 +77,9 @@ void check_petsc_options(const dunesim::CaseConfig& config, const std::string& c
   if (error.failed())
     throw dunesim::CaseError(config.file, "pressure.petsc_options", error.message);
   if (command_line.empty()) return;
-  error = dunesim::first_error_on_any_rank(
-      MPI_COMM_WORLD, dunesim::petsc_options_problem(command_line + " " + of_case));
-  if (error.failed())
-    throw UsageError("--petsc \"" + command_line + "\": " + error.message);
+  error = dunesim::first_error_on_any_rank(MPI_COMM_WORLD, dunesim::petsc_options_problem(
+                                                               command_line + " " + of_case));
+  if (error.failed()) throw UsageError("--petsc \"" + command_line + "\": " + error.message);
   if (PetscOptionsInsertString(nullptr, command_line.c_str()) != 0)
     throw UsageError("--petsc \"" + command_line + "\": PETSc cannot read it");
 }
@@ -161,8 +156,9 @@ int main(int argc, char** argv) {
       ->check(kStepCount);
   run->add_option("--end-time", options.end_time, "simulated end time in s (overrides the case)")
       ->check(kPositiveSeconds);
-  run->add_flag("--no-frames", [&](int64_t) { options.write_frames = false; },
-                "write no output frames (benchmarks)");
+  run->add_flag(
+      "--no-frames", [&](int64_t) { options.write_frames = false; },
+      "write no output frames (benchmarks)");
   run->add_flag("--quiet", options.quiet, "no progress lines");
   run->add_option("--petsc", petsc_options, "extra PETSc options, e.g. \"-ksp_monitor\"");
   run->add_option("--restart", options.restart,
@@ -197,6 +193,7 @@ int main(int argc, char** argv) {
   // PETSc's default handler prints on rank 0 only and makes the other ranks sleep and exit(0),
   // leaving rank 0 in MPI_Finalize: errors come back as codes, which the ranks agree on.
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  options.petsc_options = petsc_options;
   const int status = check_or_run(case_file, check->parsed(), options, petsc_options, rank);
   PetscFinalize();
   MPI_Finalize();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "decomposition/reductions.hpp"
 #include "src/pressure_solver.hpp"
 
 namespace dunesim {
@@ -15,6 +16,8 @@ constexpr int kCoarsestSweeps = 10;
 // Coarsening stops before any rank's block would be thinner than this many cells.
 constexpr int kMinimumBlockCells = 2;
 constexpr int kMaximumLevels = 12;
+// A coarsest level up to this size is gathered onto every rank and swept there whole.
+constexpr int64_t kMaximumGatheredCells = 32768;
 
 int ceil_half(int n) { return (n + 1) / 2; }
 
@@ -35,11 +38,11 @@ void append_to_runs(std::vector<Run>& runs, int i, int j, int k, int64_t offset)
 struct MultigridPreconditioner::Level {
   std::unique_ptr<Topology> topo;
   std::unique_ptr<Halo> halo;
-  Box owned;                          // the rank's cells inside the domain
+  Box owned;  // the rank's cells inside the domain
   // The fluid cells (those with inv_diag != 0) as runs along x: every loop of the cycle
   // visits these only, so its work follows the fluid, not the block or its bounding box.
   std::vector<Run> runs;
-  Array3<uint8_t> type;               // kAir / kFluid / kSolid
+  Array3<uint8_t> type;  // kAir / kFluid / kSolid
   // Per cell, interleaved so one cache line serves the smoother's reads of a cell: the
   // coefficients of its three lower faces (1 / face density; 0 where a side is solid) and
   // 1 / diagonal (0 for cells that are not unknowns).
@@ -48,7 +51,7 @@ struct MultigridPreconditioner::Level {
     float inv_diag;
   };
   Array3<Stencil> stencil;
-  Array3<double> x, b;                // correction, right-hand side
+  Array3<double> x, b;  // correction, right-hand side
 
   explicit Level(std::unique_ptr<Topology> t) : topo(std::move(t)) {
     halo = std::make_unique<Halo>(*topo);
@@ -71,7 +74,8 @@ struct MultigridPreconditioner::Level {
           if (type(i, j, k) == kFluid) {
             const float* c = stencil(i, j, k).coeff;
             const float diag = c[0] + stencil(i + 1, j, k).coeff[0] + c[1] +
-                               stencil(i, j + 1, k).coeff[1] + c[2] + stencil(i, j, k + 1).coeff[2];
+                               stencil(i, j + 1, k).coeff[1] + c[2] +
+                               stencil(i, j, k + 1).coeff[2];
             if (diag > 0.0f) inverse = 1.0f / diag;
           }
           stencil(i, j, k).inv_diag = inverse;
@@ -97,8 +101,8 @@ void MultigridPreconditioner::build_levels() {
   built_for_starts_ = fine_topo_.starts();
   Index3 cells = fine_topo_.global_cells();
   std::array<std::vector<int>, 3> starts = fine_topo_.starts();
-  levels_.push_back(std::make_unique<Level>(
-      std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts)));
+  levels_.push_back(
+      std::make_unique<Level>(std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts)));
   while (int(levels_.size()) < kMaximumLevels) {
     bool thick_enough = true;
     for (int a = 0; a < 3; ++a) {
@@ -108,8 +112,8 @@ void MultigridPreconditioner::build_levels() {
         thick_enough = thick_enough && starts[a][q + 1] - starts[a][q] >= kMinimumBlockCells;
     }
     if (!thick_enough) break;
-    levels_.push_back(std::make_unique<Level>(
-        std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts)));
+    levels_.push_back(
+        std::make_unique<Level>(std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts)));
   }
 }
 
@@ -127,12 +131,13 @@ void MultigridPreconditioner::setup(const MacGrid& g) {
     for_each_index(faces, [&](int i, int j, int k) {
       Index3 lo = lower_cell(a, i, j, k);
       const uint8_t t_lo = g.cell_type(lo[0], lo[1], lo[2]), t_hi = g.cell_type(i, j, k);
-      top.stencil(i, j, k).coeff[a] = float(
-          face_coefficient(t_lo, g.density(lo[0], lo[1], lo[2]), t_hi, g.density(i, j, k)));
+      top.stencil(i, j, k).coeff[a] =
+          float(face_coefficient(t_lo, g.density(lo[0], lo[1], lo[2]), t_hi, g.density(i, j, k)));
     });
   top.finish_operator();
 
   for (size_t l = 1; l < levels_.size(); ++l) coarsen(*levels_[l - 1], *levels_[l]);
+  gather_coarsest_operator();
   for (auto& level : levels_) level->x.fill(0.0);
 
   grid_ = &g;
@@ -187,9 +192,9 @@ void MultigridPreconditioner::smooth(Level& L, int colour) {
     const int skip = (run.i + run.j + run.k + colour) & 1;
     for (int64_t o = run.offset + skip, end = run.offset + run.length; o < end; o += 2) {
       const float* c = s[o].coeff;
-      x[o] = s[o].inv_diag * (b[o] + c[0] * x[o - 1] + s[o + 1].coeff[0] * x[o + 1] +
-                              c[1] * x[o - sy] + s[o + sy].coeff[1] * x[o + sy] +
-                              c[2] * x[o - sz] + s[o + sz].coeff[2] * x[o + sz]);
+      x[o] = s[o].inv_diag *
+             (b[o] + c[0] * x[o - 1] + s[o + 1].coeff[0] * x[o + 1] + c[1] * x[o - sy] +
+              s[o + sy].coeff[1] * x[o + sy] + c[2] * x[o - sz] + s[o + sz].coeff[2] * x[o + sz]);
     }
   }
 }
@@ -266,19 +271,103 @@ void MultigridPreconditioner::v_cycle(size_t l) {
     smooth(L, colour);
   };
   if (l + 1 == levels_.size()) {
-    for (int s = 0; s < kCoarsestSweeps; ++s) { sweep(0); sweep(1); }
-    for (int s = 0; s < kCoarsestSweeps; ++s) { sweep(1); sweep(0); }
+    if (gathered_) {
+      solve_coarsest();
+    } else {
+      for (int s = 0; s < kCoarsestSweeps; ++s) {
+        sweep(0);
+        sweep(1);
+      }
+      for (int s = 0; s < kCoarsestSweeps; ++s) {
+        sweep(1);
+        sweep(0);
+      }
+    }
     L.halo->fill<double>({&L.x});
     return;
   }
-  for (int s = 0; s < kSmoothingSweeps; ++s) { sweep(0); sweep(1); }
+  for (int s = 0; s < kSmoothingSweeps; ++s) {
+    sweep(0);
+    sweep(1);
+  }
   L.halo->fill<double>({&L.x});
   Level& C = *levels_[l + 1];
   restrict_residual(L, C);
   v_cycle(l + 1);  // leaves C.x halo-filled
   prolong_correction(C, L);
-  for (int s = 0; s < kSmoothingSweeps; ++s) { sweep(1); sweep(0); }
+  for (int s = 0; s < kSmoothingSweeps; ++s) {
+    sweep(1);
+    sweep(0);
+  }
   L.halo->fill<double>({&L.x});
+}
+
+namespace {
+
+// Over a gathered level's cells, in its own (global) indices: each rank writes the cells it
+// owns and leaves the rest 0, so a sum over the ranks assembles the whole level.
+template <class F>
+void for_each_owned_in_gathered(const Box& owned, const Index3& cells, F&& f) {
+  for_each_index(owned, [&](int i, int j, int k) {
+    f(i, j, k, (int64_t(k) * cells[1] + j) * cells[0] + i);
+  });
+}
+
+}  // namespace
+
+// Every rank gets the coarsest level's cell types and face coefficients (summed over the
+// ranks: each cell has one owner), then its diagonal and runs as any level. Only where that
+// is cheap: several ranks and a small coarsest level.
+void MultigridPreconditioner::gather_coarsest_operator() {
+  const Level& C = *levels_.back();
+  const Index3 cells = C.topo->global_cells();
+  if (C.topo->size() == 1 || int64_t(cells[0]) * cells[1] * cells[2] > kMaximumGatheredCells) {
+    gathered_.reset();
+    return;
+  }
+  if (!gathered_ || gathered_->topo->global_cells() != cells)
+    gathered_ = std::make_unique<Level>(Topology::on_this_rank_alone(cells, 1));
+  const int64_t count = int64_t(cells[0]) * cells[1] * cells[2];
+  std::vector<double> values(size_t(4 * count), 0.0);  // type, then 3 coefficients
+  for_each_owned_in_gathered(C.owned, cells, [&](int i, int j, int k, int64_t n) {
+    values[size_t(4 * n)] = C.type(i, j, k);
+    for (int a = 0; a < 3; ++a) values[size_t(4 * n + 1 + a)] = C.stencil(i, j, k).coeff[a];
+  });
+  global_sum_in_place(*C.topo, values.data(), int(values.size()));
+  Level& G = *gathered_;
+  for_each_owned_in_gathered(G.owned, cells, [&](int i, int j, int k, int64_t n) {
+    G.type(i, j, k) = uint8_t(values[size_t(4 * n)]);
+    for (int a = 0; a < 3; ++a)
+      G.stencil(i, j, k).coeff[a] = float(values[size_t(4 * n + 1 + a)]);
+  });
+  G.finish_operator();
+  gather_buffer_.assign(size_t(count), 0.0);
+}
+
+// The coarsest level's right-hand side gathered onto every rank, the sweeps run there on the
+// whole level, and each rank's cells of the result copied back (ghosts not filled).
+void MultigridPreconditioner::solve_coarsest() {
+  Level& C = *levels_.back();
+  Level& G = *gathered_;
+  const Index3 cells = G.topo->global_cells();
+  std::fill(gather_buffer_.begin(), gather_buffer_.end(), 0.0);
+  for_each_owned_in_gathered(C.owned, cells, [&](int i, int j, int k, int64_t n) {
+    gather_buffer_[size_t(n)] = C.b(i, j, k);
+  });
+  global_sum_in_place(*C.topo, gather_buffer_.data(), int(gather_buffer_.size()));
+  for_each_owned_in_gathered(G.owned, cells, [&](int i, int j, int k, int64_t n) {
+    G.b(i, j, k) = gather_buffer_[size_t(n)];
+    G.x(i, j, k) = 0.0;
+  });
+  for (int s = 0; s < kCoarsestSweeps; ++s) {
+    smooth(G, 0);
+    smooth(G, 1);
+  }
+  for (int s = 0; s < kCoarsestSweeps; ++s) {
+    smooth(G, 1);
+    smooth(G, 0);
+  }
+  for_each_index(C.owned, [&](int i, int j, int k) { C.x(i, j, k) = G.x(i, j, k); });
 }
 
 void MultigridPreconditioner::apply(const double* r, double* z) {

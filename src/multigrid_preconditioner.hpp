@@ -12,7 +12,9 @@
 //     up, so the cycle is symmetric, as CG needs), trilinear prolongation and its transpose
 //     as restriction, and many sweeps on the coarsest level.
 // Every level lives on its own ghost-1 topology with the same rank layout, so the cycle's
-// only communication is halo fills of one layer.
+// communication is halo fills of one layer, except on the coarsest level: its few cells are
+// gathered onto every rank once per cycle and swept there whole (the same red-black sweeps,
+// so the same result), which replaces 41 latency-bound halo fills by one reduction.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -65,10 +67,16 @@ class MultigridPreconditioner {
   void restrict_residual(const Level& fine, Level& coarse);
   void prolong_correction(const Level& coarse, Level& fine);
   void v_cycle(size_t l);
+  void gather_coarsest_operator();
+  void solve_coarsest();
 
   const Topology& fine_topo_;
   std::array<std::vector<int>, 3> built_for_starts_;  // fine cuts the levels were built for
   std::vector<std::unique_ptr<Level>> levels_;
+  // The coarsest level's whole grid on this rank alone (MPI_COMM_SELF), and a scratch array
+  // over its cells for the gathers.
+  std::unique_ptr<Level> gathered_;
+  std::vector<double> gather_buffer_;
   // The unknowns (owned fluid cells) as runs on level 0, in PETSc's order.
   std::vector<Run> unknown_runs_;
   const MacGrid* grid_ = nullptr;  // of the last setup(), for multiply()

@@ -21,7 +21,8 @@ void sort_particles_by_cell(const Box& cells, double dx, Particles& p) {
   std::vector<uint32_t> slot(n);
   std::vector<uint32_t> start(size_t(cells.volume()) + 1, 0);
   for (size_t q = 0; q < n; ++q) {
-    int i = clamp_index(p.x[q] / dx, cells.lo[0], nx), j = clamp_index(p.y[q] / dx, cells.lo[1], ny),
+    int i = clamp_index(p.x[q] / dx, cells.lo[0], nx),
+        j = clamp_index(p.y[q] / dx, cells.lo[1], ny),
         k = clamp_index(p.z[q] / dx, cells.lo[2], nz);
     slot[q] = uint32_t(i + int64_t(nx) * (j + int64_t(ny) * k));
     ++start[slot[q] + 1];

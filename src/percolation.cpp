@@ -42,7 +42,8 @@ void exchange_across_faces(Halo& halo, PoreCells& cells, int axis, Flux&& flux) 
     }
     cells.change.data()[self] = net;
   });
-  for_each_index(cells.region, [&](int i, int j, int k) { water(i, j, k) += cells.change(i, j, k); });
+  for_each_index(cells.region,
+                 [&](int i, int j, int k) { water(i, j, k) += cells.change(i, j, k); });
 }
 
 }  // namespace
@@ -85,8 +86,8 @@ int percolate_pore_water(const Topology& topo, Halo& halo,
     if (excess <= 0) return 0.0;
     const double wetter = excess / (count[from] * n * (1 - ideal));  // f(S)
     const double room = count[to] * n - water[to];
-    return std::max(0.0, std::min({drainage * wetter * std::min(count[from], count[to]),
-                                   excess, room}));
+    return std::max(0.0, std::min({drainage * wetter * std::min(count[from], count[to]), excess,
+                                   room}));
   };
   auto gravity_flux = [&](int64_t lo, int64_t hi) {
     return below < 0 ? -drained(hi, lo) : drained(lo, hi);
@@ -100,9 +101,8 @@ int percolate_pore_water(const Topology& topo, Halo& halo,
   for (size_t q = 0; q < p.size(); ++q) {
     const MaterialSpec& m = materials[p.material[q]];
     if (m.kind != MaterialKind::Sand || !m.wet.holds_water()) continue;
-    const int64_t c = g.pore_water.offset(int(std::floor(p.x[q] * inv_dx)),
-                                          int(std::floor(p.y[q] * inv_dx)),
-                                          int(std::floor(p.z[q] * inv_dx)));
+    const auto [i, j, k] = particle_cell(p, q, inv_dx);
+    const int64_t c = g.pore_water.offset(i, j, k);
     p.water_content[q] = water[c] / count[c];
   }
   return substeps;

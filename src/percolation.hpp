@@ -2,7 +2,8 @@
 // et al. 2008, section 4.5), on the grid cells of the sand. With theta the water content
 // (n S) of a cell's sand, averaged over its particles:
 //
-//   d theta / dt = div(k_p grad theta) + d/dz_down [ K f(S) ],  f(S) = max(0, (S - S') / (1 - S'))
+//   d theta / dt = div(k_p grad theta) + d/dz_down [ K f(S) ],
+//   f(S) = max(0, (S - S') / (1 - S'))
 //
 // The first term is capillary spreading with Rungjiratananon's propagation rate k_p as a
 // diffusivity (m^2/s); the second drains sand wetter than the ideal saturation S' along

@@ -20,6 +20,12 @@ inline std::pair<int, int> gravity_axis(const Vec3& gravity) {
   return {down, gravity[down] > 0 ? 1 : -1};
 }
 
+// The cell particle n lies in.
+inline Index3 particle_cell(const Particles& p, size_t n, double inv_dx) {
+  return {int(std::floor(p.x[n] * inv_dx)), int(std::floor(p.y[n] * inv_dx)),
+          int(std::floor(p.z[n] * inv_dx))};
+}
+
 // Over this rank's particles (each in an owned cell): count(c) = porous sand particles in
 // cell c, water(c) = the water content they hold, summed. Both are zeroed first over their
 // whole box; ghost cells stay 0.
@@ -31,8 +37,7 @@ inline void tally_pore_water(const Particles& p, const std::vector<MaterialSpec>
   for (size_t n = 0; n < p.size(); ++n) {
     const MaterialSpec& m = materials[p.material[n]];
     if (m.kind != MaterialKind::Sand || !m.wet.holds_water()) continue;
-    const int i = int(std::floor(p.x[n] * inv_dx)), j = int(std::floor(p.y[n] * inv_dx)),
-              k = int(std::floor(p.z[n] * inv_dx));
+    const auto [i, j, k] = particle_cell(p, n, inv_dx);
     count(i, j, k) += 1.0;
     water(i, j, k) += p.water_content[n];
   }

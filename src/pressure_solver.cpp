@@ -1,5 +1,9 @@
 #include "src/pressure_solver.hpp"
 
+#include <strings.h>
+
+#include <algorithm>
+#include <cctype>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
@@ -25,8 +29,8 @@ std::string petsc_error_text(PetscErrorCode ierr) {
   return text.empty() ? kind_text : text + " (" + kind_text + ")";
 }
 
-// For "-pc_type hypre": BoomerAMG settings measured to cut set-up time 3x on free-surface masks (the matrix
-// changes every step, so set-up, not iterations, dominates): HMIS coarsening, ext+i
+// For "-pc_type hypre": BoomerAMG settings measured to cut set-up time 3x on free-surface masks
+// (the matrix changes every step, so set-up, not iterations, dominates): HMIS coarsening, ext+i
 // interpolation truncated to 4 entries, one level of aggressive coarsening.
 const char* kDefaultOptions =
     "-pc_hypre_type boomeramg -pc_hypre_boomeramg_coarsen_type HMIS "
@@ -47,9 +51,32 @@ PetscErrorCode with_local_arrays(Vec in, Vec out, F&& f) {
   return 0;
 }
 
+// The names (without the '-') of the options in PETSc's database that nothing has read.
+std::vector<std::string> unread_option_names() {
+  PetscInt count = 0;
+  char** names = nullptr;
+  char** values = nullptr;
+  std::vector<std::string> unread;
+  if (PetscOptionsLeftGet(nullptr, &count, &names, &values) != 0) return unread;
+  unread.assign(names, names + count);
+  PetscOptionsLeftRestore(nullptr, &count, &names, &values);
+  return unread;
+}
+
+bool same_option_name(const std::string& a, const std::string& b) {
+  return strcasecmp(a.c_str(), b.c_str()) == 0;
+}
+
+// Sets `name` (with its '-') to `value` unless the command line did. The test does not
+// read the option (PetscOptionsHasName would), so that a user's option that the solver
+// never reads is still reported as such (petsc_options_never_read).
 void insert_default_option(const char* name, const char* value) {
-  PetscBool set = PETSC_FALSE;
-  PetscOptionsHasName(nullptr, nullptr, name, &set);
+  PetscBool read = PETSC_FALSE;
+  PetscOptionsUsed(nullptr, name + 1, &read);
+  const std::vector<std::string> unread = unread_option_names();
+  const bool set = read || std::any_of(unread.begin(), unread.end(), [&](const std::string& n) {
+                     return same_option_name(n, name + 1);
+                   });
   if (!set) PetscOptionsSetValue(nullptr, name, value);
 }
 
@@ -64,6 +91,18 @@ std::string stray_word(const std::string& options) {
     value_allowed = is_name;
   }
   return "";
+}
+
+// The option names of an options string: words that start with '-' and are not numbers.
+std::vector<std::string> option_names(const std::string& options) {
+  std::vector<std::string> names;
+  std::istringstream words(options);
+  for (std::string word; words >> std::quoted(word);) {
+    if (word.size() < 2 || word[0] != '-') continue;
+    const bool is_number = std::isdigit(static_cast<unsigned char>(word[1])) || word[1] == '.';
+    if (!is_number) names.push_back(word);
+  }
+  return names;
 }
 
 // The solver's own choices, before the options database has its say.
@@ -93,6 +132,21 @@ std::string petsc_options_problem(const std::string& options) {
   KSPDestroy(&ksp);
   PetscOptionsDestroy(&database);
   return problem;
+}
+
+std::vector<std::string> petsc_options_never_read(const std::string& options) {
+  const std::vector<std::string> unread = unread_option_names();
+  std::vector<std::string> never_read;
+  for (const std::string& name : option_names(options)) {
+    // PETSc reads it only in PetscFinalize, to list the options nothing read.
+    if (same_option_name(name, "-options_left")) continue;
+    const bool is_unread = std::any_of(unread.begin(), unread.end(), [&](const std::string& n) {
+      return same_option_name(n, name.substr(1));
+    });
+    if (is_unread && std::find(never_read.begin(), never_read.end(), name) == never_read.end())
+      never_read.push_back(name);
+  }
+  return never_read;
 }
 
 void PressureSolver::check(PetscErrorCode ierr, const char* what) const {
@@ -195,8 +249,7 @@ void PressureSolver::assemble_matrix(const MacGrid& g, int64_t first, Halo& halo
         Index3 nb{i, j, k};
         nb[a] += side;
         const uint8_t t = type(nb[0], nb[1], nb[2]);
-        const double coeff =
-            face_coefficient(kFluid, rho_c, t, g.density(nb[0], nb[1], nb[2]));
+        const double coeff = face_coefficient(kFluid, rho_c, t, g.density(nb[0], nb[1], nb[2]));
         diag += coeff;
         if (t == kFluid) {
           cols[n] = PetscInt(unknown(nb[0], nb[1], nb[2]));
@@ -235,8 +288,9 @@ PetscErrorCode PressureSolver::multiply_matrix_free(Mat matrix, Vec p, Vec Ap) {
   void* context = nullptr;
   PetscCall(MatShellGetContext(matrix, &context));
   PressureSolver& self = *static_cast<PressureSolver*>(context);
-  return with_local_arrays(
-      p, Ap, [&](const double* in, double* out) { self.multigrid_.multiply(in, out); });
+  return with_local_arrays(p, Ap, [&](const double* in, double* out) {
+    self.multigrid_.multiply(in, out);
+  });
 }
 
 // A fluid region with no air neighbour anywhere has only Neumann boundaries: its pressure
@@ -331,8 +385,9 @@ PetscErrorCode PressureSolver::apply_multigrid(PC pc, Vec r, Vec z) {
   void* context = nullptr;
   PetscCall(PCShellGetContext(pc, &context));
   PressureSolver& self = *static_cast<PressureSolver*>(context);
-  PetscCall(with_local_arrays(
-      r, z, [&](const double* in, double* out) { self.multigrid_.apply(in, out); }));
+  PetscCall(with_local_arrays(r, z, [&](const double* in, double* out) {
+    self.multigrid_.apply(in, out);
+  }));
   MatNullSpace nullspace = nullptr;
   PetscCall(MatGetNullSpace(self.matrix_, &nullspace));
   if (nullspace) PetscCall(MatNullSpaceRemove(nullspace, z));
@@ -374,8 +429,8 @@ PetscErrorCode PressureSolver::store_solution(Array3<double>& pressure) const {
 
 // Solves from the rhs and initial guess given and leaves the solution in `pressure`,
 // halo-filled.
-PressureSolveStats PressureSolver::run_krylov(const Array3<double>& rhs,
-                                              Array3<double>& pressure, Halo& halo) {
+PressureSolveStats PressureSolver::run_krylov(const Array3<double>& rhs, Array3<double>& pressure,
+                                              Halo& halo) {
   check(load_vectors(rhs, pressure), "loading the right-hand side");
   MatNullSpace nullspace = nullptr;
   check(MatGetNullSpace(matrix_, &nullspace), "MatGetNullSpace");
@@ -391,7 +446,8 @@ PressureSolveStats PressureSolver::run_krylov(const Array3<double>& rhs,
   if (reason < 0)
     throw std::runtime_error("pressure solve diverged (PETSc reason " +
                              std::string(KSPConvergedReasons[reason]) + ") after " +
-                             std::to_string(its) + " iterations; try a smaller cfl or other "
+                             std::to_string(its) +
+                             " iterations; try a smaller cfl or other "
                              "[pressure] petsc_options");
   PressureSolveStats stats;
   stats.iterations = int(its);

@@ -9,6 +9,7 @@
 #include <petscksp.h>
 
 #include <string>
+#include <vector>
 
 #include "decomposition/array3.hpp"
 #include "decomposition/halo.hpp"
@@ -21,8 +22,8 @@ namespace dunesim {
 
 struct PressureSolveStats {
   int iterations = 0;
-  int64_t unknowns = 0;       // fluid cells, all ranks
-  double residual_norm = 0;   // final preconditioned residual norm as PETSc reports it
+  int64_t unknowns = 0;      // fluid cells, all ranks
+  double residual_norm = 0;  // final preconditioned residual norm as PETSc reports it
 };
 
 // Whether PETSc accepts `options` (e.g. "-pc_type hypre") for this solver: they are read, on
@@ -31,6 +32,13 @@ struct PressureSolveStats {
 // ("-ksp_max_it many") show before any work, as do words PETSc would skip ("ksp_type cg").
 // Returns the problem ("PETSc: Unable to find requested KSP type nonsense ..."), or "".
 std::string petsc_options_problem(const std::string& options);
+
+// The option names in `options` ("-ksp_typo gmres" gives "-ksp_typo") that are in PETSc's
+// options database but that nothing has read from it so far: misspelt, or not options of
+// the solver as it is configured, so they would change nothing. Only a solver that has been
+// set up and has solved has read all of its options. On this rank alone; every rank holds
+// the same options and reads them alike.
+std::vector<std::string> petsc_options_never_read(const std::string& options);
 
 class PressureSolver {
  public:
@@ -52,8 +60,8 @@ class PressureSolver {
   // Solves the system of the last solve() again for another right-hand side, reusing its
   // matrix and preconditioner (only the Krylov iterations are paid), from a zero guess, to
   // the relative tolerance `rtol`.
-  PressureSolveStats solve_again(const Array3<double>& rhs, Array3<double>& pressure,
-                                 Halo& halo, double rtol);
+  PressureSolveStats solve_again(const Array3<double>& rhs, Array3<double>& pressure, Halo& halo,
+                                 double rtol);
 
   // Frees the last system (matrix, preconditioner, vectors). The step calls it once its
   // projections are done, so that the preconditioner's memory, the largest single block a
@@ -74,8 +82,7 @@ class PressureSolver {
   static PetscErrorCode multiply_matrix_free(Mat matrix, Vec p, Vec Ap);
   PetscErrorCode load_vectors(const Array3<double>& rhs, const Array3<double>& pressure);
   PetscErrorCode store_solution(Array3<double>& pressure) const;
-  PressureSolveStats run_krylov(const Array3<double>& rhs, Array3<double>& pressure,
-                                Halo& halo);
+  PressureSolveStats run_krylov(const Array3<double>& rhs, Array3<double>& pressure, Halo& halo);
   static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);
 
   const Topology& topo_;

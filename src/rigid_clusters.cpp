@@ -55,9 +55,18 @@ Vec6 rigid_row(int a, const std::array<double, 3>& r) {
   Vec6 row{0, 0, 0, 0, 0, 0};
   row[a] = 1;
   // r x e_a
-  if (a == 0) { row[4] = r[2]; row[5] = -r[1]; }
-  if (a == 1) { row[3] = -r[2]; row[5] = r[0]; }
-  if (a == 2) { row[3] = r[1]; row[4] = -r[0]; }
+  if (a == 0) {
+    row[4] = r[2];
+    row[5] = -r[1];
+  }
+  if (a == 1) {
+    row[3] = -r[2];
+    row[5] = r[0];
+  }
+  if (a == 2) {
+    row[3] = r[1];
+    row[4] = -r[0];
+  }
   return row;
 }
 
@@ -75,9 +84,9 @@ void symmetric_eigen(Mat6 A, Vec6& lambda, Mat6& V) {
       for (int q = p + 1; q < 6; ++q) {
         if (A[p][q] == 0) continue;
         const double theta = (A[q][q] - A[p][p]) / (2 * A[p][q]);
-        const double t = std::abs(theta) > 1e150
-                             ? 0.5 / theta
-                             : std::copysign(1.0, theta) / (std::abs(theta) + std::hypot(theta, 1.0));
+        const double t = std::abs(theta) > 1e150 ? 0.5 / theta
+                                                 : std::copysign(1.0, theta) /
+                                                       (std::abs(theta) + std::hypot(theta, 1.0));
         const double c = 1 / std::sqrt(t * t + 1), s = t * c;
         for (int k = 0; k < 6; ++k) {
           const double kp = A[k][p], kq = A[k][q];

@@ -59,6 +59,24 @@ struct RunStart {
   RunProgress resumed;  // where the checkpoint left off (restarts only)
 };
 
+// The case stored in a checkpoint. Its text passed the checkpoint's checksum, so a text that
+// does not parse is damage to the checkpoint, not a mistake in the case file on disk (whose
+// name the stored text carries). Collective: the meshes it names are read on rank 0 for all.
+CaseConfig stored_case(const CheckpointReader& checkpoint, MPI_Comm comm) {
+  const CheckpointCase& stored = checkpoint.source();
+  try {
+    return parse_case_text(stored.text, stored.file, comm);
+  } catch (const CaseError& e) {
+    std::string problem = e.what();
+    const std::string named = stored.file + ": ";
+    if (problem.rfind(named, 0) == 0) problem.erase(0, named.size());
+    throw std::runtime_error(checkpoint.path() +
+                             ": damaged checkpoint: the case text stored "
+                             "in it (read from " +
+                             stored.file + ") is not a valid case: " + problem);
+  }
+}
+
 // Collective. The case's initial state, or the checkpoint's that options.restart names. A
 // restart runs the case stored in the checkpoint (so that the physics cannot change
 // half-way), with this command line's options on top.
@@ -70,15 +88,15 @@ RunStart start_run(const CaseConfig& case_config, const RunOptions& options, MPI
     start.simulation = std::make_unique<Simulation>(start.config, comm);
     return start;
   }
-  CheckpointReader checkpoint(
-      comm, find_checkpoint(comm, checkpoint_directory(start.config), options.restart));
+  CheckpointReader checkpoint(comm, find_checkpoint(comm, checkpoint_directory(start.config),
+                                                    options.restart));
   const CheckpointCase& stored = checkpoint.source();
+  start.config = with_options(stored_case(checkpoint, comm), options);
   if (root && stored.text != case_config.text)
     std::fprintf(stderr,
                  "warning: %s differs from the case stored in %s (read from %s); the run "
                  "continues with the stored case\n",
                  case_config.file.c_str(), checkpoint.path().c_str(), stored.file.c_str());
-  start.config = with_options(parse_case_text(stored.text, stored.file), options);
   start.simulation = restore_simulation(start.config, checkpoint, comm);
   start.restarted = true;
   start.resumed = checkpoint.progress();
@@ -87,6 +105,30 @@ RunStart start_run(const CaseConfig& case_config, const RunOptions& options, MPI
                 checkpoint.path().c_str(), start.resumed.time, (long long)start.resumed.steps,
                 checkpoint.ranks());
   return start;
+}
+
+// Why PETSc's options database holds options that nothing read: "" when it read them all.
+std::string never_read_problem(const std::string& options) {
+  std::string names;
+  for (const std::string& name : petsc_options_never_read(options))
+    names += (names.empty() ? "" : ", ") + name;
+  if (names.empty()) return "";
+  return "PETSc never read " + names +
+         " (misspelt, or not an option of the pressure solver as it is configured)";
+}
+
+// Collective; once the pressure solver has set itself up and solved. PETSc skips an option
+// that nothing asks for without a word, so a misspelt one ("-ksp_typo gmres") would change
+// nothing unseen: every option of the command line and of the case must have been read.
+void check_petsc_options_were_read(const CaseConfig& config, const RunOptions& options,
+                                   MPI_Comm comm) {
+  const RankError command_line =
+      first_error_on_any_rank(comm, never_read_problem(options.petsc_options));
+  if (command_line.failed())
+    throw UsageError("--petsc \"" + options.petsc_options + "\": " + command_line.message);
+  const RankError of_case =
+      first_error_on_any_rank(comm, never_read_problem(config.pressure.petsc_options));
+  if (of_case.failed()) throw CaseError(config.file, "pressure.petsc_options", of_case.message);
 }
 
 // Simulated times closer than this count as equal (end of run, output times).
@@ -126,9 +168,9 @@ class OutputSchedule {
     for (int64_t added = 0; interval_ > 0 && next_ <= now + eps_; ++added) {
       if (added > kMaxOutputFrames)
         throw std::runtime_error("output schedule: more than " +
-                                 std::to_string(kMaxOutputFrames) + " frames to reach t = " +
-                                 std::to_string(now) + " s at output.interval = " +
-                                 std::to_string(interval_) + " s");
+                                 std::to_string(kMaxOutputFrames) +
+                                 " frames to reach t = " + std::to_string(now) +
+                                 " s at output.interval = " + std::to_string(interval_) + " s");
       next_ += interval_;
     }
   }
@@ -146,9 +188,9 @@ class CheckpointPolicy {
   bool due(const Topology& topo, bool stopping, int64_t steps) const {
     const double seconds = spec_.interval_seconds;
     const bool time_due =
-        seconds > 0 &&
-        any_rank(topo, root_ && std::chrono::duration<double>(
-                                    std::chrono::steady_clock::now() - last_).count() >= seconds);
+        seconds > 0 && any_rank(topo, root_ && std::chrono::duration<double>(
+                                                   std::chrono::steady_clock::now() - last_)
+                                                       .count() >= seconds);
     const int64_t every = spec_.interval_steps;
     return stopping || time_due || (every > 0 && steps % every == 0);
   }
@@ -165,8 +207,11 @@ class CheckpointPolicy {
 class Progress {
  public:
   Progress(bool print, double start_time, double end_time)
-      : print_(print), start_time_(start_time), end_time_(end_time),
-        start_(std::chrono::steady_clock::now()), last_print_(start_) {}
+      : print_(print),
+        start_time_(start_time),
+        end_time_(end_time),
+        start_(std::chrono::steady_clock::now()),
+        last_print_(start_) {}
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
@@ -176,7 +221,8 @@ class Progress {
     last_print_ = now;
     const double wall = elapsed();
     const double eta = sim.time() > start_time_
-                           ? wall * (end_time_ - sim.time()) / (sim.time() - start_time_) : 0;
+                           ? wall * (end_time_ - sim.time()) / (sim.time() - start_time_)
+                           : 0;
     std::printf("t = %.4f s  step %lld  dt = %.3e s  pressure its %d  wall %s  ETA %s\n",
                 sim.time(), (long long)sim.steps(), dt, sim.last_pressure_solve().iterations,
                 format_duration(wall).c_str(), format_duration(eta).c_str());
@@ -252,9 +298,8 @@ void announce_run(const CaseConfig& config, const Simulation& sim, bool print) {
   const int64_t total_particles = global_sum(topo, int64_t(sim.particles().size()));
   if (print)
     std::printf("dunesim: case '%s', %lld particles, grid %dx%dx%d, %d ranks (%dx%dx%d)\n",
-                config.name.c_str(), (long long)total_particles, config.cells[0],
-                config.cells[1], config.cells[2], topo.size(), topo.dims()[0], topo.dims()[1],
-                topo.dims()[2]);
+                config.name.c_str(), (long long)total_particles, config.cells[0], config.cells[1],
+                config.cells[2], topo.size(), topo.dims()[0], topo.dims()[1], topo.dims()[2]);
 }
 
 // Collective. Gathers what every rank measured into result.report_path.
@@ -279,9 +324,10 @@ void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
 // Rank 0's last line: how the run ended.
 void print_end(const RunResult& result, bool quiet) {
   if (result.stopped)
-    std::fprintf(stderr, "dunesim: stopped by a signal at t = %.6g s, step %lld; checkpoint %s "
-                 "(continue with --restart latest)\n", result.simulated_time,
-                 (long long)result.steps, result.last_checkpoint.c_str());
+    std::fprintf(stderr,
+                 "dunesim: stopped by a signal at t = %.6g s, step %lld; checkpoint %s "
+                 "(continue with --restart latest)\n",
+                 result.simulated_time, (long long)result.steps, result.last_checkpoint.c_str());
   else if (!quiet)
     std::printf("dunesim: done, %lld steps to t = %.4f s in %s; report %s\n",
                 (long long)result.steps, result.simulated_time,
@@ -296,8 +342,10 @@ RunResult stopped_during_start_up(const Simulation& sim, const RunOptions& optio
   result.steps = sim.steps();
   result.simulated_time = sim.time();
   if (root)
-    std::fprintf(stderr, "dunesim: stopped by a signal during start-up, before step %lld: "
-                 "nothing to save, no checkpoint written (%s)\n", (long long)sim.steps() + 1,
+    std::fprintf(stderr,
+                 "dunesim: stopped by a signal during start-up, before step %lld: "
+                 "nothing to save, no checkpoint written (%s)\n",
+                 (long long)sim.steps() + 1,
                  options.restart.empty() ? "run the same command again"
                                          : "continue from the same checkpoint");
   return result;
@@ -324,19 +372,25 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   announce_run(config, sim, root && !options.quiet);
 
   // After a restart the frame of this moment, if one was due, was written before the checkpoint.
-  if (!start.restarted && options.write_frames) write_frame(writer, sim, config.output.grid_fields);
+  if (!start.restarted && options.write_frames)
+    write_frame(writer, sim, config.output.grid_fields);
   OutputSchedule outputs(config, sim.time());
   CheckpointPolicy checkpoint_policy(config.checkpoint, root);
   Progress progress(root && !options.quiet, sim.time(), config.end_time);
   double last_dt = start.resumed.last_dt;
   std::vector<int> iterations;
   RunResult result;
+  bool petsc_options_checked = false;
 
   while (run_continues(sim, config)) {
     const double dt =
         outputs.clip(sim.time(), std::min(sim.stable_dt(), config.end_time - sim.time()));
     sim.step(dt);
     last_dt = dt;
+    if (!petsc_options_checked && sim.last_pressure_solve().unknowns > 0) {
+      check_petsc_options_were_read(config, options, comm);
+      petsc_options_checked = true;
+    }
     iterations.push_back(sim.last_pressure_solve().iterations);
 #if DUNESIM_WITH_CATALYST
     if (catalyst && sim.steps() % config.catalyst.interval_steps == 0) coprocess(*catalyst, sim);

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "io/case_config.hpp"
@@ -15,18 +16,27 @@ struct RunOptions {
   int64_t max_steps = -1;        // overrides the case's [time] max_steps when >= 0
   double end_time = -1;          // overrides the case's [time] end when > 0
   bool write_frames = true;
-  bool quiet = false;            // no progress lines
-  std::string restart;           // "latest" or a checkpoint file: continue from it
+  bool quiet = false;         // no progress lines
+  std::string restart;        // "latest" or a checkpoint file: continue from it
+  std::string petsc_options;  // --petsc, already in PETSc's options database; named in
+                              // the error when one of them is never read
+};
+
+// A command-line value that does not fit the case or the solver: the user's to fix, like a
+// bad case file (dunesim exits with status 2).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct RunResult {
   int64_t steps = 0;
   double simulated_time = 0;
   double wall_seconds = 0;
-  int64_t particles = 0;         // all ranks
+  int64_t particles = 0;  // all ranks
   std::string report_path;
-  bool stopped = false;          // stopped early by SIGTERM or SIGUSR1, after a checkpoint
-  std::string last_checkpoint;   // the last checkpoint written, if any
+  bool stopped = false;         // stopped early by SIGTERM or SIGUSR1, after a checkpoint
+  std::string last_checkpoint;  // the last checkpoint written, if any
 };
 
 // Collective. Frames go to <output>/<name>_NNNNNN.h5 with the series <output>/<name>.xmf,

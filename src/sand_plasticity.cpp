@@ -142,8 +142,9 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
   for (const Array3<double>& component : stress)
     same_boxes = same_boxes && component.box() == type.box();
   if (!same_boxes)
-    throw std::invalid_argument("apply_stress_divergence: stress and yielding must cover the "
-                                "grid's cell box");
+    throw std::invalid_argument(
+        "apply_stress_divergence: stress and yielding must cover the "
+        "grid's cell box");
   const uint8_t* types = type.data();
   const uint8_t* yields = yielding.data();
   // grid.rigid is zero where no cell was classified (then sigma_ab is used as it is).
@@ -191,8 +192,10 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   // sand region: allocating or clearing them whole each step cost more than the plasticity
   // itself on large, mostly empty grids.
   auto clear = [&](auto& array, auto zero) {
-    if (array.box() == local) array.fill(g.sand_region, zero);
-    else array.reset(local, Stagger::Cell, zero);
+    if (array.box() == local)
+      array.fill(g.sand_region, zero);
+    else
+      array.reset(local, Stagger::Cell, zero);
   };
   StressField& stress = g.stress;
   for (Array3<double>& s : stress) clear(s, 0.0);
@@ -215,11 +218,10 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     const double cell_sin_phi = sin_phi * local.friction_scale;
     const SymTensor sigma_rigid = rigid_stress(d, rho, g.dx, dt);
     const bool negligible = d.frobenius_norm() * dt < kNegligibleStrain;
-    const bool is_rigid =
-        negligible || stays_rigid(sigma_rigid, p, cell_sin_phi, local.cohesion);
-    const SymTensor sigma = is_rigid ? sigma_rigid
-                                     : flowing_stress(d, p, cell_sin_phi, local.viscosity, rho,
-                                                      g.dx, dt);
+    const bool is_rigid = negligible || stays_rigid(sigma_rigid, p, cell_sin_phi, local.cohesion);
+    const SymTensor sigma =
+        is_rigid ? sigma_rigid
+                 : flowing_stress(d, p, cell_sin_phi, local.viscosity, rho, g.dx, dt);
     for (int n = 0; n < 6; ++n) stress[n](i, j, k) = sigma.c[n];
     if (is_rigid) {
       g.rigid(i, j, k) = 1;
@@ -230,9 +232,9 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     }
   });
 
-  halo.fill<double, uint8_t>(
-      {&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]},
-      {&g.yielding, &g.rigid});
+  halo.fill<double, uint8_t>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4],
+                              &stress[5]},
+                             {&g.yielding, &g.rigid});
   apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt);
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
   return stats;

@@ -84,18 +84,17 @@ struct SandPlasticityStats {
 // carries the frictional stress of the interface instead of its own (see the .cpp). Stencil
 // in the .cpp. Ghost faces are left as they were.
 void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
-                             const Array3<uint8_t>& yielding, const Box& yielding_box,
-                             double dt);
+                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt);
 
 // The sand stage, after project_pressure (grid.vel, grid.pressure, grid.density and
 // grid.cell_type halo-consistent). `sand_cells` marks fluid cells whose particles are sand
 // (owned cells are read); `sand` gives the friction angle and cohesion of the case's single
 // sand material; when it holds water, grid.saturation (owned cells) turns them into each
-// cell's own through wet_sand_properties (src/wet_sand.hpp). Rigid cells store sigma_rigid, yielding cells sigma_f, others no stress;
-// the divergence of that field updates the faces next to yielding cells. Cells with
-// |D|_F dt below round-off are rigid (D/|D| is undefined there). On return grid.rigid and
-// grid.yielding cover the local cell box with 1 for the sand cells that did not yield and
-// for those that did; they, grid.stress and the velocities are halo-filled, and
+// cell's own through wet_sand_properties (src/wet_sand.hpp). Rigid cells store sigma_rigid,
+// yielding cells sigma_f, others no stress; the divergence of that field updates the faces next
+// to yielding cells. Cells with |D|_F dt below round-off are rigid (D/|D| is undefined there). On
+// return grid.rigid and grid.yielding cover the local cell box with 1 for the sand cells that did
+// not yield and for those that did; they, grid.stress and the velocities are halo-filled, and
 // grid.sand_region is the bounding box of the local sand cells, outside which the sand
 // arrays are zero.
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,

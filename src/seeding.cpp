@@ -61,7 +61,8 @@ void for_each_seed(const CaseConfig& config, const Topology& topo, const Array3<
       const Vec3 pos = jittered_seed_position(config, i, j, k, sub, id);
       int source = -1;
       for (size_t s = 0; s < config.sources.size(); ++s)
-        if (!config.sources[s].is_rain() && config.sources[s].shape.contains(pos)) source = int(s);
+        if (!config.sources[s].is_rain() && config.sources[s].shape.contains(pos))
+          source = int(s);
       if (source >= 0) visit(pos, source, id);
     }
   });

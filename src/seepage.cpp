@@ -62,7 +62,8 @@ void add_seeped_particle(const CaseConfig& config, const MacGrid& g, int materia
   SourceSpec seep;
   seep.material = material;
   for (int a = 0; a < 3; ++a)
-    seep.velocity[a] = interpolate(g.vel[a], make_stencil(g.vel[a], a, g.dx, pos[0], pos[1], pos[2]));
+    seep.velocity[a] =
+        interpolate(g.vel[a], make_stencil(g.vel[a], a, g.dx, pos[0], pos[1], pos[2]));
   add_source_particle(seep, config.materials, pos, id, p);
   p.water_content.back() = water;
 }
@@ -94,8 +95,8 @@ SeepageStats release_seepage(const Topology& topo, Halo& halo, const CaseConfig&
   lost.fill(0.0);
   const double n = sand.wet.porosity, ideal = sand.wet.ideal_saturation;
   const Box owned = topo.owned_cells(topo.rank());
-  const Box region = nonzero_bounding_box(count).intersect(
-      neighbourhood(owned, 1, topo.local(Stagger::Cell)));
+  const Box region =
+      nonzero_bounding_box(count).intersect(neighbourhood(owned, 1, topo.local(Stagger::Cell)));
   const std::array<Face, 5> faces = seeping_faces(config.gravity);
   for_each_index(region, [&](int i, int j, int k) {
     const double c = count(i, j, k), w = water(i, j, k);
@@ -111,8 +112,8 @@ SeepageStats release_seepage(const Topology& topo, Halo& halo, const CaseConfig&
     if (open_faces == 0) return;
     // One particle volume per period through a full face (c / 8 of it for c particles), at
     // most a whole particle, and together no more than the water above S'.
-    const double release = std::min({releases * c / kParticlesPerCell, 1.0,
-                                      (w - c * n * ideal) / open_faces});
+    const double release =
+        std::min({releases * c / kParticlesPerCell, 1.0, (w - c * n * ideal) / open_faces});
     const bool owns_sand = owned.contains(i, j, k);
     const int64_t sand_cell = global_cell_index(config.cells, i, j, k);
     for (size_t f = 0; f < faces.size(); ++f) {
@@ -137,8 +138,7 @@ SeepageStats release_seepage(const Topology& topo, Halo& halo, const CaseConfig&
   for (size_t q = 0; q < p.size(); ++q) {
     const MaterialSpec& m = config.materials[p.material[q]];
     if (m.kind != MaterialKind::Sand || !m.wet.holds_water()) continue;
-    const int i = int(std::floor(p.x[q] * inv_dx)), j = int(std::floor(p.y[q] * inv_dx)),
-              k = int(std::floor(p.z[q] * inv_dx));
+    const auto [i, j, k] = particle_cell(p, q, inv_dx);
     if (lost(i, j, k) != 0.0) p.water_content[q] -= lost(i, j, k) / count(i, j, k);
   }
   return stats;

@@ -40,6 +40,14 @@ namespace {
 // break: the all-cell loops cost about 1e-7 s a cell, the particle stages 3e-7 s a particle.
 constexpr double kGridWorkPerCell = 0.25;
 
+// Work of one particle in the same units: 1 for water; a sand particle also pays for the
+// sand stages, as much as the case's [load_balance] sand_particle_work says.
+double particle_work(const CaseConfig& config, int material) {
+  return config.materials[material].kind == MaterialKind::Sand
+             ? config.load_balance.sand_particle_work
+             : 1.0;
+}
+
 // Cuts that give every rank a similar amount of initial work. Seeding is a pure function
 // of the case, so the particles can be counted on an even layout and seeded for real on the
 // balanced one.
@@ -49,8 +57,9 @@ BlockCuts balanced_initial_cuts(const CaseConfig& config, MPI_Comm comm, int gho
   mark_static_solids(config, solid);
   Array3<double> work(even.local(Stagger::Cell), Stagger::Cell, kGridWorkPerCell);
   const double dx = config.cell_size;
-  for_each_seed(config, even, solid, [&](const Vec3& p, int, int64_t) {
-    work(int(p[0] / dx), int(p[1] / dx), int(p[2] / dx)) += 1.0;
+  for_each_seed(config, even, solid, [&](const Vec3& p, int source, int64_t) {
+    work(int(p[0] / dx), int(p[1] / dx), int(p[2] / dx)) +=
+        particle_work(config, config.sources[source].material);
   });
   return choose_balanced_layout(even, work).cuts;
 }
@@ -84,17 +93,30 @@ void Simulation::lay_out_grid() {
   if (has_pore_water()) grid_.allocate_pore_water(*topo_);
 }
 
+namespace {
+double max_over_mean(const Topology& topo, double local) {
+  const double mean = global_sum(topo, local) / topo.size();
+  return mean > 0 ? global_max(topo, local) / mean : 1.0;
+}
+}  // namespace
+
 double Simulation::particle_imbalance() const {
-  const double local = double(particles_.size());
-  const double mean = global_sum(*topo_, local) / topo_->size();
-  return mean > 0 ? global_max(*topo_, local) / mean : 1.0;
+  return max_over_mean(*topo_, double(particles_.size()));
+}
+
+double Simulation::work_imbalance() const {
+  double local = 0;
+  for (size_t n = 0; n < particles_.size(); ++n)
+    local += particle_work(config_, particles_.material[n]);
+  return max_over_mean(*topo_, local);
 }
 
 bool Simulation::rebalance() {
   Array3<double> work(topo_->local(Stagger::Cell), Stagger::Cell, kGridWorkPerCell);
   const double dx = config_.cell_size;
   for (size_t n = 0; n < particles_.size(); ++n)
-    work(int(particles_.x[n] / dx), int(particles_.y[n] / dx), int(particles_.z[n] / dx)) += 1.0;
+    work(int(particles_.x[n] / dx), int(particles_.y[n] / dx), int(particles_.z[n] / dx)) +=
+        particle_work(config_, particles_.material[n]);
   BalancedLayout layout = choose_balanced_layout(*topo_, work);
   if (layout.cuts == topo_->starts()) return false;
   // The grid carries no state between steps except the pressure, which is only the next
@@ -108,10 +130,9 @@ bool Simulation::rebalance() {
 
 void Simulation::balance_load() {
   auto t = clock_.time(kBalanceLoad);
-  ImbalanceCheck check{steps_, particle_imbalance(), 0.0};
-  check.after = check.before > config_.load_balance.threshold && rebalance()
-                    ? particle_imbalance()
-                    : check.before;
+  ImbalanceCheck check{steps_, work_imbalance(), 0.0};
+  check.after = check.before > config_.load_balance.threshold && rebalance() ? work_imbalance()
+                                                                             : check.before;
   imbalance_history_.push_back(check);
 }
 
@@ -260,9 +281,8 @@ void Simulation::absorb_water() {
 
 void Simulation::percolate_water(double dt) {
   auto t = clock_.time(kPercolateWater);
-  percolation_substeps_ = percolate_pore_water(*topo_, *halo_, config_.materials,
-                                               *sand_material_, config_.gravity, dt, grid_,
-                                               particles_);
+  percolation_substeps_ = percolate_pore_water(*topo_, *halo_, config_.materials, *sand_material_,
+                                               config_.gravity, dt, grid_, particles_);
 }
 
 void Simulation::apply_darcy_drag(double dt) {
@@ -300,8 +320,9 @@ void Simulation::restore(Particles particles, double time, int64_t steps) {
                                          int(std::floor(particles.z[n] / dx)));
   // Decided collectively so that every rank throws, or none does.
   if (any_rank(*topo_, outside))
-    throw std::runtime_error("restored particles lie outside their rank's block; send them "
-                             "to their owners first (redistribute_particles)");
+    throw std::runtime_error(
+        "restored particles lie outside their rank's block; send them "
+        "to their owners first (redistribute_particles)");
   particles_ = std::move(particles);
   time_ = time;
   steps_ = steps;

@@ -21,11 +21,27 @@ namespace dunesim {
 // Stages of one step, in order; they name the timing report's entries. A new stage is
 // added twice, at the same place: here and in kStageNames (checked at compile time).
 enum Stage : int {
-  kParticlesToGrid, kSaveGridVelocity, kAddBodyForces, kEnforceBoundaries, kProjectPressure,
-  kSandPlasticity, kRigidClusters, kReprojectPressure, kExtrapolateVelocity, kGridToParticles,
-  kDarcyDrag, kAdvectParticles, kMigrateParticles, kAbsorbWater, kPercolateWater, kSeepWater,
+  kParticlesToGrid,
+  kSaveGridVelocity,
+  kAddBodyForces,
+  kEnforceBoundaries,
+  kProjectPressure,
+  kSandPlasticity,
+  kRigidClusters,
+  kReprojectPressure,
+  kExtrapolateVelocity,
+  kGridToParticles,
+  kDarcyDrag,
+  kAdvectParticles,
+  kMigrateParticles,
+  kAbsorbWater,
+  kPercolateWater,
+  kSeepWater,
   kEmitParticles,
-  kSortParticles, kBalanceLoad, kOutput, kStageCount
+  kSortParticles,
+  kBalanceLoad,
+  kOutput,
+  kStageCount
 };
 
 struct StageName {
@@ -72,6 +88,9 @@ class Simulation {
 
   // Max / mean particles per rank now (collective).
   double particle_imbalance() const;
+  // Max / mean work per rank now, what the load balancer evens out: particles, each sand
+  // particle counting [load_balance] sand_particle_work (collective).
+  double work_imbalance() const;
   // Re-cuts the blocks from the particles each cell holds now and moves grid ownership and
   // particles to the new layout (collective). Returns true if the cuts changed.
   bool rebalance();

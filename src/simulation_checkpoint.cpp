@@ -1,8 +1,12 @@
 #include "src/simulation_checkpoint.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <stdexcept>
 
 #include "decomposition/redistribute.hpp"
+#include "decomposition/reductions.hpp"
 
 namespace dunesim {
 namespace {
@@ -11,6 +15,31 @@ namespace {
 // guess: without it a restarted run would converge to a slightly different pressure.
 std::vector<CellField> persistent_cell_fields(Simulation& sim) {
   return {{"pressure", &sim.grid().pressure}};
+}
+
+// "" when every particle lies in a cell of the grid and is of a material of the case;
+// otherwise where the first that does not is. Stored values the checksums could not catch
+// (written wrong, or by hand) would otherwise surface later as lost particles.
+std::string restored_particles_problem(const Particles& p, const CaseConfig& config) {
+  const double dx = config.cell_size;
+  for (size_t n = 0; n < p.size(); ++n) {
+    const double position[3] = {p.x[n], p.y[n], p.z[n]};
+    for (int a = 0; a < 3; ++a) {
+      const double cell = std::floor(position[a] / dx);
+      if (!(cell >= 0 && cell < config.cells[size_t(a)]))
+        return fmt::format(
+            "a particle lies outside the domain [0, {}] x [0, {}] x [0, {}] m: "
+            "id {} at ({}, {}, {}) m",
+            config.domain_size[0], config.domain_size[1], config.domain_size[2], p.id[n], p.x[n],
+            p.y[n], p.z[n]);
+    }
+    if (p.material[n] >= config.materials.size())
+      return fmt::format(
+          "a particle is of a material the case does not have: id {} of "
+          "material {}, the case has {}",
+          p.id[n], int(p.material[n]), config.materials.size());
+  }
+  return "";
 }
 
 }  // namespace
@@ -30,12 +59,18 @@ std::unique_ptr<Simulation> restore_simulation(const CaseConfig& config,
   MPI_Comm_size(comm, &ranks);
   const bool same_layout = ranks == checkpoint.ranks();
   if (config.cells != checkpoint.cells())
-    throw std::runtime_error(checkpoint.path() + ": the checkpoint's grid has other cell "
+    throw std::runtime_error(checkpoint.path() +
+                             ": the checkpoint's grid has other cell "
                              "counts than the case being restored");
   auto sim = same_layout ? std::make_unique<Simulation>(config, comm, checkpoint.cuts())
                          : std::make_unique<Simulation>(config, comm);
   const Topology& topo = sim->topology();
   Particles particles = checkpoint.read_particles();
+  const RankError damage =
+      first_error_on_any_rank(comm, restored_particles_problem(particles, config));
+  if (damage.failed())
+    throw std::runtime_error(fmt::format("{}: damaged checkpoint: {} (on rank {})",
+                                         checkpoint.path(), damage.message, damage.rank));
   if (!same_layout) redistribute_particles(topo, config.cell_size, particles);
   for (const CellField& field : persistent_cell_fields(*sim)) {
     checkpoint.read_cell_field(field.name, topo.owned_cells(topo.rank()), *field.array);

@@ -20,7 +20,8 @@ class StopSignals {
   bool requested() const;
 
  private:
-  struct sigaction previous_term_{}, previous_usr1_{};
+  struct sigaction previous_term_ {
+  }, previous_usr1_{};
 };
 
 }  // namespace dunesim

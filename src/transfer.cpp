@@ -7,8 +7,8 @@
 
 namespace dunesim {
 
-void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& materials,
-                       Halo& halo, const Topology& topo, MacGrid& g) {
+void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& materials, Halo& halo,
+                       const Topology& topo, MacGrid& g) {
   // The saved velocities are overwritten after P2G, so they hold the weight sums meanwhile.
   std::array<Array3<float>, 3>& weight = g.vel_saved;
   Array3<double>& particle_count = g.cell_scratch;

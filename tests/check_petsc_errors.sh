@@ -3,7 +3,8 @@
 #
 # PETSc errors must end `dunesim run` on every rank (1 and 2 ranks) with one message: options
 # PETSc rejects, from --petsc or from the case, before any work with status 2; an error PETSc
-# only finds in the solve (a factorisation package that does not exist) with status 3.
+# only finds in the solve (a factorisation package that does not exist) with status 3; an
+# option that the solver never read (misspelt), after the first solve with status 2.
 # Before PETSc's errors were returned to the caller, its default handler made every rank but
 # rank 0 sleep and exit 0 while rank 0 waited in MPI_Finalize.
 set -u
@@ -25,4 +26,22 @@ expect_failure 2 "key 'pressure.petsc_options': PETSc: Unknown option nonsense f
 expect_failure 3 "error: PETSc failed in KSPSolve: Could not locate solver type nonsense" \
   "$exe" run tiny.toml --quiet --petsc "-pc_type lu -pc_factor_mat_solver_type nonsense"
 [ ! -e out/tiny_000001.h5 ] || fail "a failed run wrote a frame after the failure"
+
+# A misspelt option name, which PETSc alone would skip without a word: once the solver has
+# solved, every option given must have been read (status 2, naming the option and where it
+# came from).
+expect_failure 2 '--petsc "-ksp_typo gmres": PETSc never read -ksp_typo (misspelt, or not an option' \
+  "$exe" run tiny.toml --quiet --petsc "-ksp_typo gmres"
+cp tiny.toml case_typo.toml
+printf '[pressure]\npetsc_options = "-pc_type hypre -pc_hypre_boomeramg_strong_threshhold 0.6"\n' \
+  >> case_typo.toml
+expect_failure 2 "case_typo.toml: key 'pressure.petsc_options': PETSc never read -pc_hypre_boomeramg_strong_threshhold" \
+  "$exe" run case_typo.toml --quiet
+# An option of a preconditioner that is not the one in use changes nothing either.
+expect_failure 2 '--petsc "-pc_hypre_boomeramg_P_max 2": PETSc never read -pc_hypre_boomeramg_P_max' \
+  "$exe" run tiny.toml --quiet --petsc "-pc_hypre_boomeramg_P_max 2"
+# Options that only the solve reads, and one that dunesim also sets by default, are read.
+timeout -k 10 60 mpiexec -n 2 --oversubscribe "$exe" run tiny.toml --quiet --max-steps 2 \
+  --output accepted --petsc "-ksp_converged_reason -pc_type hypre -pc_hypre_boomeramg_P_max 2" ||
+  fail "a run with options that the solver reads failed"
 echo "PASS"

@@ -30,18 +30,19 @@ struct RunComparison {
   int64_t particles = 0;            // held by the run, over all its ranks
   int64_t reference_particles = 0;  // in the reference run
   bool references_agree = true;     // every rank's reference run has that many particles
-  int64_t unknown = 0;     // particles of the run whose id the reference does not have
-  int64_t missing = 0;     // reference particles that no rank of the run holds
-  int64_t duplicated = 0;  // reference particles that the run holds more than once
-  double position = 0;     // largest difference in a coordinate, over matched particles (m)
-  double velocity = 0;     // largest difference in a velocity component (m/s)
+  int64_t unknown = 0;              // particles of the run whose id the reference does not have
+  int64_t missing = 0;              // reference particles that no rank of the run holds
+  int64_t duplicated = 0;           // reference particles that the run holds more than once
+  double position = 0;  // largest difference in a coordinate, over matched particles (m)
+  double velocity = 0;  // largest difference in a velocity component (m/s)
 };
 
 namespace detail {
 
 // This rank's share of the comparison: unknown ids, the largest differences, and in
 // held[q] how many of its particles are reference particle q.
-inline RunComparison compare_local(const Particles& p, const Particles& r, std::vector<int>& held) {
+inline RunComparison compare_local(const Particles& p, const Particles& r,
+                                   std::vector<int>& held) {
   std::unordered_map<int64_t, size_t> where;
   for (size_t n = 0; n < r.size(); ++n) where[r.id[n]] = n;
   RunComparison c;
@@ -55,8 +56,9 @@ inline RunComparison compare_local(const Particles& p, const Particles& r, std::
     ++held[q];
     c.position = std::max({c.position, std::abs(p.x[n] - r.x[q]), std::abs(p.y[n] - r.y[q]),
                            std::abs(p.z[n] - r.z[q])});
-    c.velocity = std::max({c.velocity, double(std::abs(p.vx[n] - r.vx[q])),
-                           double(std::abs(p.vy[n] - r.vy[q])), double(std::abs(p.vz[n] - r.vz[q]))});
+    c.velocity =
+        std::max({c.velocity, double(std::abs(p.vx[n] - r.vx[q])),
+                  double(std::abs(p.vy[n] - r.vy[q])), double(std::abs(p.vz[n] - r.vz[q]))});
   }
   return c;
 }

@@ -73,14 +73,14 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
 
 struct HeapShape {
   double left_slope_deg = 0, right_slope_deg = 0;  // flanks between 20% and 80% of the top
-  double top = 0;        // m above the floor's surface
-  double base = 0;       // m, the width of the columns holding sand
-  double max_speed = 0;  // m/s
+  double top = 0;                                  // m above the floor's surface
+  double base = 0;                                 // m, the width of the columns holding sand
+  double max_speed = 0;                            // m/s
   // m, the largest and the mean change of a column's surface over the last `rest_window` s,
   // the mean over the columns that hold sand (pour_heap)
   double surface_change = 0, mean_surface_change = 0;
-  int64_t particles = 0;  // at the end
-  int64_t created = 0;    // seeded at the start plus emitted
+  int64_t particles = 0;        // at the end
+  int64_t created = 0;          // seeded at the start plus emitted
   std::vector<double> surface;  // m above the floor, per column of cells along x
   double mean_slope_deg() const { return 0.5 * (left_slope_deg + right_slope_deg); }
 };
@@ -121,14 +121,18 @@ inline HeapShape measure_heap(const Simulation& sim, double floor_height) {
 
   const int peak = int(std::max_element(surface.begin(), surface.end()) - surface.begin());
   heap.top = surface[peak];
-  heap.base = dx * double(std::count_if(surface.begin(), surface.end(),
-                                        [](double h) { return h > 0; }));
+  heap.base =
+      dx * double(std::count_if(surface.begin(), surface.end(), [](double h) { return h > 0; }));
   auto slope_deg = [&](int first, int last) {
     double sx = 0, sz = 0, sxx = 0, sxz = 0, count = 0;
     for (int col = first; col < last; ++col) {
       if (surface[col] < 0.2 * heap.top || surface[col] > 0.8 * heap.top) continue;
       const double x = (col + 0.5) * dx;
-      sx += x; sz += surface[col]; sxx += x * x; sxz += x * surface[col]; count += 1;
+      sx += x;
+      sz += surface[col];
+      sxx += x * x;
+      sxz += x * surface[col];
+      count += 1;
     }
     if (count < 2) return 90.0;  // a wall of sand: no column in the band
     const double gradient = (count * sxz - sx * sz) / (count * sxx - sx * sx);

@@ -136,7 +136,8 @@ min = [0.05, 0.05, 0.15]
 max = [0.1, 0.1, 0.2]
 velocity = [0, 0, -0.5]
 emit_until = 2
-)", "cases/test.toml");
+)",
+                                   "cases/test.toml");
   ASSERT_EQ(cfg.sources.size(), 2u);
   EXPECT_EQ(cfg.sources[0].emit_until, 0.0);
   EXPECT_DOUBLE_EQ(cfg.sources[1].emit_until, 2.0);
@@ -275,7 +276,8 @@ material = "sand"
 shape = "block"
 min = [0, 0, 0]
 max = [0.2, 0.2, 0.2]
-)", "x.toml");
+)",
+                                   "x.toml");
   const MaterialSpec& sand = cfg.materials[0];
   EXPECT_EQ(sand.kind, MaterialKind::Sand);
   EXPECT_DOUBLE_EQ(sand.density, 1600.0);
@@ -293,7 +295,8 @@ kind = "sand"
 [[material]]
 name = "damp"
 kind = "sand"
-)", {"material[2].kind'", "only one sand material", "\"dry\" is already sand"});
+)",
+               {"material[2].kind'", "only one sand material", "\"dry\" is already sand"});
 }
 
 TEST(CaseConfigErrors, UnknownKeySuggestsClosest) {
@@ -393,9 +396,9 @@ TEST(CaseConfigErrors, OutputFramesAreBounded) {
                {"output.interval", "time.end = 1e+300 s", "2.5e+301 frames", "at most 1000000"});
   expect_error(kMinimal + "[output]\ninterval = 1e-7\n", {"output.interval", "5000001 frames"});
   EXPECT_NO_THROW(parse_case_text(kMinimal + "[output]\ninterval = 1e-6\n", "x.toml"));
-  EXPECT_NO_THROW(parse_case_text(
-      kDomain + "[time]\nend = 1e300\n" + kWater + kSource + "[output]\ninterval = 0\n",
-      "x.toml"));
+  EXPECT_NO_THROW(parse_case_text(kDomain + "[time]\nend = 1e300\n" + kWater + kSource +
+                                      "[output]\ninterval = 0\n",
+                                  "x.toml"));
 }
 
 // The name becomes the stem of the output files: a path in it would write elsewhere.
@@ -425,10 +428,11 @@ TEST(CaseConfigErrors, MissingRequired) {
   expect_error(kDomain + kTime + kWater, {"key 'source'", "at least one [[source]]"});
   expect_error(kDomain + kTime + "[[material]]\nname = \"w\"\n" + kSource,
                {"material[0].kind", "required key is missing"});
-  expect_error(kDomain + kTime + kWater + "[[source]]\nmaterial = \"water\"\nshape = \"block\"\n" +
-                   "min = [0, 0, 0]\n",
+  expect_error(kDomain + kTime + kWater +
+                   "[[source]]\nmaterial = \"water\"\nshape = \"block\"\n" + "min = [0, 0, 0]\n",
                {"source[0].max", "required key is missing"});
-  expect_error(kDomain + kTime + kWater + "[[source]]\nmaterial = \"water\"\nshape = \"sphere\"\n" +
+  expect_error(kDomain + kTime + kWater +
+                   "[[source]]\nmaterial = \"water\"\nshape = \"sphere\"\n" +
                    "center = [0, 0, 0]\n",
                {"source[0].radius", "required key is missing"});
 }
@@ -457,7 +461,9 @@ TEST(CaseConfigErrors, SandKeyOnWater) {
 TEST(CaseConfigErrors, Shapes) {
   std::string head = kDomain + kTime + kWater + "[[source]]\nmaterial = \"water\"\n";
   expect_error(head + "shape = \"cone\"\n",
-               {"source[0].shape", "expected \"block\" or \"sphere\" or \"mesh\" or \"heightfield\", got \"cone\""});
+               {"source[0].shape",
+                "expected \"block\" or \"sphere\" or \"cylinder\" or "
+                "\"mesh\" or \"heightfield\", got \"cone\""});
   expect_error(head + "shape = \"block\"\nmin = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\nradius = 1\n",
                {"source[0].radius", "only used when shape = \"sphere\""});
   expect_error(head + "shape = \"sphere\"\ncenter = [0, 0, 0]\nradius = 0.1\nmin = [0, 0, 0]\n",
@@ -468,6 +474,18 @@ TEST(CaseConfigErrors, Shapes) {
                {"key 'source[0]'", "outside the domain along z"});
   expect_error(head + "shape = \"sphere\"\ncenter = [0.5, 0.5, 0.5]\nradius = 0.1\n",
                {"key 'source[0]'", "sphere lies entirely outside the domain"});
+  expect_error(head + "shape = \"sphere\"\ncenter = [0, 0, 0]\nradius = 0.1\nheight = 0.1\n",
+               {"source[0].height",
+                "only used when shape = \"cylinder\", but this has shape = \"sphere\""});
+  expect_error(
+      head + "shape = \"block\"\nmin = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\ncenter = [0, 0, 0]\n",
+      {"source[0].center", "only used when shape = \"sphere\" or \"cylinder\""});
+  expect_error(head + "shape = \"cylinder\"\ncenter = [0, 0, 0]\nradius = 0.1\n",
+               {"source[0].height", "required key is missing"});
+  expect_error(head + "shape = \"cylinder\"\ncenter = [0, 0, 0]\nradius = 0.1\nheight = -1\n",
+               {"source[0].height", "expected a value > 0"});
+  expect_error(head + "shape = \"cylinder\"\ncenter = [0.5, 0.1, 0]\nradius = 0.1\nheight = 1\n",
+               {"key 'source[0]'", "cylinder lies entirely outside the domain"});
   expect_error(head + "shape = \"sphere\"\ncenter = [0.1, 0.1, 0.1]\nradius = 0\n",
                {"source[0].radius", "> 0"});
   expect_error(kMinimal + "[[collider]]\nshape = \"block\"\nmin = [-1, -1, -1]\n" +
@@ -579,9 +597,10 @@ TEST(CaseConfigErrors, MeshShapes) {
                 "it spans [5, 6], which does not overlap [0, 0.2]"});
   expect_error(head + cube + "scale = 0.1\ntranslate = [-0.2, 0, 0]\n",
                {"mesh lies outside the domain along x"});
-  expect_error(head + cube + "radius = 1\n",
-               {"source[0].radius",
-                "only used when shape = \"sphere\", but this has shape = \"mesh\""});
+  expect_error(
+      head + cube + "radius = 1\n",
+      {"source[0].radius",
+       "only used when shape = \"sphere\" or \"cylinder\", but this has shape = \"mesh\""});
   expect_error(head + cube + "min = [0, 0, 0]\n",
                {"source[0].min",
                 "only used when shape = \"block\", but this has shape = \"mesh\""});
@@ -622,6 +641,58 @@ TEST(ShapeSpec, BlockDistances) {
   EXPECT_FALSE(block.contains({-0.01, 1.0, 1.0}));
 }
 
+TEST(ShapeSpec, CylinderDistances) {
+  ShapeSpec cylinder;
+  cylinder.kind = ShapeSpec::Kind::Cylinder;
+  cylinder.center = {1.0, 1.0, 0.5};  // base
+  cylinder.radius = 0.5;
+  cylinder.height = 2.0;  // top at z = 2.5
+  // Inside: minus the distance to the nearer of the side and the caps.
+  EXPECT_DOUBLE_EQ(cylinder.signed_distance({1.0, 1.0, 1.5}), -0.5);
+  EXPECT_DOUBLE_EQ(cylinder.signed_distance({1.0, 1.0, 0.7}), -0.2);
+  EXPECT_DOUBLE_EQ(cylinder.signed_distance({1.3, 1.0, 1.5}), -0.2);
+  // Outside the side, beyond a cap, and past the rim.
+  EXPECT_DOUBLE_EQ(cylinder.signed_distance({4.0, 5.0, 1.5}), 4.5);
+  EXPECT_DOUBLE_EQ(cylinder.signed_distance({1.0, 1.2, 3.0}), 0.5);
+  EXPECT_DOUBLE_EQ(cylinder.signed_distance({1.0, 1.8, 0.1}), 0.5);  // (0.3, 0.4) from the rim
+  EXPECT_TRUE(cylinder.contains({1.3, 1.3, 2.5}));
+  EXPECT_FALSE(cylinder.contains({1.4, 1.4, 1.0}));
+  EXPECT_FALSE(cylinder.contains({1.0, 1.0, 0.49}));
+}
+
+TEST(CaseConfig, CylinderAndFrictionlessWalls) {
+  CaseConfig cfg =
+      parse_case_text(kDomain + "wall_friction = 0.6\nfrictionless_walls = [\"x-\", \"y-\"]\n" +
+                          kTime + kWater +
+                          "[[source]]\nmaterial = \"water\"\nshape = \"cylinder\"\n"
+                          "center = [0, 0, 0]\nradius = 0.1\nheight = 0.15\n",
+                      "quarter.toml");
+  const ShapeSpec& column = cfg.sources[0].shape;
+  ASSERT_EQ(column.kind, ShapeSpec::Kind::Cylinder);
+  EXPECT_DOUBLE_EQ(column.radius, 0.1);
+  EXPECT_DOUBLE_EQ(column.height, 0.15);
+  EXPECT_EQ(cfg.frictionless_wall, (std::array<bool, 6>{true, false, true, false, false, false}));
+  EXPECT_EQ(wall_index("z+"), 5);
+}
+
+TEST(CaseConfig, SandParticleWork) {
+  CaseConfig cfg =
+      parse_case_text(kMinimal + "[load_balance]\nsand_particle_work = 1.4\n", "w.toml");
+  EXPECT_DOUBLE_EQ(cfg.load_balance.sand_particle_work, 1.4);
+  expect_error(kMinimal + "[load_balance]\nsand_particle_work = 0\n",
+               {"load_balance.sand_particle_work", "expected a value > 0"});
+}
+
+TEST(CaseConfigErrors, FrictionlessWalls) {
+  const std::string tail = kTime + kWater + kSource;
+  expect_error(kDomain + "frictionless_walls = [\"x-\", \"floor\"]\n" + tail,
+               {"domain.frictionless_walls[1]", "expected one of \"x-\", \"x+\"", "\"floor\""});
+  expect_error(kDomain + "frictionless_walls = [\"y+\", \"y+\"]\n" + tail,
+               {"domain.frictionless_walls[1]", "listed twice"});
+  expect_error(kDomain + "frictionless_walls = \"x-\"\n" + tail,
+               {"domain.frictionless_walls", "expected an array of strings"});
+}
+
 TEST(ShapeSpec, SphereDistances) {
   ShapeSpec sphere;
   sphere.kind = ShapeSpec::Kind::Sphere;
@@ -646,11 +717,11 @@ TEST(ShapeSpec, HeightfieldOfTheShippedDune) {
   CaseConfig cfg = parse_shipped("dune.toml");
   const ShapeSpec& dune = cfg.sources[0].shape;
   ASSERT_EQ(dune.kind, ShapeSpec::Kind::Heightfield);
-  EXPECT_TRUE(dune.contains({1.5, 0.2, 0.29}));    // just under the crest
-  EXPECT_FALSE(dune.contains({1.5, 0.2, 0.31}));   // just over it
+  EXPECT_TRUE(dune.contains({1.5, 0.2, 0.29}));   // just under the crest
+  EXPECT_FALSE(dune.contains({1.5, 0.2, 0.31}));  // just over it
   // On the slip face: h(1.7) = 0.3 (1.8575 - 1.7) / 0.3575 = 0.1322 m.
   EXPECT_NEAR(dune.signed_distance({1.7, 0.4, 0.1}), 0.1 - 0.3 * 0.1575 / 0.3575, 1e-12);
-  EXPECT_FALSE(dune.contains({1.95, 0.2, 0.0}));   // beyond the foot
+  EXPECT_FALSE(dune.contains({1.95, 0.2, 0.0}));  // beyond the foot
 }
 
 TEST(CaseConfigErrors, HeightfieldNeedsIncreasingX) {
@@ -660,7 +731,8 @@ material = "water"
 shape = "heightfield"
 profile_x = [0.1, 0.3, 0.2]
 profile_height = [0.0, 0.1, 0.0]
-)", {"source[0].profile_x'", "expected increasing x, got 0.2 after 0.3"});
+)",
+               {"source[0].profile_x'", "expected increasing x, got 0.2 after 0.3"});
 }
 
 }  // namespace

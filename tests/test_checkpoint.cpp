@@ -13,6 +13,7 @@
 
 #include "decomposition/reductions.hpp"
 #include "io/checkpoint.hpp"
+#include "io/checkpoint_rank_table.hpp"
 #include "src/simulation.hpp"
 #include "src/simulation_checkpoint.hpp"
 #include "tests/compare_runs.hpp"
@@ -35,8 +36,10 @@ std::string fresh_directory(const std::string& test) {
 // between attributes and particles, whatever the element type.
 template <class T>
 T attribute_value(int64_t g, int attribute) {
-  if constexpr (std::is_floating_point_v<T>) return T(0.25 * g + 1000.0 * attribute + 0.125);
-  else return T((g * 7 + attribute * 13) % 100 + 1);
+  if constexpr (std::is_floating_point_v<T>)
+    return T(0.25 * g + 1000.0 * attribute + 0.125);
+  else
+    return T((g * 7 + attribute * 13) % 100 + 1);
 }
 
 // This rank's particles: global indices [first, first + count), every attribute filled.
@@ -46,7 +49,8 @@ Particles numbered_particles(int64_t first, int64_t count) {
   int attribute = 0;
   p.for_each_array([&](auto& array) {
     using T = typename std::decay_t<decltype(array)>::value_type;
-    for (int64_t i = 0; i < count; ++i) array[size_t(i)] = attribute_value<T>(first + i, attribute);
+    for (int64_t i = 0; i < count; ++i)
+      array[size_t(i)] = attribute_value<T>(first + i, attribute);
     ++attribute;
   });
   return p;
@@ -90,7 +94,8 @@ void expect_same_run_within_rank_count_bounds(const Simulation& run, const Simul
                                               double cell_size) {
   const test::RunComparison comparison = test::compare_with_reference(run, reference);
   test::expect_same_particles(comparison);
-  ::testing::Test::RecordProperty("max_position_difference_m", std::to_string(comparison.position));
+  ::testing::Test::RecordProperty("max_position_difference_m",
+                                  std::to_string(comparison.position));
   EXPECT_LT(comparison.position, test::kRankCountToleranceCells * cell_size);
   EXPECT_LT(comparison.velocity, test::kRankCountToleranceCells * cell_size / 0.004);
 }
@@ -113,7 +118,8 @@ TEST(CheckpointFile, RoundTripsEveryAttributeAndGridField) {
   CheckpointWriter writer(MPI_COMM_WORLD, dir, 3);
   const CheckpointCase source{"cases/x.toml", "x", "[case]\nname = \"x\"\n# \xc3\xa9\n"};
   const RunProgress progress{0.375, 42, 1.0 / 3.0, 7};
-  const std::string path = writer.write(topo, source, progress, written, {{"pressure", &pressure}});
+  const std::string path =
+      writer.write(topo, source, progress, written, {{"pressure", &pressure}});
   EXPECT_EQ(path, (fs::path(dir) / "checkpoint_000000042.h5").string());
 
   CheckpointReader reader(MPI_COMM_WORLD, find_checkpoint(MPI_COMM_WORLD, dir, "latest"));
@@ -149,8 +155,9 @@ TEST(CheckpointFile, RoundTripsEveryAttributeAndGridField) {
   for (size_t n = 0; n < all.size(); ++n) EXPECT_TRUE(holds_particle(all, n, int64_t(n)));
   Array3<double> whole({{0, 0, 0}, {8, 6, 5}}, Stagger::Cell, -1.0);
   alone.read_cell_field("pressure", whole.box(), whole);
-  for_each_index(whole.box(),
-                 [&](int i, int j, int k) { EXPECT_EQ(whole(i, j, k), pressure_value(i, j, k)); });
+  for_each_index(whole.box(), [&](int i, int j, int k) {
+    EXPECT_EQ(whole(i, j, k), pressure_value(i, j, k));
+  });
 }
 
 TEST(CheckpointFile, KeepsTheNewestAndLatestNamesTheLast) {
@@ -201,6 +208,25 @@ TEST(CheckpointFile, ErrorsNameTheFileOnEveryRank) {
   if (world_rank() == 0) std::ofstream(truncated) << "\x89HDF\r\n\x1a\n";
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_THROW(CheckpointReader(MPI_COMM_WORLD, truncated), std::runtime_error);
+}
+
+// The per-rank table a restart reads rows through: rows in rank order, no gap, no overlap,
+// adding up to particle_count (a damaged table was read through before it was checked).
+TEST(CheckpointRankTable, AcceptsRowsInRankOrderAndNamesWhatIsWrong) {
+  EXPECT_EQ(rank_table_problem({{3, 0, 5}, {0, 3, 3}}, 8), "");
+  EXPECT_EQ(rank_table_problem({{}, {}}, 0), "");
+  const std::pair<RankTable, const char*> damaged[] = {
+      {{{3, 6}, {0, 3}}, "rank 1 holds 6 particles, but only 5"},  // more than particle_count
+      {{{3, -1}, {0, 3}}, "rank 1 holds -1 particles"},            // negative
+      {{{3, 4}, {0, 4}}, "rank 1's particles start at row 4, expected 3"},  // a gap
+      {{{3, 5}, {0, 2}}, "rank 1's particles start at row 2, expected 3"},  // an overlap
+      {{{3, 4}, {0, 3}}, "the ranks hold 7 particles in all, expected particle_count = 8"},
+      {{{3, 5}, {0}}, "differ in length"}};
+  for (const auto& [table, words] : damaged) {
+    const std::string problem = rank_table_problem(table, 8);
+    EXPECT_NE(problem.find(words), std::string::npos) << problem;
+  }
+  EXPECT_NE(rank_table_problem({{0}, {0}}, -1).find("particle_count is -1"), std::string::npos);
 }
 
 TEST(Restart, SameRankCountContinuesBitForBit) {

@@ -54,7 +54,10 @@ double front_position(const Simulation& sim) {
     double mid = 0.5 * (lo + hi);
     int64_t beyond = 0;
     for (double v : x) beyond += v > mid;
-    if (global_sum(sim.topology(), beyond) > ahead) lo = mid; else hi = mid;
+    if (global_sum(sim.topology(), beyond) > ahead)
+      lo = mid;
+    else
+      hi = mid;
   }
   return 0.5 * (lo + hi);
 }
@@ -65,7 +68,8 @@ double front_position(const Simulation& sim) {
 TEST(DamBreakFront, MeasurementsAreNoFasterThanTheDryBedSurge) {
   for (size_t n = 1; n < kMartinMoyce.size(); ++n) {
     const Measurement &a = kMartinMoyce[n - 1], &b = kMartinMoyce[n];
-    EXPECT_LE((b.Z - a.Z) / (b.T - a.T), kDryBedFrontSpeed) << "from T = " << a.T << " to " << b.T;
+    EXPECT_LE((b.Z - a.Z) / (b.T - a.T), kDryBedFrontSpeed)
+        << "from T = " << a.T << " to " << b.T;
   }
 }
 

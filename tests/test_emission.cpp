@@ -52,8 +52,8 @@ struct Emitted {
 };
 
 // What the emitter adds after `step` to `present` (restricted to this rank's cells).
-Emitted emit_once(const CaseConfig& config, MPI_Comm comm, const Particles& present,
-                  int64_t step, double time, double step_duration = 0.002) {
+Emitted emit_once(const CaseConfig& config, MPI_Comm comm, const Particles& present, int64_t step,
+                  double time, double step_duration = 0.002) {
   Topology topo(comm, config.cells, 2);
   Array3<uint8_t> solid(topo.local(Stagger::Cell), Stagger::Cell, 0);
   mark_static_solids(config, solid);

@@ -53,8 +53,12 @@ Particles make_particles(int64_t first, int64_t count, int frame) {
     int64_t g = first + count - 1 - i;
     auto x = expected_position(g);
     auto v = expected_velocity(g, frame);
-    p.x[i] = x[0]; p.y[i] = x[1]; p.z[i] = x[2];
-    p.vx[i] = v[0]; p.vy[i] = v[1]; p.vz[i] = v[2];
+    p.x[i] = x[0];
+    p.y[i] = x[1];
+    p.z[i] = x[2];
+    p.vx[i] = v[0];
+    p.vy[i] = v[1];
+    p.vz[i] = v[2];
     p.id[i] = expected_id(g);
     p.material[i] = expected_material(g);
   }
@@ -100,7 +104,9 @@ struct H5File {
   hid_t id;
   explicit H5File(const std::string& path)
       : id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
-  ~H5File() { if (id >= 0) H5Fclose(id); }
+  ~H5File() {
+    if (id >= 0) H5Fclose(id);
+  }
 };
 
 template <class T>
@@ -211,7 +217,8 @@ void check_frame(const std::string& path, int64_t total, int frame, double time,
   }
 
   auto field = read_dataset<double>(file.id, "/grid/pressure", H5T_NATIVE_DOUBLE, &dims);
-  EXPECT_EQ(dims, (std::vector<hsize_t>{hsize_t(cells[2]), hsize_t(cells[1]), hsize_t(cells[0])}));
+  EXPECT_EQ(dims,
+            (std::vector<hsize_t>{hsize_t(cells[2]), hsize_t(cells[1]), hsize_t(cells[0])}));
   ASSERT_EQ(field.size(), size_t(cells[0]) * cells[1] * cells[2]);
   for (int k = 0; k < cells[2]; ++k)
     for (int j = 0; j < cells[1]; ++j)
@@ -302,9 +309,7 @@ TEST(FrameWriter, UnwritableFrameThrowsOnEveryRank) {
     EXPECT_NE(std::string(e.what()).find("blocked_000000.h5"), std::string::npos) << e.what();
   }
   EXPECT_EQ(writer.frames_written(), 0);
-  if (comm_rank() == 0) {
-    EXPECT_FALSE(fs::exists(fs::path(dir) / "blocked.xmf"));
-  }
+  if (comm_rank() == 0) { EXPECT_FALSE(fs::exists(fs::path(dir) / "blocked.xmf")); }
 }
 
 TEST(FrameWriter, DirectoryThatCannotBeCreatedThrowsOnEveryRank) {
@@ -343,13 +348,14 @@ TEST(TimingReport, RankZeroWritesGatheredFigures) {
   EXPECT_NE(json.find("\"case_name\": \"dune \\\"one\\\"\\\\two\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"ranks\": " + std::to_string(ranks) + ","), std::string::npos) << json;
   EXPECT_NE(json.find("\"steps\": 4,"), std::string::npos);
-  EXPECT_NE(json.find("\"wall_seconds\": " + std::to_string(1 + ranks) + ","),
-            std::string::npos) << json;
+  EXPECT_NE(json.find("\"wall_seconds\": " + std::to_string(1 + ranks) + ","), std::string::npos)
+      << json;
   for (const char* stage : {"\"advect\"", "\"pressure_solve\"", "\"output\""}) {
     EXPECT_NE(json.find(stage), std::string::npos) << stage;
   }
   EXPECT_NE(json.find("\"per_step\": [10, 20, 30, 40], \"mean\": 25, \"max\": 40"),
-            std::string::npos) << json;
+            std::string::npos)
+      << json;
   EXPECT_NE(json.find("\"rank\": " + std::to_string(ranks - 1) + ","), std::string::npos);
   EXPECT_EQ(json.find("\"rank\": " + std::to_string(ranks) + ","), std::string::npos);
   // particles 100 * (r + 1): max / mean = ranks / ((ranks + 1) / 2).

@@ -20,7 +20,8 @@ TEST(Halo, FillMatchesOwnerValuesForEveryStaggering) {
   for (int s = 0; s < 4; ++s) {
     Stagger st = static_cast<Stagger>(s);
     Array3<double> a(topo.local(st), st, -1.0);
-    for_each_index(topo.owned(st), [&](int i, int j, int k) { a(i, j, k) = field_value(s, i, j, k); });
+    for_each_index(topo.owned(st),
+                   [&](int i, int j, int k) { a(i, j, k) = field_value(s, i, j, k); });
     halo.fill<double>({&a});
     // Every entry, wall layers outside the domain included, has an owner.
     for_each_index(a.box(), [&](int i, int j, int k) {
@@ -52,13 +53,16 @@ TEST(Halo, BatchedArraysOfDifferentStaggeringsAndTypes) {
   Halo halo(topo);
   Array3<int64_t> cells(topo.local(Stagger::Cell), Stagger::Cell, -1);
   Array3<int64_t> faces(topo.local(Stagger::FaceZ), Stagger::FaceZ, -1);
-  for_each_index(topo.owned(Stagger::Cell), [&](int i, int j, int k) { cells(i, j, k) = i + 10 * j + 100 * k; });
-  for_each_index(topo.owned(Stagger::FaceZ), [&](int i, int j, int k) { faces(i, j, k) = -(i + 10 * j + 100 * k) - 2; });
+  for_each_index(topo.owned(Stagger::Cell),
+                 [&](int i, int j, int k) { cells(i, j, k) = i + 10 * j + 100 * k; });
+  for_each_index(topo.owned(Stagger::FaceZ),
+                 [&](int i, int j, int k) { faces(i, j, k) = -(i + 10 * j + 100 * k) - 2; });
   halo.fill<int64_t>({&cells, &faces});
   for_each_index(cells.box(),
                  [&](int i, int j, int k) { ASSERT_EQ(cells(i, j, k), i + 10 * j + 100 * k); });
-  for_each_index(faces.box(),
-                 [&](int i, int j, int k) { ASSERT_EQ(faces(i, j, k), -(i + 10 * j + 100 * k) - 2); });
+  for_each_index(faces.box(), [&](int i, int j, int k) {
+    ASSERT_EQ(faces(i, j, k), -(i + 10 * j + 100 * k) - 2);
+  });
 }
 
 // One exchange carrying arrays of several element types gives each array what an exchange
@@ -76,12 +80,14 @@ TEST(Halo, MixedElementTypesInOneExchange) {
   halo.sum<double, float>({&u}, {&w});
   for_each_index(topo.owned(Stagger::FaceX), [&](int i, int j, int k) {
     int holders = 0;
-    for (int r = 0; r < topo.size(); ++r) holders += topo.local(Stagger::FaceX, r).contains(i, j, k);
+    for (int r = 0; r < topo.size(); ++r)
+      holders += topo.local(Stagger::FaceX, r).contains(i, j, k);
     ASSERT_DOUBLE_EQ(u(i, j, k), holders * field_value(0, i, j, k));
     ASSERT_EQ(w(i, j, k), float(holders * (i + j + k)));
   });
-  for_each_index(topo.owned(Stagger::Cell),
-                 [&](int i, int j, int k) { mask(i, j, k) = uint8_t((i + 3 * j + 7 * k) % 251); });
+  for_each_index(topo.owned(Stagger::Cell), [&](int i, int j, int k) {
+    mask(i, j, k) = uint8_t((i + 3 * j + 7 * k) % 251);
+  });
   for_each_index(topo.owned(Stagger::FaceX),
                  [&](int i, int j, int k) { u(i, j, k) = -field_value(1, i, j, k); });
   halo.fill<double, uint8_t>({&u}, {&mask});
@@ -99,7 +105,8 @@ TEST(Topology, OwnershipCoversTheGridAndItsWallsExactlyOnce) {
     int64_t total = 0;
     for (int r = 0; r < topo.size(); ++r) {
       total += topo.owned(st, r).volume();
-      for (int q = 0; q < r; ++q) EXPECT_TRUE(topo.owned(st, r).intersect(topo.owned(st, q)).empty());
+      for (int q = 0; q < r; ++q)
+        EXPECT_TRUE(topo.owned(st, r).intersect(topo.owned(st, q)).empty());
     }
     EXPECT_EQ(total, topo.extended(st).volume());
   }

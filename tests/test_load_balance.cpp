@@ -57,6 +57,30 @@ TEST(LoadBalance, RecutBalancesParticlesAndKeepsEveryOne) {
                                int(sim.particles().z[n] / 0.02)));
 }
 
+// Water fills the left half of a long box and sand the right half, a sand particle counting
+// as the work of two. The box is too thin to cut along y or z, so the start-up cuts run
+// across x and must give the sand's ranks fewer particles: each rank's weighted work is
+// close to the mean (within 1.2, the granularity of whole cell planes), while the plain
+// particle counts are not (1.25 on 2 ranks, 1.5 on 4 if the weights are right).
+TEST(LoadBalance, SandParticlesCountTheirWork) {
+  CaseConfig c = test::water_box_case({0.4, 0.04, 0.04}, 0.01, {0, 0, 0}, {0.2, 0.04, 0.02}, 1.0);
+  MaterialSpec sand;
+  sand.name = "sand";
+  sand.kind = MaterialKind::Sand;
+  c.materials.push_back(sand);
+  SourceSpec bed = c.sources[0];
+  bed.material = 1;
+  bed.shape.min = {0.2, 0, 0};
+  bed.shape.max = {0.4, 0.04, 0.02};
+  c.sources.push_back(bed);
+  c.load_balance.sand_particle_work = 2.0;
+  Simulation sim(c, MPI_COMM_WORLD);
+  RecordProperty("work_imbalance", std::to_string(sim.work_imbalance()));
+  RecordProperty("particle_imbalance", std::to_string(sim.particle_imbalance()));
+  EXPECT_LE(sim.work_imbalance(), 1.2);
+  EXPECT_GT(sim.particle_imbalance(), 1.2);  // the sand's ranks took fewer particles
+}
+
 // While the water runs to the far wall the cuts follow it; the positions after 150 steps
 // match a one-rank run within the tolerance of the rank-count test (test_dam_break.cpp).
 TEST(LoadBalance, FlowIsUnchangedByRebalancing) {
@@ -68,7 +92,8 @@ TEST(LoadBalance, FlowIsUnchangedByRebalancing) {
   for (int s = 0; s < 150; ++s) {
     reference.step(0.004);
     sim.step(0.004);
-    if (sim.steps() % 10 == 0) worst_imbalance = std::max(worst_imbalance, sim.particle_imbalance());
+    if (sim.steps() % 10 == 0)
+      worst_imbalance = std::max(worst_imbalance, sim.particle_imbalance());
   }
   RecordProperty("rebalances", std::to_string(sim.rebalances()));
   RecordProperty("worst_imbalance_after_a_check", std::to_string(worst_imbalance));

@@ -36,7 +36,8 @@ TEST(Projection, VelocityIsDiscretelyDivergenceFree) {
   Array3<double>& divergence = g.cell_scratch;
   compute_divergence(g, owned, divergence);
   double before2 = 0;
-  for_each_index(owned, [&](int i, int j, int k) { before2 += std::pow(divergence(i, j, k), 2); });
+  for_each_index(owned,
+                 [&](int i, int j, int k) { before2 += std::pow(divergence(i, j, k), 2); });
   const double before = std::sqrt(global_sum(topo, before2));
   ASSERT_GT(before, 1.0);
 
@@ -47,7 +48,9 @@ TEST(Projection, VelocityIsDiscretelyDivergenceFree) {
 
   compute_divergence(g, owned, divergence);
   double worst = 0;
-  for_each_index(owned, [&](int i, int j, int k) { worst = std::max(worst, std::abs(divergence(i, j, k))); });
+  for_each_index(owned, [&](int i, int j, int k) {
+    worst = std::max(worst, std::abs(divergence(i, j, k)));
+  });
   worst = global_max(topo, worst);
   EXPECT_LE(worst, 1.01 * config.pressure.rtol * before) << "before " << before;
 }
@@ -59,7 +62,8 @@ namespace {
 // at the centres of a ring of air cells, so X = (i - 0) h for cell i with h = 1/(m+1).
 double manufactured_poisson_error(int m) {
   const int n = m + 2;
-  CaseConfig config = test::water_box_case({1.0 * n, 1.0 * n, 1.0 * n}, 1.0, {0, 0, 0}, {0, 0, 0});
+  CaseConfig config =
+      test::water_box_case({1.0 * n, 1.0 * n, 1.0 * n}, 1.0, {0, 0, 0}, {0, 0, 0});
   config.pressure.rtol = 1e-12;
   Topology topo(MPI_COMM_WORLD, {n, n, n}, 1);
   Halo halo(topo);
@@ -82,7 +86,8 @@ double manufactured_poisson_error(int m) {
   solver.solve(g, rhs, g.pressure, halo);
   double err = 0;
   for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
-    if (g.cell_type(i, j, k) == kFluid) err = std::max(err, std::abs(g.pressure(i, j, k) - exact(i, j, k)));
+    if (g.cell_type(i, j, k) == kFluid)
+      err = std::max(err, std::abs(g.pressure(i, j, k) - exact(i, j, k)));
   });
   return global_max(topo, err);
 }
@@ -129,8 +134,8 @@ TEST(Projection, IterationsGrowLessThan30PercentUnderRefinement) {
   for (int r = 0; r < 2; ++r) {
     auto sim = swirling_block(sizes[r]);
     PressureSolver solver(sim->topology(), sim->config().pressure);
-    iterations[r] = project_pressure(sim->grid(), 0.005, sim->topology(), solver, sim->halo())
-                        .iterations;
+    iterations[r] =
+        project_pressure(sim->grid(), 0.005, sim->topology(), solver, sim->halo()).iterations;
   }
   EXPECT_GT(iterations[0], 0);
   EXPECT_LE(iterations[1], 1.3 * iterations[0])

@@ -23,7 +23,8 @@ using Vec3d = std::array<double, 3>;
 // A reproducible number in [0, 1) for a grid entry, the same on every rank count.
 double unit_noise(int seed, int a, int i, int j, int k) {
   uint64_t x = uint64_t(seed) * 0x9e3779b97f4a7c15ULL;
-  for (int v : {a, i, j, k}) x = (x ^ uint64_t(v + 1000)) * 0xff51afd7ed558ccdULL + 0x2545f4914f6cdd1dULL;
+  for (int v : {a, i, j, k})
+    x = (x ^ uint64_t(v + 1000)) * 0xff51afd7ed558ccdULL + 0x2545f4914f6cdd1dULL;
   x ^= x >> 33;
   x *= 0xc4ceb9fe1a85ec53ULL;
   x ^= x >> 33;
@@ -91,15 +92,14 @@ void expect_labels_match_serial(const Topology& topo, const CellPredicate& marke
   ASSERT_TRUE(labels.of_cell.box() == topo.local(Stagger::Cell));
   // Owned cells and ghosts alike: the labels come back halo-consistent.
   for_each_index(labels.of_cell.box(), [&](int i, int j, int k) {
-    int64_t expected = domain.contains(i, j, k) ? reference[i + n[0] * (j + int64_t(n[1]) * k)] : -1;
+    int64_t expected =
+        domain.contains(i, j, k) ? reference[i + n[0] * (j + int64_t(n[1]) * k)] : -1;
     ASSERT_EQ(labels(i, j, k), expected) << "cell " << i << "," << j << "," << k;
   });
 }
 
 // Cells in a box [lo, hi).
-bool in_box(int i, int j, int k, Index3 lo, Index3 hi) {
-  return Box{lo, hi}.contains(i, j, k);
-}
+bool in_box(int i, int j, int k, Index3 lo, Index3 hi) { return Box{lo, hi}.contains(i, j, k); }
 
 // ---- the rigid-fit scene: a 16x12x10 box of fluid cells with four rigid clusters ----
 
@@ -128,10 +128,13 @@ void build_grid(const Topology& topo, MacGrid& g, const CellPredicate& solid,
     g.density(i, j, k) = 1400.0 + 600.0 * unit_noise(1, 0, i, j, k);
   });
   for (int a = 0; a < 3; ++a)
-    for_each_index(g.vel[a].box(), [&](int i, int j, int k) { g.vel[a](i, j, k) = velocity(a, i, j, k); });
+    for_each_index(g.vel[a].box(),
+                   [&](int i, int j, int k) { g.vel[a](i, j, k) = velocity(a, i, j, k); });
 }
 
-double random_velocity(int a, int i, int j, int k) { return 2.0 * unit_noise(2, a, i, j, k) - 1.0; }
+double random_velocity(int a, int i, int j, int k) {
+  return 2.0 * unit_noise(2, a, i, j, k) - 1.0;
+}
 
 // Face mass and cluster (-1: none) of an owned face, by the definition the fit uses:
 // a rigid cell on one side, both sides in the domain and not solid.
@@ -139,12 +142,14 @@ struct FaceInfo {
   int64_t cluster = -1;
   double mass = 0;
 };
-FaceInfo face_info(const MacGrid& g, const std::vector<int64_t>& reference, int a, int i, int j, int k) {
+FaceInfo face_info(const MacGrid& g, const std::vector<int64_t>& reference, int a, int i, int j,
+                   int k) {
   const Index3 n = kCells;
   Index3 lo = lower_cell(a, i, j, k), hi{i, j, k};
   FaceInfo f;
   for (const Index3& c : {lo, hi}) {
-    if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] >= n[0] || c[1] >= n[1] || c[2] >= n[2]) return f;
+    if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] >= n[0] || c[1] >= n[1] || c[2] >= n[2])
+      return f;
     if (g.cell_type(c[0], c[1], c[2]) == kSolid) return f;
   }
   for (const Index3& c : {lo, hi}) {
@@ -167,7 +172,8 @@ struct Momenta {
   std::vector<Vec3d> linear, angular;
   std::vector<double> linear_scale, angular_scale;
 };
-Momenta cluster_momenta(const Topology& topo, const MacGrid& g, const std::vector<int64_t>& reference,
+Momenta cluster_momenta(const Topology& topo, const MacGrid& g,
+                        const std::vector<int64_t>& reference,
                         const std::vector<int64_t>& clusters, Vec3d pivot) {
   const size_t count = clusters.size();
   std::vector<double> sums(count * 8, 0.0);
@@ -229,8 +235,8 @@ TEST(ConnectedComponents, ShapesMatchSerialReference) {
   for (int ghost : {1, 2})
     for (auto& topo : layouts(MPI_COMM_WORLD, n, ghost)) {
       SCOPED_TRACE("ghost " + std::to_string(ghost) + ", blocks " +
-                   std::to_string(topo->dims()[0]) + "x" + std::to_string(topo->dims()[1]) +
-                   "x" + std::to_string(topo->dims()[2]));
+                   std::to_string(topo->dims()[0]) + "x" + std::to_string(topo->dims()[1]) + "x" +
+                   std::to_string(topo->dims()[2]));
       expect_labels_match_serial(*topo, shapes);
     }
 }
@@ -330,8 +336,10 @@ TEST(RigidClusters, ConservesLinearAndAngularMomentumOfEachCluster) {
     // Faces outside the clusters are untouched; faces inside were really projected.
     for_each_owned_face(*topo, [&](int a, int i, int j, int k) {
       const double u = g.vel[a](i, j, k), original = random_velocity(a, i, j, k);
-      if (face_info(g, reference, a, i, j, k).cluster < 0) ASSERT_EQ(u, original);
-      else moved = moved || std::abs(u - original) > 1e-3;
+      if (face_info(g, reference, a, i, j, k).cluster < 0)
+        ASSERT_EQ(u, original);
+      else
+        moved = moved || std::abs(u - original) > 1e-3;
     });
     EXPECT_TRUE(any_rank(*topo, moved));
   }
@@ -359,7 +367,8 @@ TEST(RigidClusters, RigidMotionIsLeftUnchanged) {
       });
     // The block's fit recovers the motion itself, moved to its reference point.
     const RigidMotion& block = stats.motions.at(1 + 16 * (1 + 12 * 1));
-    Vec3d r{block.reference[0] - origin[0], block.reference[1] - origin[1], block.reference[2] - origin[2]};
+    Vec3d r{block.reference[0] - origin[0], block.reference[1] - origin[1],
+            block.reference[2] - origin[2]};
     Vec3d wr{w[1] * r[2] - w[2] * r[1], w[2] * r[0] - w[0] * r[2], w[0] * r[1] - w[1] * r[0]};
     for (int c = 0; c < 3; ++c) {
       EXPECT_NEAR(block.angular_velocity[c], w[c], 1e-10);
@@ -397,9 +406,11 @@ TEST(RigidClusters, SingleCellClustersTranslateWithoutNaN) {
       for (int b = 0; b < 3; ++b)
         EXPECT_NEAR(after.linear[c][b], before.linear[c][b], 1e-12 * before.linear_scale[c]);
     for (int a = 0; a < 3; ++a)
-      for_each_index(g.vel[a].box(), [&](int i, int j, int k) { ASSERT_TRUE(std::isfinite(g.vel[a](i, j, k))); });
+      for_each_index(g.vel[a].box(),
+                     [&](int i, int j, int k) { ASSERT_TRUE(std::isfinite(g.vel[a](i, j, k))); });
     // Opposite faces of the inner cell now carry one velocity.
     const Box faces = g.vel[0].box();
-    if (faces.contains(7, 5, 4) && faces.contains(8, 5, 4)) EXPECT_EQ(g.vel[0](7, 5, 4), g.vel[0](8, 5, 4));
+    if (faces.contains(7, 5, 4) && faces.contains(8, 5, 4))
+      EXPECT_EQ(g.vel[0](7, 5, 4), g.vel[0](8, 5, 4));
   }
 }

@@ -33,8 +33,7 @@ double mean_over_particles(const Simulation& sim, F value) {
   const Particles& p = sim.particles();
   double sum = 0;
   for (size_t n = 0; n < p.size(); ++n) sum += value(p, n);
-  return global_sum(sim.topology(), sum) /
-         double(global_sum(sim.topology(), int64_t(p.size())));
+  return global_sum(sim.topology(), sum) / double(global_sum(sim.topology(), int64_t(p.size())));
 }
 
 // A cohesive sand block (it stays one rigid body) on a floor with Coulomb coefficient mu,
@@ -42,13 +41,14 @@ double mean_over_particles(const Simulation& sim, F value) {
 // down-slope velocity after `duration`.
 double slide_velocity(double theta_deg, double mu, double duration) {
   const double theta = theta_deg * M_PI / 180.0;
-  CaseConfig c = sand_case({0.6, 0.1, 0.1}, 0.01, {0.05, 0.02, 0.0}, {0.15, 0.08, 0.04}, 40.0,
-                           5000.0);
+  CaseConfig c =
+      sand_case({0.6, 0.1, 0.1}, 0.01, {0.05, 0.02, 0.0}, {0.15, 0.08, 0.04}, 40.0, 5000.0);
   c.wall_friction = mu;
   c.gravity = {kGravity * std::sin(theta), 0.0, -kGravity * std::cos(theta)};
   c.max_dt = 0.002;
   Simulation sim(c, MPI_COMM_WORLD);
-  while (sim.time() < duration - 1e-12) sim.step(std::min(sim.stable_dt(), duration - sim.time()));
+  while (sim.time() < duration - 1e-12)
+    sim.step(std::min(sim.stable_dt(), duration - sim.time()));
   return mean_over_particles(sim, [](const Particles& p, size_t n) { return p.vx[n]; });
 }
 
@@ -115,8 +115,8 @@ TEST(SandAtRest, StaysAtRest) {
 // cohesion the face slumps.
 TEST(VerticalCut, StandsWithCohesionCollapsesWithout) {
   auto face_after = [](double cohesion) {
-    CaseConfig c = sand_case({0.5, 0.04, 0.25}, 0.01, {0, 0, 0}, {0.15, 0.04, 0.2}, 30.0,
-                             cohesion);
+    CaseConfig c =
+        sand_case({0.5, 0.04, 0.25}, 0.01, {0, 0, 0}, {0.15, 0.04, 0.2}, 30.0, cohesion);
     c.wall_friction = 0.5;
     Simulation sim(c, MPI_COMM_WORLD);
     run_until(sim, 0.5);

@@ -24,8 +24,8 @@ namespace {
 // down one flank or the other): each figure is the mean of the flanks of four heaps.
 struct PouredHeaps {
   double slope_deg = 0;
-  double top = 0, max_speed = 0;   // m, m/s: the smaller and the larger of the two
-  double surface_change = 0;       // m, the larger mean surface change of the two
+  double top = 0, max_speed = 0;  // m, m/s: the smaller and the larger of the two
+  double surface_change = 0;      // m, the larger mean surface change of the two
   bool all_particles_present = true;
 };
 
@@ -53,17 +53,17 @@ PouredHeaps pour(double friction_angle) {
     spec.settle_time = 1.0;
     spec.seed = seed;
     const test::HeapShape heap = test::pour_heap(spec, MPI_COMM_WORLD);
-    const std::string name = "phi" + std::to_string(int(friction_angle)) + "_seed" +
-                             std::to_string(seed);
+    const std::string name =
+        "phi" + std::to_string(int(friction_angle)) + "_seed" + std::to_string(seed);
     ::testing::Test::RecordProperty(name + "_slopes_deg",
                                     std::to_string(heap.left_slope_deg) + " " +
                                         std::to_string(heap.right_slope_deg));
     heaps.slope_deg += share * heap.mean_slope_deg();
     heaps.top = std::min(heaps.top, heap.top);
     ::testing::Test::RecordProperty(name + "_max_speed", std::to_string(heap.max_speed));
-    ::testing::Test::RecordProperty(name + "_surface_change", std::to_string(heap.surface_change) +
-                                                                  " " +
-                                                                  std::to_string(heap.mean_surface_change));
+    ::testing::Test::RecordProperty(name + "_surface_change",
+                                    std::to_string(heap.surface_change) + " " +
+                                        std::to_string(heap.mean_surface_change));
     heaps.max_speed = std::max(heaps.max_speed, heap.max_speed);
     heaps.surface_change = std::max(heaps.surface_change, heap.mean_surface_change);
     heaps.all_particles_present = heaps.all_particles_present && heap.particles == heap.created;
@@ -77,8 +77,8 @@ TEST(SandPile, PouredHeapStandsAtTheFrictionAngle) {
   const PouredHeaps loose = pour(30.0), rough = pour(40.0);
   RecordProperty("slope_phi30_deg", std::to_string(loose.slope_deg));
   RecordProperty("slope_phi40_deg", std::to_string(rough.slope_deg));
-  RecordProperty("max_speed_mps", std::to_string(loose.max_speed) + " " +
-                                      std::to_string(rough.max_speed));
+  RecordProperty("max_speed_mps",
+                 std::to_string(loose.max_speed) + " " + std::to_string(rough.max_speed));
   // Every particle poured is still there, and the heap is a heap (not a puddle).
   EXPECT_TRUE(loose.all_particles_present);
   EXPECT_TRUE(rough.all_particles_present);

@@ -168,7 +168,8 @@ TEST(SandPlasticity, StressDivergenceOfLinearFieldIsExact) {
     yielding(i, j, k) = 1;
     const auto x = t.grid.cell_centre(i, j, k);
     for (int n = 0; n < 6; ++n)
-      stress[n](i, j, k) = offset[n] + gradient[n][0] * x[0] + gradient[n][1] * x[1] + gradient[n][2] * x[2];
+      stress[n](i, j, k) =
+          offset[n] + gradient[n][0] * x[0] + gradient[n][1] * x[1] + gradient[n][2] * x[2];
   });
   apply_stress_divergence(t.topo, t.grid, stress, yielding, yielding.box(), dt);
 
@@ -184,7 +185,8 @@ TEST(SandPlasticity, StressDivergenceOfLinearFieldIsExact) {
     }
     const Box faces = t.topo.owned(face_stagger(a)).intersect(interior_faces);
     for_each_index(faces, [&](int i, int j, int k) {
-      ASSERT_NEAR(t.grid.vel[a](i, j, k), -dt / rho * div, 1e-12) << a << " " << i << " " << j << " " << k;
+      ASSERT_NEAR(t.grid.vel[a](i, j, k), -dt / rho * div, 1e-12)
+          << a << " " << i << " " << j << " " << k;
       ++checked;
     });
   }
@@ -222,7 +224,8 @@ TEST(SandPlasticity, RigidBedPassesTheFlowsFrictionalStress) {
   faces.lo[2] = std::max(faces.lo[2], 3);
   faces.hi[2] = std::min(faces.hi[2], 4);
   for_each_index(faces, [&](int i, int j, int k) {
-    EXPECT_NEAR(t.grid.vel[0](i, j, k), -dt / rho * (-0.5 * gradient), 1e-12) << i << " " << j << " " << k;
+    EXPECT_NEAR(t.grid.vel[0](i, j, k), -dt / rho * (-0.5 * gradient), 1e-12)
+        << i << " " << j << " " << k;
     ++checked;
   });
   EXPECT_EQ(global_sum(t.topo, int64_t(checked)), int64_t(7 * 4));
@@ -248,11 +251,12 @@ TEST(SandPlasticity, FrictionalUpdateResistsShear) {
     peak = 0;
     // x-faces between two sand cells (the wall faces at x = 0 and x = 6 dx are not updated).
     const Box between_cells{{1, 0, 0}, {6, 4, nz}};
-    for_each_index(t.topo.owned(Stagger::FaceX).intersect(between_cells), [&](int i, int j, int k) {
-      const double u = t.grid.vel[0](i, j, k);
-      energy += 0.5 * rho * u * u;
-      peak = std::max(peak, std::abs(u));
-    });
+    for_each_index(t.topo.owned(Stagger::FaceX).intersect(between_cells),
+                   [&](int i, int j, int k) {
+                     const double u = t.grid.vel[0](i, j, k);
+                     energy += 0.5 * rho * u * u;
+                     peak = std::max(peak, std::abs(u));
+                   });
     energy = global_sum(t.topo, energy);
     peak = global_max(t.topo, peak);
   };
@@ -282,9 +286,11 @@ TEST(SandPlasticity, SandAtRestStaysRigid) {
   EXPECT_EQ(global_sum(t.topo, stats.rigid_cells), int64_t(6 * 4 * 4));
   EXPECT_EQ(global_sum(t.topo, stats.yielding_cells), 0);
   for (int a = 0; a < 3; ++a)
-    for_each_index(t.grid.vel[a].box(), [&](int i, int j, int k) { ASSERT_EQ(t.grid.vel[a](i, j, k), 0.0); });
+    for_each_index(t.grid.vel[a].box(),
+                   [&](int i, int j, int k) { ASSERT_EQ(t.grid.vel[a](i, j, k), 0.0); });
   for_each_index(rigid.box(), [&](int i, int j, int k) {
-    ASSERT_EQ(rigid(i, j, k), (domain.contains(i, j, k) && k < 4) ? 1 : 0) << i << " " << j << " " << k;
+    ASSERT_EQ(rigid(i, j, k), (domain.contains(i, j, k) && k < 4) ? 1 : 0)
+        << i << " " << j << " " << k;
   });
 }
 
@@ -307,7 +313,8 @@ void fill_random_scene(TestGrid& t) {
     } else {
       t.make_sand(i, j, k, 1600);
     }
-    if (t.grid.cell_type(i, j, k) == kFluid) t.grid.pressure(i, j, k) = 60000 * hash01(8, i, j, k);
+    if (t.grid.cell_type(i, j, k) == kFluid)
+      t.grid.pressure(i, j, k) = 60000 * hash01(8, i, j, k);
   });
   for (int a = 0; a < 3; ++a)
     for_each_index(t.grid.vel[a].box(), [&](int i, int j, int k) {
@@ -341,7 +348,8 @@ TEST(SandPlasticity, DecompositionDoesNotChangeResults) {
   EXPECT_GT(s_whole.yielding_cells, 20);
   for (int a = 0; a < 3; ++a)
     for_each_index(split.grid.vel[a].box(), [&](int i, int j, int k) {
-      ASSERT_EQ(split.grid.vel[a](i, j, k), whole.grid.vel[a](i, j, k)) << a << " " << i << " " << j << " " << k;
+      ASSERT_EQ(split.grid.vel[a](i, j, k), whole.grid.vel[a](i, j, k))
+          << a << " " << i << " " << j << " " << k;
     });
   for_each_index(rigid_split.box(), [&](int i, int j, int k) {
     ASSERT_EQ(rigid_split(i, j, k), rigid_whole(i, j, k)) << i << " " << j << " " << k;

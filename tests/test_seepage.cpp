@@ -46,9 +46,9 @@ CaseConfig hanging_block_case(double conductivity) {
 
 // One call of the seepage stage on a fresh scene.
 struct Seeped {
-  Particles particles;  // this rank's, after the stage
+  Particles particles;                                     // this rank's, after the stage
   double water_before = 0, water_after = 0, released = 0;  // all ranks
-  int64_t created = 0;                                      // all ranks
+  int64_t created = 0;                                     // all ranks
 };
 
 double total_water(const Topology& topo, const Particles& p) {
@@ -67,8 +67,8 @@ Seeped seep_once(const CaseConfig& config, MPI_Comm comm, double start, double d
   Seeped out;
   out.particles = seed_particles(config, topo, grid.solid);
   out.water_before = total_water(topo, out.particles);
-  const SeepageStats s = release_seepage(topo, halo, config, config.materials[1], 7, start, dt,
-                                         grid, out.particles);
+  const SeepageStats s =
+      release_seepage(topo, halo, config, config.materials[1], 7, start, dt, grid, out.particles);
   out.water_after = total_water(topo, out.particles);
   out.released = global_sum(topo, s.released);
   out.created = global_sum(topo, s.particles_created);
@@ -125,8 +125,7 @@ TEST(Seepage, SameParticlesOnAnyRankCount) {
   for (size_t n = 0; n < alone.particles.size(); ++n)
     if (alone.particles.material[n] == 0)
       reference[alone.particles.id[n]] = {alone.particles.x[n], alone.particles.y[n],
-                                          alone.particles.z[n],
-                                          alone.particles.water_content[n]};
+                                          alone.particles.z[n], alone.particles.water_content[n]};
   int64_t differing = 0;
   const Particles& p = shared.particles;
   for (size_t n = 0; n < p.size(); ++n) {

@@ -108,11 +108,11 @@ TEST(Transfer, P2GOnManyRanksMatchesOneRank) {
 
   for (int a = 0; a < 3; ++a)
     for_each_index(sim.topology().local(face_stagger(a)), [&](int i, int j, int k) {
-                     ASSERT_NEAR(sim.grid().vel[a](i, j, k), reference.grid().vel[a](i, j, k), 1e-6);
-                   });
+      ASSERT_NEAR(sim.grid().vel[a](i, j, k), reference.grid().vel[a](i, j, k), 1e-6);
+    });
   for_each_index(sim.topology().local(Stagger::Cell), [&](int i, int j, int k) {
-                   ASSERT_EQ(sim.grid().cell_type(i, j, k), reference.grid().cell_type(i, j, k));
-                 });
+    ASSERT_EQ(sim.grid().cell_type(i, j, k), reference.grid().cell_type(i, j, k));
+  });
 }
 
 // Seeding depends only on the case: any rank count creates the same particles, each once.

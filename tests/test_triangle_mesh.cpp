@@ -50,8 +50,8 @@ void expect_obj_error(const std::string& text, int line, const std::string& part
 TriangleMesh icosphere(const Vec3& centre, double radius, int levels) {
   const double g = (1.0 + std::sqrt(5.0)) / 2.0;
   TriangleMesh m;
-  m.vertices = {{-1, g, 0}, {1, g, 0}, {-1, -g, 0}, {1, -g, 0}, {0, -1, g}, {0, 1, g},
-                {0, -1, -g}, {0, 1, -g}, {g, 0, -1}, {g, 0, 1}, {-g, 0, -1}, {-g, 0, 1}};
+  m.vertices = {{-1, g, 0},  {1, g, 0},  {-1, -g, 0}, {1, -g, 0}, {0, -1, g},  {0, 1, g},
+                {0, -1, -g}, {0, 1, -g}, {g, 0, -1},  {g, 0, 1},  {-g, 0, -1}, {-g, 0, 1}};
   m.triangles = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
                  {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
                  {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
@@ -91,7 +91,8 @@ double lattice_volume(const MeshShape& shape, const Vec3& lo, const Vec3& hi, in
                lo[2] + (k + 0.5) * (hi[2] - lo[2]) / n};
         inside += shape.contains(p);
       }
-  return double(inside) / (double(n) * n * n) * (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  return double(inside) / (double(n) * n * n) * (hi[0] - lo[0]) * (hi[1] - lo[1]) *
+         (hi[2] - lo[2]);
 }
 
 TEST(ObjReading, CubeAndTetra) {
@@ -107,7 +108,7 @@ TEST(ObjReading, CubeAndTetra) {
   EXPECT_EQ(tetra.vertices.size(), 4u);
   ASSERT_EQ(tetra.triangles.size(), 4u);
   EXPECT_EQ(tetra.triangles[1], (std::array<int, 3>{0, 1, 3}));  // "f -4 -3 -1"
-  EXPECT_DOUBLE_EQ(tetra.vertices[3][2], 1.0);                    // "+1e0"
+  EXPECT_DOUBLE_EQ(tetra.vertices[3][2], 1.0);                   // "+1e0"
   EXPECT_DOUBLE_EQ(tetra.signed_volume(), 1.0 / 6.0);
 
   tetra.transform(2.0, {1, 0, -1});
@@ -132,7 +133,8 @@ TEST(ObjReading, PolygonsAreFanTriangulated) {
 TEST(ObjReading, ErrorsNameTheLineAndWhatWasExpected) {
   const std::string three = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
   expect_obj_error("v 0 0\n", 1, "expected 3 numbers after 'v'");
-  expect_obj_error(three + "v 0 x 1\n", 4, "expected 3 finite numbers after 'v', got \"v 0 x 1\"");
+  expect_obj_error(three + "v 0 x 1\n", 4,
+                   "expected 3 finite numbers after 'v', got \"v 0 x 1\"");
   expect_obj_error("v 0 0 nan\n", 1, "finite");
   expect_obj_error(three + "f 1 2\n", 4, "expected at least 3 vertex indices after 'f'");
   expect_obj_error(three + "\n# comment\nf 1 2 4\n", 6,

@@ -27,8 +27,7 @@ std::array<std::vector<int>, 3> cuts_across_the_sliding_sand() {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const std::vector<int> whole{0, kCells}, halves{0, kCells / 2, kCells};
-  return {ranks >= 2 ? halves : whole, ranks >= 8 ? halves : whole,
-          ranks >= 4 ? halves : whole};
+  return {ranks >= 2 ? halves : whole, ranks >= 8 ? halves : whole, ranks >= 4 ? halves : whole};
 }
 
 struct WallScene {
@@ -62,7 +61,8 @@ struct WallScene {
   // Component a takes value(i, j, k) on every face.
   template <class F>
   void set(int a, F value) {
-    for_each_index(grid.vel[a].box(), [&](int i, int j, int k) { grid.vel[a](i, j, k) = value(i, j, k); });
+    for_each_index(grid.vel[a].box(),
+                   [&](int i, int j, int k) { grid.vel[a](i, j, k) = value(i, j, k); });
   }
   // What the step does: keep the velocities, remove flow into solids, apply friction.
   void enforce_with_friction() {
@@ -126,6 +126,27 @@ TEST(WallFriction, FloorSlidingLosesMuTimesNormalSpeed) {
       }
     s.expect_faces_right(3 * 4 * 2);
   }
+}
+
+// A frictionless box wall is a symmetry plane: sand pressed into the x- wall slides up it
+// freely, while at the x+ wall (the case's wall_friction, 0.5) |u_t| = 0.3 <= 0.5 * 1 stops.
+TEST(WallFriction, FrictionlessWallIsASymmetryPlane) {
+  WallScene s(0.0);
+  CaseConfig config;
+  config.cells = {kCells, kCells, kCells};
+  config.cell_size = 0.1;
+  config.wall_friction = 0.5;
+  config.frictionless_wall[wall_index("x-")] = true;
+  mark_wall_friction(config, s.wall_mu);
+  s.set(0, [&](int i, int, int) { return i == 0 ? -1.0 : i == kCells ? 1.0 : 0.0; });
+  s.set(2, [&](int, int, int) { return 0.3; });
+  s.enforce_with_friction();
+  for (int j = 0; j < kCells; ++j)
+    for (int k = 1; k < kCells; ++k) {
+      s.expect_face(2, 0, j, k, 0.3);           // beside x-: free slip
+      s.expect_face(2, kCells - 1, j, k, 0.0);  // beside x+: static friction
+    }
+  s.expect_faces_right(2 * kCells * (kCells - 1));
 }
 
 // Sand moving away from the floor is not pressed against it: no friction.

@@ -86,8 +86,8 @@ TEST(WetSandLaws, CohesionFrictionAndViscosityFollowEquationSix) {
 TEST(Absorption, WaterPouredOnDryBedSoaksIn) {
   CaseConfig c = sand_and_water_case({0.08, 0.08, 0.2}, 0.01, {0, 0, 0}, {0.08, 0.08, 0.08},
                                      {0.0, 0.0, 0.10}, {0.08, 0.08, 0.12});
-  c.materials[1].wet.propagation_rate = 1e-2;   // m^2/s: spreads over the bed in 0.6 s
-  c.materials[1].wet.conductivity = 1e-2;       // m/s
+  c.materials[1].wet.propagation_rate = 1e-2;  // m^2/s: spreads over the bed in 0.6 s
+  c.materials[1].wet.conductivity = 1e-2;      // m/s
   c.load_balance.interval_steps = 5;
   c.load_balance.threshold = 1.01;
   Simulation sim(c, MPI_COMM_WORLD);
@@ -145,8 +145,8 @@ double diffusion_saturation(double z, double floor, double d, double t) {
   const double scale = 2 * std::sqrt(d * t);
   double s = 0;
   for (int k = 0; k < 4; ++k)
-    s += (k % 2 ? -1 : 1) * (std::erfc((2 * k * floor + z) / scale) +
-                             std::erfc((2 * (k + 1) * floor - z) / scale));
+    s += (k % 2 ? -1 : 1) *
+         (std::erfc((2 * k * floor + z) / scale) + std::erfc((2 * (k + 1) * floor - z) / scale));
   return s;
 }
 
@@ -190,9 +190,10 @@ TEST(Percolation, WettingFrontFollowsTheDiffusionSolution) {
       if (p.material[n] == 0) lowest_water = std::min(lowest_water, p.z[n]);
     lowest_water = -global_max(sim.topology(), -lowest_water);
     if (sim.topology().rank() == 0)
-      std::printf("t %.2f s: front %.4f m, diffusion solution %.4f m (%+.1f%%), top S %.3f, "
-                  "lowest free water %.4f m\n",
-                  t, measured, expected, 100 * (measured / expected - 1), s.back(), lowest_water);
+      std::printf(
+          "t %.2f s: front %.4f m, diffusion solution %.4f m (%+.1f%%), top S %.3f, "
+          "lowest free water %.4f m\n",
+          t, measured, expected, 100 * (measured / expected - 1), s.back(), lowest_water);
     // 5%: the bound for the model's own equation; the scheme's error at these
     // 9 to 20 cells of front depth is second order in dx.
     EXPECT_NEAR(measured, expected, 0.05 * expected) << "at t = " << t << " s";
@@ -250,9 +251,9 @@ TEST(MoistColumn, StandsMoistCollapsesDrySpreadsSoaked) {
   if (moist.rank0)
     std::printf("after 2 s: moist top %.3f runout %.3f, dry %.3f %.3f, soaked %.3f %.3f\n",
                 moist.top, moist.runout, dry.top, dry.runout, soaked.top, soaked.runout);
-  EXPECT_GT(moist.top, 0.1 - cell);       // keeps its height within a cell
-  EXPECT_LT(moist.runout, 0.05 + cell);   // and its face within a cell
-  EXPECT_LT(dry.top, 0.1 - 2 * cell);     // slumps by more than two cells
+  EXPECT_GT(moist.top, 0.1 - cell);      // keeps its height within a cell
+  EXPECT_LT(moist.runout, 0.05 + cell);  // and its face within a cell
+  EXPECT_LT(dry.top, 0.1 - 2 * cell);    // slumps by more than two cells
   EXPECT_GT(dry.runout, 0.05 + 3 * cell);
   EXPECT_GT(soaked.runout, dry.runout + cell);
 }

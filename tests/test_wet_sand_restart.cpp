@@ -54,7 +54,7 @@ std::string fresh_directory(const std::string& test) {
 std::unique_ptr<Simulation> restart_from_latest(const std::string& directory, MPI_Comm comm) {
   CheckpointReader checkpoint(comm, find_checkpoint(comm, directory, "latest"));
   const CheckpointCase& stored = checkpoint.source();
-  return restore_simulation(parse_case_text(stored.text, stored.file), checkpoint, comm);
+  return restore_simulation(parse_case_text(stored.text, stored.file, comm), checkpoint, comm);
 }
 
 // The water of a run at one moment: its totals and each particle's.
@@ -93,9 +93,11 @@ void expect_restart_keeps_water(const WaterState& saved, Simulation& restarted) 
   run_until(restarted, kEndTime);
   const WaterTotals end = water_totals(restarted);
   if (world_rank() == 0)
-    std::printf("saved: free %.10g pores %.10g; at %.2f s: free %.10g pores %.10g, total "
-                "%+.1e relative\n", saved.totals.free, saved.totals.pores, kEndTime, end.free,
-                end.pores, end.total() / saved.totals.total() - 1);
+    std::printf(
+        "saved: free %.10g pores %.10g; at %.2f s: free %.10g pores %.10g, total "
+        "%+.1e relative\n",
+        saved.totals.free, saved.totals.pores, kEndTime, end.free, end.pores,
+        end.total() / saved.totals.total() - 1);
   EXPECT_LT(end.free, saved.totals.free);  // absorption went on after the restart
   EXPECT_NEAR(end.total(), saved.totals.total(), kRoundOff * saved.totals.total());
 }
@@ -163,9 +165,10 @@ TEST(WaterThroughRecut, ForcedRecutKeepsEachParticlesWater) {
   const WaterState after = water_state(sim);
   const double imbalance_after = sim.particle_imbalance();
   if (world_rank() == 0)
-    std::printf("particle imbalance %.3f before the re-cut, %.3f after; total %+.1e "
-                "relative\n", imbalance_before, imbalance_after,
-                after.totals.total() / before.totals.total() - 1);
+    std::printf(
+        "particle imbalance %.3f before the re-cut, %.3f after; total %+.1e "
+        "relative\n",
+        imbalance_before, imbalance_after, after.totals.total() / before.totals.total() - 1);
   EXPECT_EQ(particles_with_other_water(before, after), 0) << "of " << before.by_id.size();
   EXPECT_NEAR(after.totals.total(), before.totals.total(), kRoundOff * before.totals.total());
 

@@ -58,8 +58,13 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", warmup, "steps before measuring (the flow gets going)");
   app.add_option("--petsc", petsc, "PETSc options, e.g. \"-pc_type gamg\"");
   bool as_water = false, dry = false;
-  app.add_flag("--as-water", as_water, "treat every material as water (same particles, no sand stages)");
+  app.add_flag("--as-water", as_water,
+               "treat every material as water (same particles, no sand stages)");
   app.add_flag("--dry", dry, "sand holds no water (same particles, no wet-sand stages)");
+  bool stage_barriers = false;
+  app.add_flag(
+      "--stage-barriers", stage_barriers,
+      "wait for all ranks before each stage and report the waits apart (load imbalance)");
   CLI11_PARSE(app, argc, argv);
 
   MPI_Init(&argc, &argv);
@@ -78,6 +83,7 @@ int main(int argc, char** argv) {
     const bool root = topo.rank() == 0;
     const int64_t particles = global_sum(topo, int64_t(sim.particles().size()));
 
+    if (stage_barriers) sim.clock().synchronise_stages([&topo] { wait_for_all_ranks(topo); });
     for (int s = 0; s < warmup; ++s) sim.step(sim.stable_dt());
     sim.clock().reset();
     const double measured_from = sim.time();
@@ -100,42 +106,54 @@ int main(int argc, char** argv) {
     const double peak_added_bytes = global_sum(topo, double(peak_rss_bytes() - rss_before));
     const double imbalance = global_max(topo, double(local)) / (double(particles) / topo.size());
     if (root) {
-      std::printf("bench case=%s ranks=%d layout=%dx%dx%d grid=%dx%dx%d particles=%lld steps=%d "
-                  "(after %d warm-up) simulated=%.4f s\n",
-                  config.name.c_str(), topo.size(), topo.dims()[0], topo.dims()[1], topo.dims()[2],
-                  config.cells[0], config.cells[1], config.cells[2], (long long)particles, steps,
-                  warmup, sim.time());
+      std::printf(
+          "bench case=%s ranks=%d layout=%dx%dx%d grid=%dx%dx%d particles=%lld steps=%d "
+          "(after %d warm-up) simulated=%.4f s\n",
+          config.name.c_str(), topo.size(), topo.dims()[0], topo.dims()[1], topo.dims()[2],
+          config.cells[0], config.cells[1], config.cells[2], (long long)particles, steps, warmup,
+          sim.time());
       std::printf("particle_steps_per_second %.4g\n", double(particles) * steps / wall);
       std::printf("seconds_per_step %.4f\n", wall / steps);
     }
-    double wet_stages = 0;  // the stages only wet sand runs
+    double wet_stages = 0;      // the stages only wet sand runs
+    double imbalance_cost = 0;  // sum over stages of (slowest rank - mean): time lost waiting
     for (const auto& [name, seconds] : sim.clock().totals()) {
       double worst = global_max(topo, seconds), mean = global_sum(topo, seconds) / topo.size();
+      imbalance_cost += worst - mean;
       if (name == "darcy_drag" || name == "absorb_water" || name == "percolate_water" ||
           name == "seep_water")
         wet_stages += worst;
       if (root)
-        std::printf("stage %-22s %.4f s/step max, %.4f mean, %4.1f%% of the step\n",
-                    name.c_str(), worst / steps, mean / steps, 100.0 * worst / wall);
+        std::printf("stage %-22s %.4f s/step max, %.4f mean, %4.1f%% of the step\n", name.c_str(),
+                    worst / steps, mean / steps, 100.0 * worst / wall);
     }
+    if (stage_barriers && root)
+      std::printf(
+          "stage_imbalance_cost %.4f s/step (sum over stages of the slowest rank's "
+          "seconds minus the mean; the stages are synchronised)\n",
+          imbalance_cost / steps);
     if (root && wet_stages > 0)
-      std::printf("wet_sand_stages %.4f s/step, %.1f%% of the step (darcy_drag, absorb_water, "
-                  "percolate_water, seep_water)\n", wet_stages / steps, 100.0 * wet_stages / wall);
+      std::printf(
+          "wet_sand_stages %.4f s/step, %.1f%% of the step (darcy_drag, absorb_water, "
+          "percolate_water, seep_water)\n",
+          wet_stages / steps, 100.0 * wet_stages / wall);
     if (root) {
-      std::printf("pressure_iterations mean %.1f max %.0f (fluid cells %.0f)\n", iterations / steps,
-                  max_iterations, unknowns / steps);
-      std::printf("bytes_per_particle %.1f (memory the run holds after its steps) / %.1f (peak "
-                  "the run added) / %.1f (peak RSS of all ranks, incl. MPI and PETSc)\n",
-                  state_bytes / particles, peak_added_bytes / particles, peak_bytes / particles);
+      std::printf("pressure_iterations mean %.1f max %.0f (fluid cells %.0f)\n",
+                  iterations / steps, max_iterations, unknowns / steps);
+      std::printf(
+          "bytes_per_particle %.1f (memory the run holds after its steps) / %.1f (peak "
+          "the run added) / %.1f (peak RSS of all ranks, incl. MPI and PETSc)\n",
+          state_bytes / particles, peak_added_bytes / particles, peak_bytes / particles);
       std::printf("particle_imbalance %.3f (max/mean per rank)\n", imbalance);
       std::printf("wall_seconds_per_simulated_second %.2f (over the measured steps)\n",
                   wall / (sim.time() - measured_from));
       if (sim.last_sand_stats().sand_cells > 0) {
         const Simulation::SandStats& s = sim.last_sand_stats();
-        std::printf("sand cells %lld: rigid %lld, yielding %lld; clusters %lld, largest %lld cells "
-                    "(last step)\n", (long long)s.sand_cells, (long long)s.rigid_cells,
-                    (long long)s.yielding_cells, (long long)s.clusters,
-                    (long long)s.largest_cluster_cells);
+        std::printf(
+            "sand cells %lld: rigid %lld, yielding %lld; clusters %lld, largest %lld cells "
+            "(last step)\n",
+            (long long)s.sand_cells, (long long)s.rigid_cells, (long long)s.yielding_cells,
+            (long long)s.clusters, (long long)s.largest_cluster_cells);
       }
     }
   }

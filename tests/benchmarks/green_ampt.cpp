@@ -109,12 +109,12 @@ double green_ampt_infiltration(const GreenAmptSoil& soil, double t) {
 }
 
 struct Options {
-  double cell = 0.01;           // m
-  double depth = 1.0;           // m of sand (the front reaches 0.7 m in 2 h)
-  int width_cells = 3;          // cells across the column, both ways (at least the ghost width)
-  double end = 7200;            // s
-  double sample_every = 30;     // s between samples (CSV rows)
-  double compare_from = 60;     // s: the max difference is taken over [compare_from, end]
+  double cell = 0.01;        // m
+  double depth = 1.0;        // m of sand (the front reaches 0.7 m in 2 h)
+  int width_cells = 3;       // cells across the column, both ways (at least the ghost width)
+  double end = 7200;         // s
+  double sample_every = 30;  // s between samples (CSV rows)
+  double compare_from = 60;  // s: the max difference is taken over [compare_from, end]
   double ideal_saturation = kFieldCapacitySaturation;
   std::string csv;
 };
@@ -122,9 +122,9 @@ struct Options {
 // The model's state at one time, all ranks.
 struct Sample {
   double time = 0;
-  double infiltrated = 0;    // F, m
-  double front = 0;          // depth of the S = 1/2 level below the surface, m
-  double stored_water = 0;   // water in the column's pores, m (equals the refills)
+  double infiltrated = 0;   // F, m
+  double front = 0;         // depth of the S = 1/2 level below the surface, m
+  double stored_water = 0;  // water in the column's pores, m (equals the refills)
 };
 
 // A column of dry porous sand, width_cells^2 cells across, on all ranks of `comm`.
@@ -143,8 +143,8 @@ class PondedColumn {
   // Percolation for dt (one substep when dt is at most the substep limit), then the pond
   // refills the top layer.
   void advance(double dt) {
-    substeps_ += percolate_pore_water(topo_, halo_, config_.materials, sand(),
-                                      config_.gravity, dt, grid_, particles_);
+    substeps_ += percolate_pore_water(topo_, halo_, config_.materials, sand(), config_.gravity,
+                                      dt, grid_, particles_);
     flood_top_layer();
   }
 
@@ -225,7 +225,7 @@ Sample PondedColumn::measure(double time) const {
 
 // Times of the printed rows, s: from the sorptivity-dominated start (psi dtheta / K is
 // 630 s for this sand) to the gravity-dominated end.
-const std::vector<double> kTableTimes{60, 120, 300, 600, 900, 1200, 1800, 2400,
+const std::vector<double> kTableTimes{60,   120,  300,  600,  900,  1200, 1800, 2400,
                                       3000, 3600, 4800, 6000, 7200, 9000, 10800};
 
 bool is_table_time(double t) {
@@ -241,15 +241,17 @@ double relative_difference(const Sample& s) {
 void print_header(const Options& o, const MaterialSpec& sand, const Index3& ranks) {
   const WetSandSpec& w = sand.wet;
   const double a = kRawlsSand.suction_head * kRawlsSand.water_deficit();
-  std::printf("Green-Ampt sand (Rawls, Brakensiek & Miller 1983): theta_e %.3f, psi %.2f cm, "
-              "K %.2f cm/h; psi dtheta / K = %.0f s\n",
-              kRawlsSand.effective_porosity, 100 * kRawlsSand.suction_head,
-              100 * 3600 * kRawlsSand.conductivity, a / kRawlsSand.conductivity);
-  std::printf("model: n %.3f, K %.4g m/s, k_p %.4g m^2/s, S' %.3f; cell %.4f m, column %.2f m "
-              "x %d x %d cells, ranks %dx%dx%d, substep limit %.3f s\n",
-              w.porosity, w.conductivity, w.propagation_rate, w.ideal_saturation, o.cell,
-              o.depth, o.width_cells, o.width_cells, ranks[0], ranks[1], ranks[2],
-              percolation_substep_limit(w, o.cell));
+  std::printf(
+      "Green-Ampt sand (Rawls, Brakensiek & Miller 1983): theta_e %.3f, psi %.2f cm, "
+      "K %.2f cm/h; psi dtheta / K = %.0f s\n",
+      kRawlsSand.effective_porosity, 100 * kRawlsSand.suction_head,
+      100 * 3600 * kRawlsSand.conductivity, a / kRawlsSand.conductivity);
+  std::printf(
+      "model: n %.3f, K %.4g m/s, k_p %.4g m^2/s, S' %.3f; cell %.4f m, column %.2f m "
+      "x %d x %d cells, ranks %dx%dx%d, substep limit %.3f s\n",
+      w.porosity, w.conductivity, w.propagation_rate, w.ideal_saturation, o.cell, o.depth,
+      o.width_cells, o.width_cells, ranks[0], ranks[1], ranks[2],
+      percolation_substep_limit(w, o.cell));
   std::printf("%8s %10s %10s %8s %12s %12s\n", "t [s]", "F [cm]", "F_GA [cm]", "diff",
               "front [cm]", "front_GA [cm]");
 }
@@ -303,10 +305,11 @@ void print_summary(const Options& o, const std::vector<Sample>& samples, int ran
   const Sample& last = samples.back();
   const double refilled = last.infiltrated + 0.5 * kRawlsSand.effective_porosity * o.cell;
   if (worst)
-    std::printf("max |F / F_GA - 1| over t in [%.0f, %.0f] s: %.1f%% (at t = %.0f s); "
-                "within 15%%: %s\n",
-                o.compare_from, o.end, 100 * std::abs(relative_difference(*worst)), worst->time,
-                std::abs(relative_difference(*worst)) <= 0.15 ? "yes" : "no");
+    std::printf(
+        "max |F / F_GA - 1| over t in [%.0f, %.0f] s: %.1f%% (at t = %.0f s); "
+        "within 15%%: %s\n",
+        o.compare_from, o.end, 100 * std::abs(relative_difference(*worst)), worst->time,
+        std::abs(relative_difference(*worst)) <= 0.15 ? "yes" : "no");
   std::printf("water balance: pores hold %.6f m, the pond gave %.6f m (%.1e relative)\n",
               last.stored_water, refilled, last.stored_water / refilled - 1);
   std::printf("ranks %d, cell %.4f m, S' %.3f: %lld substeps, %.2f s wall\n", ranks, o.cell,

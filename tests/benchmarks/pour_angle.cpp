@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
   app.add_option("--settle-time", s.settle_time, "s");
   app.add_option("--floor-friction", s.floor_friction, "Coulomb mu of the floor");
   app.add_option("--seed", s.seed, "seed of the jitter");
-  app.add_option("--balance-interval", s.balance_interval, "steps between load-balance checks (0: never)");
+  app.add_option("--balance-interval", s.balance_interval,
+                 "steps between load-balance checks (0: never)");
   app.add_option("--flip-ratio", s.flip_ratio, "FLIP share of the sand's velocity update");
   app.add_option("--cfl", s.cfl, "cells a particle may cross per step");
   app.add_option("--max-dt", s.max_dt, "longest step, s");
@@ -57,11 +58,12 @@ int main(int argc, char** argv) {
       const test::HeapShape now = test::measure_heap(sim, s.cell);
       const Simulation::SandStats& sand = sim.last_sand_stats();
       if (rank == 0)
-        std::printf("  t %.2f s: slopes %.1f / %.1f deg, top %.3f m, max speed %.3f m/s, "
-                    "sand cells %lld, yielding %lld, clusters %lld, largest %lld\n",
-                    sim.time(), now.left_slope_deg, now.right_slope_deg, now.top, now.max_speed,
-                    (long long)sand.sand_cells, (long long)sand.yielding_cells, (long long)sand.clusters,
-                    (long long)sand.largest_cluster_cells);
+        std::printf(
+            "  t %.2f s: slopes %.1f / %.1f deg, top %.3f m, max speed %.3f m/s, "
+            "sand cells %lld, yielding %lld, clusters %lld, largest %lld\n",
+            sim.time(), now.left_slope_deg, now.right_slope_deg, now.top, now.max_speed,
+            (long long)sand.sand_cells, (long long)sand.yielding_cells, (long long)sand.clusters,
+            (long long)sand.largest_cluster_cells);
       if (rank == 0 && profile)
         for (size_t col = 0; col < now.surface.size(); ++col)
           std::printf("    x %.4f  surface %.4f\n", (col + 0.5) * s.cell, now.surface[col]);
@@ -70,14 +72,15 @@ int main(int argc, char** argv) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (rank == 0)
-      std::printf("phi %.1f cell %.4f nozzle %.3f m at %.3f m, %.2f m/s for %.2f s: slopes "
-                  "%.1f / %.1f deg (mean %.1f), top %.3f m, base %.3f m, max speed %.3f m/s, "
-                  "surface change %.4f m (mean %.4f m), "
-                  "particles %lld of %lld, %.0f s\n",
-                  s.friction_angle, s.cell, s.nozzle_width, s.nozzle_height, s.nozzle_speed,
-                  s.pour_time, heap.left_slope_deg, heap.right_slope_deg, heap.mean_slope_deg(),
-                  heap.top, heap.base, heap.max_speed, heap.surface_change, heap.mean_surface_change, (long long)heap.particles,
-                  (long long)heap.created, wall);
+      std::printf(
+          "phi %.1f cell %.4f nozzle %.3f m at %.3f m, %.2f m/s for %.2f s: slopes "
+          "%.1f / %.1f deg (mean %.1f), top %.3f m, base %.3f m, max speed %.3f m/s, "
+          "surface change %.4f m (mean %.4f m), "
+          "particles %lld of %lld, %.0f s\n",
+          s.friction_angle, s.cell, s.nozzle_width, s.nozzle_height, s.nozzle_speed, s.pour_time,
+          heap.left_slope_deg, heap.right_slope_deg, heap.mean_slope_deg(), heap.top, heap.base,
+          heap.max_speed, heap.surface_change, heap.mean_surface_change,
+          (long long)heap.particles, (long long)heap.created, wall);
     if (rank == 0 && profile)
       for (size_t col = 0; col < heap.surface.size(); ++col)
         std::printf("  x %.4f  surface %.4f\n", (col + 0.5) * s.cell, heap.surface[col]);

@@ -14,7 +14,9 @@
 #     cases' 95% PIC transfer and with test_sand_pile's half FLIP;
 #   - checkpoint write bandwidth for ~1M particles on 2 ranks, next to dd on the same disk;
 #   - the wet-sand mixture (water beside a porous bed, ~1M particles) on 1 and 2 ranks, and
-#     the same particles with sand that holds no water (--dry), alternating;
+#     the same particles with sand that holds no water (--dry), alternating, and once with
+#     the stages synchronised (--stage-barriers); the sand column as sand and as water on
+#     one rank (what a sand particle costs, for the load balancer);
 #   - ponded infiltration into sand against Green-Ampt on 1 and 2 ranks, at 0.5 cm cells
 #     and with other S', and the plot postproc/gallery/green_ampt.png (seconds in all).
 #
@@ -57,10 +59,24 @@ run mpiexec -n 2 "$build/bench_checkpoint" cases/dam_break.toml --cell-size 0.00
 run dd if=/dev/zero of="$work/dd.bin" bs=1M count=512 conv=fdatasync
 rm -f "$work/dd.bin"
 
-for ranks in 1 2; do
+# The mixture against the same particles dry, 1 and 2 ranks alternating (the machine drifts),
+# then once with every stage synchronised to show where 2 ranks wait for each other.
+for repeat in 1 2 3; do
   for mode in "" --dry; do
-    run mpiexec -n $ranks --oversubscribe "$build/bench_step" cases/mixture_benchmark.toml \
-      --cell-size 0.008 --steps 8 --warmup 4 $mode
+    for ranks in 1 2; do
+      run mpiexec -n $ranks --oversubscribe "$build/bench_step" cases/mixture_benchmark.toml \
+        --cell-size 0.008 --steps 24 --warmup 4 $mode
+    done
+  done
+done
+run mpiexec -n 2 --oversubscribe "$build/bench_step" cases/mixture_benchmark.toml \
+  --cell-size 0.008 --steps 16 --warmup 4 --stage-barriers
+# What a sand particle costs against a water particle ([load_balance] sand_particle_work):
+# the 1M sand column as sand and as water on one rank, alternating.
+for repeat in 1 2; do
+  for mode in "" --as-water; do
+    run mpiexec -n 1 "$build/bench_step" cases/sand_column_benchmark.toml --cell-size 0.005 \
+      --steps 15 --warmup 10 $mode
   done
 done
 

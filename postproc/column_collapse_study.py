@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+"""Axisymmetric collapse of dry sand columns against Lube et al. (2004): runs dunesim over a
+set of aspect ratios a = H0/R0, measures each deposit, writes a CSV and a plot.
+
+Usage:
+  column_collapse_study.py [--dunesim build/dunesim] [--ranks 2] [--aspect-ratios 0.5,1,2,4,8]
+                           [--cell-size 0.005] [--case cases/column_collapse.toml]
+                           [--work out/column_collapse_study] [--png FILE] [--csv FILE]
+
+Each run is the case file with its geometry rewritten: a quarter column of radius R0 (10 cm
+when a < 1, else 5 cm, so that H0 and R0 both span at least 10 cells at 5 mm) in the corner
+x = y = 0, a domain 1.4 times the runout the law predicts, and an end time of 8 sqrt(H0/g)
++ 0.6 s (the deposits stop well before; the CSV reports the fastest grain at the end to
+show it). The material and the floor's friction stay as the case file says.
+
+The laws (Lube, Huppert, Sparks & Hallworth 2004, J. Fluid Mech. 508, 175-199):
+  runout        (R_inf - R0)/R0 = 1.24 a        for a < 1.7,  1.6 a^(1/2) above;
+  final height  H_inf/R0        = a             for a < 0.74, 0.88 a^(1/6) above
+                (the top of a short column is never disturbed).
+
+Measured on the last frame, from the sand particles' distance r to the column's axis:
+  R_inf  the outer edge of the deposit: the outermost ring (width dx/2) in which the sand,
+         spread over the ring's area, is at least half a particle layer thick (dx/4, with a
+         particle standing for dx^3/8 of sand). Single grains that bounced ahead do not count.
+  H_inf  the top of the central cone: the highest particle within 2 dx of the axis plus dx/4
+         (half a particle spacing, from a particle's centre to the surface).
+
+Needs /usr/bin/python3 with numpy, h5py and matplotlib (Debian: python3-h5py, -matplotlib).
+"""
+import argparse
+import csv
+import glob
+import math
+import os
+import re
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+
+def runout_law(a):
+    return 1.24 * a if a < 1.7 else 1.6 * math.sqrt(a)
+
+
+def height_law(a):
+    return a if a < 0.74 else 0.88 * a ** (1.0 / 6.0)
+
+
+def column_radius(a, cell_size):
+    """R0 such that both R0 and H0 = a R0 span at least 10 cells (5 cm at 5 mm, or more)."""
+    return max(10 * cell_size, 10 * cell_size / a)
+
+
+def whole_cells(length, cell_size):
+    return math.ceil(length / cell_size - 1e-9) * cell_size
+
+
+def case_text(template, a, radius, cell_size, output):
+    """The template case with this run's geometry, end time and output directory."""
+    height = a * radius
+    reach = whole_cells(1.4 * radius * (1 + runout_law(a)), cell_size)
+    top = whole_cells(1.2 * height + 4 * cell_size, cell_size)
+    end = 8 * math.sqrt(height / 9.81) + 0.6
+    replacements = [
+        (r"(?m)^name = \"column_collapse\"$", f'name = "column_collapse_a{a:g}"'),
+        (r"(?m)^size = .*$", f"size = [{reach:.6g}, {reach:.6g}, {top:.6g}]"),
+        (r"(?m)^cell_size = .*$", f"cell_size = {cell_size:g}"),
+        (r"(?m)^end = .*$", f"end = {end:.3f}"),
+        (r"(?m)^interval = .*$", f"interval = {end / 4:.4f}"),
+        (r"(?m)^directory = .*$", f'directory = "{output}"'),
+        (r"(?m)^radius = .*$", f"radius = {radius:g}"),
+        (r"(?m)^height = .*$", f"height = {height:g}"),
+    ]
+    text = template
+    for pattern, value in replacements:
+        text, count = re.subn(pattern, value, text)
+        if count != 1:
+            sys.exit(f"column_collapse_study: the case template has {count} lines matching "
+                     f"{pattern!r}, expected exactly 1")
+    return text
+
+
+def measure_deposit(frame, cell_size):
+    """R_inf, H_inf and the fastest grain's speed in a frame (see the module's doc)."""
+    with h5py.File(frame, "r") as f:
+        position = f["particles/position"][:]
+        speed = np.linalg.norm(f["particles/velocity"][:], axis=1)
+        time = float(f.attrs["time"])
+    r = np.hypot(position[:, 0], position[:, 1])
+    ring = cell_size / 2
+    counts = np.bincount((r / ring).astype(int))
+    inner = np.arange(len(counts)) * ring
+    area = math.pi / 4 * ((inner + ring) ** 2 - inner ** 2)  # a quarter ring
+    thickness = counts * cell_size ** 3 / 8 / area
+    thick_enough = np.nonzero(thickness >= cell_size / 4)[0]
+    edge = (thick_enough[-1] + 1) * ring if len(thick_enough) else 0.0
+    near_axis = r < 2 * cell_size
+    top = position[near_axis, 2].max() + cell_size / 4 if near_axis.any() else 0.0
+    return edge, top, float(speed.max()), time, float(r.max())
+
+
+def run_case(args, a):
+    radius = column_radius(a, args.cell_size)
+    folder = os.path.join(args.work, f"a{a:g}")
+    os.makedirs(folder, exist_ok=True)
+    case_file = os.path.join(folder, "case.toml")
+    with open(args.case) as f:
+        template = f.read()
+    with open(case_file, "w") as f:
+        f.write(case_text(template, a, radius, args.cell_size, os.path.abspath(folder)))
+    command = ["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
+               case_file, "--quiet"]
+    print(f"a = {a:g}: R0 = {radius:g} m, H0 = {a * radius:g} m: {' '.join(command)}",
+          flush=True)
+    subprocess.run(command, check=True)
+    frames = sorted(glob.glob(os.path.join(folder, "column_collapse_a*_*.h5")))
+    if not frames:
+        sys.exit(f"column_collapse_study: the run in {folder} wrote no frames")
+    return radius, frames[-1]
+
+
+def plot(rows, png):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    a_line = np.geomspace(0.3, 12, 200)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2))
+    a = [row["a"] for row in rows]
+    left.loglog(a_line, [runout_law(x) for x in a_line], "k-", label="Lube et al. 2004")
+    left.loglog(a, [row["runout"] for row in rows], "o", color="tab:orange", label="dunesim")
+    left.set_xlabel("a = H0 / R0")
+    left.set_ylabel("(R_inf - R0) / R0")
+    right.loglog(a_line, [height_law(x) for x in a_line], "k-", label="Lube et al. 2004")
+    right.loglog(a, [row["height"] for row in rows], "o", color="tab:orange", label="dunesim")
+    right.set_xlabel("a = H0 / R0")
+    right.set_ylabel("H_inf / R0")
+    for axes in (left, right):
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend()
+    fig.suptitle("Axisymmetric collapse of dry sand columns")
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dunesim", default="build/dunesim")
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--aspect-ratios", default="0.5,1,2,4,8")
+    parser.add_argument("--cell-size", type=float, default=0.005)
+    parser.add_argument("--case", default="cases/column_collapse.toml")
+    parser.add_argument("--work", default="out/column_collapse_study")
+    parser.add_argument("--csv", default=None, help="default: WORK/column_collapse.csv")
+    parser.add_argument("--png", default=None, help="default: WORK/column_collapse.png")
+    args = parser.parse_args()
+    csv_file = args.csv or os.path.join(args.work, "column_collapse.csv")
+    png_file = args.png or os.path.join(args.work, "column_collapse.png")
+
+    rows = []
+    for a in [float(x) for x in args.aspect_ratios.split(",")]:
+        radius, frame = run_case(args, a)
+        edge, top, fastest, time, outermost = measure_deposit(frame, args.cell_size)
+        row = {"a": a, "R0": radius, "cell_size": args.cell_size,
+               "runout": (edge - radius) / radius, "runout_law": runout_law(a),
+               "height": top / radius, "height_law": height_law(a),
+               "outermost_grain_runout": (outermost - radius) / radius,
+               "fastest_grain_at_end": fastest, "end_time": time}
+        row["runout_error"] = row["runout"] / row["runout_law"] - 1
+        row["height_error"] = row["height"] / row["height_law"] - 1
+        rows.append(row)
+        print(f"a = {a:g}: runout {row['runout']:.3f} (law {row['runout_law']:.3f}, "
+              f"{100 * row['runout_error']:+.1f}%), height {row['height']:.3f} (law "
+              f"{row['height_law']:.3f}, {100 * row['height_error']:+.1f}%), fastest grain "
+              f"{fastest:.3f} m/s at t = {time:.2f} s", flush=True)
+    with open(csv_file, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    plot(rows, png_file)
+    print(f"wrote {csv_file} and {png_file}")
+
+
+if __name__ == "__main__":
+    main()
