@@ -629,6 +629,30 @@ WetSandSpec read_wet_sand(const Table& m) {
   return wet;
 }
 
+// The rheology keys of a sand material; the mu(I) parameters only with rheology = "mu_i".
+SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
+  SandRheology r;
+  const std::vector<std::string_view> mu_i_keys = {"friction_angle_dynamic", "i0",
+                                                   "grain_diameter", "grain_density"};
+  if (!m.has("rheology") || m.choice("rheology", {"zhu_bridson", "mu_i"}) == "zhu_bridson") {
+    for (std::string_view key : mu_i_keys)
+      if (m.has(key)) m.fail(key, "is a parameter of rheology = \"mu_i\" only");
+    return r;
+  }
+  r.kind = SandRheology::Kind::MuOfI;
+  r.dynamic_friction_angle_deg =
+      m.number("friction_angle_dynamic", Range{0.0, 90.0, false, false},
+               std::max(friction_angle_deg, r.dynamic_friction_angle_deg));
+  if (r.dynamic_friction_angle_deg < friction_angle_deg)
+    m.fail("friction_angle_dynamic", "expected at least friction_angle (" +
+                                         format_number(friction_angle_deg) + "), got " +
+                                         format_number(r.dynamic_friction_angle_deg));
+  r.inertial_number_i0 = m.number("i0", kPositive, r.inertial_number_i0);
+  r.grain_diameter = m.number("grain_diameter", kPositive, r.grain_diameter);
+  r.grain_density = m.number("grain_density", kPositive, r.grain_density);
+  return r;
+}
+
 void read_materials(const Table& root, CaseConfig& cfg) {
   std::vector<Table> entries = root.table_array("material");
   if (entries.empty())
@@ -636,7 +660,8 @@ void read_materials(const Table& root, CaseConfig& cfg) {
   for (const Table& m : entries) {
     m.allow_only({"name", "kind", "density", "flip_ratio", "friction_angle", "cohesion", "c_dry",
                   "porosity", "ideal_saturation", "c_wet", "mud_viscosity", "propagation_rate",
-                  "conductivity", "saturation"});
+                  "conductivity", "saturation", "rheology", "friction_angle_dynamic", "i0",
+                  "grain_diameter", "grain_density"});
     MaterialSpec spec;
     spec.name = m.non_empty_string("name", kRequired);
     for (const MaterialSpec& earlier : cfg.materials)
@@ -657,9 +682,11 @@ void read_materials(const Table& root, CaseConfig& cfg) {
         m.fail("c_dry", "is another name for 'cohesion'; give one of them");
       spec.cohesion = m.number(m.has("c_dry") ? "c_dry" : "cohesion", kNonNegative, 0.0);
       spec.wet = read_wet_sand(m);
+      spec.rheology = read_sand_rheology(m, spec.friction_angle_deg);
     } else {
       m.forbid({"friction_angle", "cohesion", "c_dry", "porosity", "ideal_saturation", "c_wet",
-                "mud_viscosity", "propagation_rate", "conductivity", "saturation"},
+                "mud_viscosity", "propagation_rate", "conductivity", "saturation", "rheology",
+                "friction_angle_dynamic", "i0", "grain_diameter", "grain_density"},
                "kind = \"sand\"", "kind = \"water\"");
     }
     cfg.materials.push_back(spec);

@@ -49,6 +49,17 @@ struct WetSandSpec {
   bool holds_water() const { return porosity > 0.0; }
 };
 
+// How sand resists shear: Zhu & Bridson 2005's yield test and frictional stress, or the
+// mu(I) rheology of Jop, Forterre & Pouliquen 2006 (src/sand_rheology.hpp).
+struct SandRheology {
+  enum class Kind { ZhuBridson, MuOfI } kind = Kind::ZhuBridson;
+  // mu(I) only: mu_s = tan(friction_angle) is the material's own; these set the rest.
+  double dynamic_friction_angle_deg = 33.0;  // atan(mu_2), the friction at large I
+  double inertial_number_i0 = 0.3;           // I0: I at which mu is half way to mu_2
+  double grain_diameter = 5e-4;              // d, m
+  double grain_density = 2650.0;             // rho_grain, kg/m^3 (quartz)
+};
+
 struct MaterialSpec {
   std::string name;
   MaterialKind kind = MaterialKind::Water;
@@ -57,7 +68,8 @@ struct MaterialSpec {
   // Sand only (ignored for water).
   double friction_angle_deg = 30.0;
   double cohesion = 0.0;  // Pa; the dry cohesion c_dry when the sand holds water
-  WetSandSpec wet;        // porosity 0: the sand never holds water
+  SandRheology rheology;
+  WetSandSpec wet;  // porosity 0: the sand never holds water
 };
 
 // A shape: an axis-aligned block, a sphere, an upright cylinder, a triangle mesh read from

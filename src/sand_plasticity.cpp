@@ -5,14 +5,12 @@
 #include <stdexcept>
 
 #include "src/pressure_solver.hpp"
+#include "src/sand_rheology.hpp"
 #include "src/wet_sand.hpp"
 
 namespace dunesim {
 
 namespace {
-
-// Strain per step below which D is round-off and its direction meaningless.
-constexpr double kNegligibleStrain = 1e-12;
 
 // The neighbourhood of one face of component a, walked with strides: this runs a dozen
 // times for every sand cell of every step.
@@ -187,7 +185,6 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
                                           const Array3<uint8_t>& sand_cells,
                                           const MaterialSpec& sand, double dt) {
   const Box local = topo.local(Stagger::Cell);
-  const double sin_phi = std::sin(sand.friction_angle_deg * M_PI / 180.0);
   // The grid keeps these arrays between steps and they are zero outside the last step's
   // sand region: allocating or clearing them whole each step cost more than the plasticity
   // itself on large, mostly empty grids.
@@ -210,18 +207,15 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
     ++stats.sand_cells;
-    const SymTensor d = strain_rate(g, i, j, k);
-    const double p = g.pressure(i, j, k);
-    const double rho = g.density(i, j, k);
-    const WetSandProperties local =
+    SandCellState cell;
+    cell.strain_rate = strain_rate(g, i, j, k);
+    cell.pressure = g.pressure(i, j, k);
+    cell.density = g.density(i, j, k);
+    cell.dx = g.dx;
+    cell.dt = dt;
+    cell.wet =
         wet ? wet_sand_properties(sand, g.saturation(i, j, k)) : WetSandProperties{sand.cohesion};
-    const double cell_sin_phi = sin_phi * local.friction_scale;
-    const SymTensor sigma_rigid = rigid_stress(d, rho, g.dx, dt);
-    const bool negligible = d.frobenius_norm() * dt < kNegligibleStrain;
-    const bool is_rigid = negligible || stays_rigid(sigma_rigid, p, cell_sin_phi, local.cohesion);
-    const SymTensor sigma =
-        is_rigid ? sigma_rigid
-                 : flowing_stress(d, p, cell_sin_phi, local.viscosity, rho, g.dx, dt);
+    const auto [sigma, is_rigid] = sand_cell_stress(sand, cell);
     for (int n = 0; n < 6; ++n) stress[n](i, j, k) = sigma.c[n];
     if (is_rigid) {
       g.rigid(i, j, k) = 1;

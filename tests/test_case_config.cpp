@@ -736,4 +736,48 @@ profile_height = [0.0, 0.1, 0.0]
 }
 
 }  // namespace
+
+// The sand's rheology: Zhu & Bridson unless it says mu_i; mu(I)'s parameters are read only
+// with mu_i, and its dynamic angle cannot be below the static one.
+TEST(CaseConfig, SandRheology) {
+  const std::string sand_source = R"(
+[[source]]
+material = "sand"
+shape = "block"
+min = [0, 0, 0]
+max = [0.2, 0.2, 0.2]
+)";
+  const std::string sand = "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
+  CaseConfig plain = parse_case_text(kDomain + kTime + sand + sand_source, "x.toml");
+  EXPECT_EQ(plain.materials[0].rheology.kind, SandRheology::Kind::ZhuBridson);
+  CaseConfig mu_i = parse_case_text(
+      kDomain + kTime + sand +
+          "rheology = \"mu_i\"\nfriction_angle = 32\nfriction_angle_dynamic = 40\n"
+          "i0 = 0.28\ngrain_diameter = 3e-4\ngrain_density = 2600\n" +
+          sand_source,
+      "x.toml");
+  const SandRheology& r = mu_i.materials[0].rheology;
+  EXPECT_EQ(r.kind, SandRheology::Kind::MuOfI);
+  EXPECT_DOUBLE_EQ(r.dynamic_friction_angle_deg, 40);
+  EXPECT_DOUBLE_EQ(r.inertial_number_i0, 0.28);
+  EXPECT_DOUBLE_EQ(r.grain_diameter, 3e-4);
+  EXPECT_DOUBLE_EQ(r.grain_density, 2600);
+}
+
+TEST(CaseConfigErrors, SandRheology) {
+  const std::string sand_source =
+      "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
+      "0.2]\n";
+  const std::string sand = kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
+  expect_error(sand + "rheology = \"bingham\"\n" + sand_source,
+               {"material[0].rheology", "\"zhu_bridson\" or \"mu_i\""});
+  expect_error(sand + "i0 = 0.3\n" + sand_source, {"material[0].i0", "rheology = \"mu_i\" only"});
+  expect_error(sand + "rheology = \"mu_i\"\nfriction_angle = 35\nfriction_angle_dynamic = 30\n" +
+                   sand_source,
+               {"material[0].friction_angle_dynamic", "at least friction_angle (35)", "got 30"});
+  expect_error(sand + "rheology = \"mu_i\"\ngrain_diameter = 0\n" + sand_source,
+               {"material[0].grain_diameter", "> 0"});
+  expect_error(kMinimal + "[[material]]\nname = \"w2\"\nkind = \"water\"\nrheology = \"mu_i\"\n",
+               {"rheology"});
+}
 }  // namespace dunesim

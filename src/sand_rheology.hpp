@@ -1,0 +1,49 @@
+// What one sand cell does after the projection: stay rigid, or slide under a frictional
+// stress. Two rheologies, chosen per material (`rheology` in the case):
+//
+//  - Zhu & Bridson 2005 (eqs. 1-3): rigid while sqrt(3) sigma_bar(sigma_rigid) < sin(phi) p + c,
+//    else sigma_f = -sin(phi) p D / (sqrt(1/3) |D|_F). In simple shear the yield test lets
+//    go at a shear stress of sin(phi) p / sqrt(3) while sigma_f resists with
+//    sqrt(3/2) sin(phi) p, 2.1 times more: a sliding cell is braked harder than the stress
+//    that released it, and harder than the stress that would stop it within a step whenever
+//    sigma_rigid lies between the two.
+//  - mu(I) (Jop, Forterre & Pouliquen 2006, Nature 441): one friction coefficient for the
+//    yield test and the flow, mu(I) = mu_s + (mu_2 - mu_s) / (I0 / I + 1), with the inertial
+//    number I = gamma_dot d / sqrt(p / rho_grain), gamma_dot = sqrt(2) |D|_F. Rigid while
+//    sigma_bar(sigma_rigid) < mu_s p + c; sliding cells carry sigma_bar = mu(I) p (Jop's
+//    tau_ij = mu P gamma_dot_ij / |gamma_dot|), but never more than sigma_bar(sigma_rigid):
+//    friction stops a cell within one step at most, it never drives it backwards. In
+//    simple shear the shear stress is mu(I) p, so a heap's flanks stop at atan(mu_s), the
+//    friction angle (src/README.md, "Sand").
+//
+// Stresses are compression positive (see sand_plasticity.hpp).
+#pragma once
+#include "io/case_config.hpp"
+#include "src/sand_plasticity.hpp"
+#include "src/wet_sand.hpp"
+
+namespace dunesim {
+
+// The state of one sand cell after the projection.
+struct SandCellState {
+  SymTensor strain_rate;  // D, 1/s
+  double pressure = 0;    // p, Pa
+  double density = 0;     // rho of the cell, kg/m^3
+  double dx = 0, dt = 0;
+  WetSandProperties wet;  // cohesion, friction scale and mud viscosity at the cell's S
+};
+
+struct SandCellStress {
+  SymTensor sigma;
+  bool rigid = false;
+};
+
+// mu(I) of Jop et al. 2006 for inertial number I > 0 (infinite I gives mu_2), with
+// mu_s = `mu_static`.
+double mu_of_inertial_number(double mu_static, const SandRheology& r, double inertial_number);
+
+// The cell's stress by `sand`'s rheology: sigma_rigid if it stays rigid, else its flowing
+// stress (plus mud's viscous stress, capped as in flowing_stress).
+SandCellStress sand_cell_stress(const MaterialSpec& sand, const SandCellState& cell);
+
+}  // namespace dunesim

@@ -1,0 +1,94 @@
+// The rheologies of one sand cell (src/sand_rheology.hpp), worked by hand: mu(I)'s law,
+// its yield test and its flowing stress in simple shear, where the shear stress must be
+// mu(I) p; the cap that keeps friction from reversing a cell; and the Zhu & Bridson
+// rheology's factor of 2.1 between its yield and its flowing stress.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "src/sand_rheology.hpp"
+
+using namespace dunesim;
+
+namespace {
+
+MaterialSpec mu_of_i_sand() {
+  MaterialSpec sand;
+  sand.kind = MaterialKind::Sand;
+  sand.density = 1600;
+  sand.friction_angle_deg = 30;  // mu_s = 0.57735
+  sand.rheology.kind = SandRheology::Kind::MuOfI;
+  sand.rheology.dynamic_friction_angle_deg = 45;  // mu_2 = 1
+  sand.rheology.inertial_number_i0 = 0.3;
+  sand.rheology.grain_diameter = 1e-3;
+  sand.rheology.grain_density = 2500;
+  return sand;
+}
+
+// Simple shear u_x = gamma_dot z: D_xz = gamma_dot / 2, |D|_F = gamma_dot / sqrt(2).
+SandCellState simple_shear(double gamma_dot, double pressure, double dt) {
+  SandCellState cell;
+  cell.strain_rate.c[4] = gamma_dot / 2;
+  cell.pressure = pressure;
+  cell.density = 1600;
+  cell.dx = 0.01;
+  cell.dt = dt;
+  return cell;
+}
+
+}  // namespace
+
+TEST(SandRheology, MuOfInertialNumberByHand) {
+  const SandRheology r = mu_of_i_sand().rheology;
+  const double mu_s = std::tan(M_PI / 6);
+  EXPECT_NEAR(mu_of_inertial_number(mu_s, r, 1e-12), mu_s, 1e-9);
+  // I = I0: half way from mu_s to mu_2 = 1.
+  EXPECT_NEAR(mu_of_inertial_number(mu_s, r, 0.3), 0.5 * (mu_s + 1.0), 1e-12);
+  EXPECT_NEAR(mu_of_inertial_number(mu_s, r, INFINITY), 1.0, 1e-12);
+}
+
+// p = 1000 Pa, gamma_dot = 10/s: I = 10 * 1e-3 / sqrt(1000 / 2500) = 0.0158114, so
+// mu = 0.5773503 + 0.4226497 / (0.3 / 0.0158114 + 1) = 0.5985106. With dt = 1 s the stress that
+// stops the shear, rho dx^2 gamma_dot / (2 dt) = 0.8 Pa, is below mu_s p: the cell holds.
+// With dt = 1e-5 s it is 80 kPa, far above mu p, and the cell slides at mu p.
+TEST(SandRheology, SimpleShearCarriesMuOfIPressure) {
+  const MaterialSpec sand = mu_of_i_sand();
+  const SandCellStress held = sand_cell_stress(sand, simple_shear(10, 1000, 1.0));
+  EXPECT_TRUE(held.rigid);
+  const SandCellStress sliding = sand_cell_stress(sand, simple_shear(10, 1000, 1e-5));
+  ASSERT_FALSE(sliding.rigid);
+  EXPECT_NEAR(sliding.sigma(0, 2), -0.5985106 * 1000, 1e-3);  // resists the shear
+  EXPECT_NEAR(sliding.sigma(0, 0), 0.0, 1e-12);
+}
+
+// The yield test is the static end of the same law: a cell whose stopping stress is just
+// above mu_s p slides, just below it holds. Stopping stress in simple shear:
+// rho dx^2 gamma_dot / (2 dt) = 1600 * 1e-4 * gamma_dot / (2 * 1e-3) = 80 gamma_dot Pa.
+TEST(SandRheology, YieldsAtStaticFriction) {
+  const MaterialSpec sand = mu_of_i_sand();
+  const double p = 1000, mu_s_p = std::tan(M_PI / 6) * p;  // 577.35 Pa
+  EXPECT_TRUE(sand_cell_stress(sand, simple_shear(0.99 * mu_s_p / 80, p, 1e-3)).rigid);
+  EXPECT_FALSE(sand_cell_stress(sand, simple_shear(1.01 * mu_s_p / 80, p, 1e-3)).rigid);
+}
+
+// Just past yield, mu(I) p exceeds the stress that stops the cell within one step: the
+// friction is capped there, so it stops the cell and never drives it backwards.
+TEST(SandRheology, FrictionNeverExceedsTheStoppingStress) {
+  const MaterialSpec sand = mu_of_i_sand();
+  const double p = 1000, gamma_dot = 1.01 * std::tan(M_PI / 6) * p / 80;
+  const SandCellStress s = sand_cell_stress(sand, simple_shear(gamma_dot, p, 1e-3));
+  ASSERT_FALSE(s.rigid);
+  EXPECT_NEAR(s.sigma(0, 2), -80 * gamma_dot, 1e-9);
+}
+
+// Zhu & Bridson (eqs. 1-2), phi = 30: the cell yields once the stopping shear stress exceeds
+// sin(phi) p / sqrt(3) = 288.7 Pa, and then carries sqrt(3/2) sin(phi) p = 612.4 Pa.
+TEST(SandRheology, ZhuBridsonFlowsAtTwiceItsYieldStress) {
+  MaterialSpec sand = mu_of_i_sand();
+  sand.rheology.kind = SandRheology::Kind::ZhuBridson;
+  const double p = 1000;
+  EXPECT_TRUE(sand_cell_stress(sand, simple_shear(0.99 * 288.675 / 80, p, 1e-3)).rigid);
+  const SandCellStress s = sand_cell_stress(sand, simple_shear(1.01 * 288.675 / 80, p, 1e-3));
+  ASSERT_FALSE(s.rigid);
+  EXPECT_NEAR(s.sigma(0, 2), -std::sqrt(1.5) * 0.5 * p, 1e-6);
+}
