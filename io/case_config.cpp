@@ -838,12 +838,15 @@ void read_time(const Table& root, CaseConfig& cfg) {
 // [output], after [time]: the interval is checked against the end time.
 void read_output(const Table& root, CaseConfig& cfg) {
   Table output = root.table("output");
-  output.allow_only({"directory", "interval", "grid_fields"});
+  output.allow_only({"directory", "interval", "grid_fields", "precision", "particle_stride"});
   cfg.output.directory = output.non_empty_string("directory", "output/" + cfg.name);
   cfg.output.interval = output.number("interval", kNonNegative, cfg.output.interval);
   const std::string problem = output_schedule_problem(cfg.end_time, cfg.output.interval);
   if (!problem.empty()) output.fail("interval", problem);
   cfg.output.grid_fields = output.boolean("grid_fields", cfg.output.grid_fields);
+  cfg.output.single_precision =
+      output.has("precision") && output.choice("precision", {"double", "single"}) == "single";
+  cfg.output.particle_stride = output.integer("particle_stride", 1, int64_t(1) << 40, 1);
 }
 
 // Reads the whole file; on failure returns false and puts the reason into `out`.

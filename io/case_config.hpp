@@ -119,6 +119,8 @@ struct OutputSpec {
   std::string directory = "output";  // relative paths are relative to the working dir
   double interval = 0.04;            // simulated seconds between frames; 0 = every step
   bool grid_fields = false;          // also write pressure and fluid mask
+  bool single_precision = false;     // precision = "single": float32 positions and velocities
+  int64_t particle_stride = 1;       // write the particles whose id is a multiple of this
 };
 
 // In situ visualisation: ParaView Catalyst pipeline scripts run during the run.

@@ -68,6 +68,13 @@ std::string frame_file_name(const std::string& case_name, int64_t frame) {
   return fmt::format("{}_{:06d}.h5", case_name, frame);
 }
 
+// The bytes of one element of a finished frame's dataset (8 for float64, 4 for float32).
+int stored_float_bytes(hid_t file, const char* dataset) {
+  H5Handle data(check_id(H5Dopen2(file, dataset, H5P_DEFAULT), "H5Dopen2"), H5Dclose);
+  H5Handle type(check_id(H5Dget_type(data.get()), "H5Dget_type"), H5Tclose);
+  return int(H5Tget_size(type.get()));
+}
+
 // The grid fields a finished frame holds, read serially to continue its series.
 std::vector<std::string> grid_field_names(hid_t file) {
   std::vector<std::string> names;
@@ -121,12 +128,14 @@ std::vector<float> saturation_of(const Particles& p, const std::vector<double>& 
 
 FrameWriter::FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
                          std::vector<std::string> material_names, std::array<int, 3> global_cells,
-                         double cell_size, std::vector<double> material_porosity)
+                         double cell_size, std::vector<double> material_porosity,
+                         FrameOptions options)
     : comm_(comm),
       directory_(std::move(directory)),
       case_name_(std::move(case_name)),
       material_names_(std::move(material_names)),
       material_porosity_(std::move(material_porosity)),
+      options_(options),
       global_cells_(global_cells),
       cell_size_(cell_size) {
   int rank = 0;
@@ -140,10 +149,26 @@ FrameWriter::FrameWriter(MPI_Comm comm, std::string directory, std::string case_
   });
 }
 
-std::string FrameWriter::write(const Particles& particles, double time, int64_t step,
+Particles particles_with_stride(const Particles& p, int64_t stride) {
+  std::vector<size_t> kept;
+  for (size_t n = 0; n < p.size(); ++n)
+    if (p.id[n] % stride == 0) kept.push_back(n);  // negative ids too: -6 % 3 == 0
+  std::vector<char> packed(kept.size() * p.packed_bytes());
+  char* out = packed.data();
+  for (size_t n : kept) out = p.pack(n, out);
+  Particles selected;
+  selected.append_packed(packed.data(), kept.size());
+  return selected;
+}
+
+std::string FrameWriter::write(const Particles& all_particles, double time, int64_t step,
                                const std::vector<GridFieldView>& grid_fields) {
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
+  Particles subset;
+  if (options_.particle_stride > 1)
+    subset = particles_with_stride(all_particles, options_.particle_stride);
+  const Particles& particles = options_.particle_stride > 1 ? subset : all_particles;
   const int64_t frame = next_frame_;
   const std::string h5_name = frame_file_name(case_name_, frame);
   const std::string final_path = (fs::path(directory_) / h5_name).string();
@@ -152,8 +177,6 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
   const RankRows rows = rank_rows(comm_, local_count);
 
   // Everything that can fail on one rank alone happens here, before any collective HDF5 call.
-  std::vector<double> xyz;
-  std::vector<int64_t> connectivity;
   std::vector<std::pair<Selection, Selection>> grid_blocks;
   run_agreed(comm_, final_path, [&] {
     const size_t n = particles.size();
@@ -162,9 +185,6 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
           particles.vy.size(), particles.vz.size(), particles.material.size()}) {
       if (size != n) throw std::runtime_error("particle arrays differ in length");
     }
-    xyz.resize(3 * n);
-    connectivity.resize(n);
-    for (size_t p = 0; p < n; ++p) connectivity[p] = rows.offset + int64_t(p);
     for (const GridFieldView& field : grid_fields) {
       grid_blocks.push_back(grid_block(field, global_cells_));
     }
@@ -183,47 +203,9 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
     write_attribute(root, "frame", H5T_STD_I64LE, H5T_NATIVE_INT64, &frame);
     write_attribute(root, "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, &rows.total);
     write_string_attribute(root, "case_name", case_name_);
-
-    H5Handle group(check_id(H5Gcreate2(root, "particles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                            "H5Gcreate2 particles"),
-                   H5Gclose);
-    const size_t n = particles.size();
-    auto [vector_file, vector_memory] = row_block(rows.total, 3, rows.offset, local_count);
-    auto [scalar_file, scalar_memory] = row_block(rows.total, 1, rows.offset, local_count);
-
-    // One interleaving buffer serves position and then velocity.
-    auto interleave = [&](const auto& a, const auto& b, const auto& c) {
-      for (size_t p = 0; p < n; ++p) {
-        xyz[3 * p] = a[p];
-        xyz[3 * p + 1] = b[p];
-        xyz[3 * p + 2] = c[p];
-      }
-      return xyz.data();
-    };
-    write_dataset(group.get(), "position", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, vector_file,
-                  vector_memory, interleave(particles.x, particles.y, particles.z), props);
-    write_dataset(group.get(), "velocity", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, vector_file,
-                  vector_memory, interleave(particles.vx, particles.vy, particles.vz), props);
-    write_dataset(group.get(), "id", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file, scalar_memory,
-                  particles.id.data(), props);
-    write_dataset(group.get(), "material", H5T_STD_U8LE, H5T_NATIVE_UINT8, scalar_file,
-                  scalar_memory, particles.material.data(), props);
-    write_dataset(group.get(), "water_content", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, scalar_file,
-                  scalar_memory, particles.water_content.data(), props);
-    const std::vector<float> saturation = saturation_of(particles, material_porosity_);
-    write_dataset(group.get(), "saturation", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, scalar_file,
-                  scalar_memory, saturation.data(), props);
-    write_dataset(group.get(), "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file,
-                  scalar_memory, connectivity.data(), props);
-    // The rank that owns each particle, so a viewer can show the domain decomposition.
-    const std::vector<int32_t> owner(n, int32_t(rank));
-    write_dataset(group.get(), "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, scalar_file,
-                  scalar_memory, owner.data(), props);
-    {
-      H5Handle material(check_id(H5Dopen2(group.get(), "material", H5P_DEFAULT), "H5Dopen2"),
-                        H5Dclose);
-      write_string_list_attribute(material.get(), "names", material_names_);
-    }
+    write_attribute(root, "particle_stride", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                    &options_.particle_stride);
+    write_particle_datasets(root, particles, rows.offset, rows.total);
 
     if (!grid_fields.empty()) {
       H5Handle grid(check_id(H5Gcreate2(root, "grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -246,7 +228,7 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
                       frame_file_bytes(rows.total, global_cells_, grid_fields.size()),
                       write_contents, publish);
 
-  FrameRecord record{h5_name, time, rows.total, {}};
+  FrameRecord record{h5_name, time, rows.total, {}, options_.single_precision ? 4 : 8};
   for (const GridFieldView& field : grid_fields) record.grid_fields.push_back(field.name);
   frames_.push_back(std::move(record));
   ++next_frame_;
@@ -254,6 +236,72 @@ std::string FrameWriter::write(const Particles& particles, double time, int64_t 
     if (rank == 0) write_xdmf();
   });
   return final_path;
+}
+
+namespace {
+
+// Writes x, y, z interleaved as rows of three, converted to T (float64 or float32).
+template <class T, class A, class B, class C>
+void write_interleaved(hid_t group, const char* name, const A& a, const B& b, const C& c,
+                       const std::pair<Selection, Selection>& block,
+                       const WriteProperties& props) {
+  std::vector<T> xyz(3 * a.size());
+  for (size_t p = 0; p < a.size(); ++p) {
+    xyz[3 * p] = T(a[p]);
+    xyz[3 * p + 1] = T(b[p]);
+    xyz[3 * p + 2] = T(c[p]);
+  }
+  const bool single = sizeof(T) == 4;
+  write_dataset(group, name, single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE,
+                single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, block.first, block.second,
+                xyz.data(), props);
+}
+
+}  // namespace
+
+// Collective: the particle group of a frame, this rank's rows from `offset` of `total`.
+void FrameWriter::write_particle_datasets(hid_t root, const Particles& particles, int64_t offset,
+                                          int64_t total) const {
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  const WriteProperties props = make_write_properties(comm_);
+  H5Handle group(check_id(H5Gcreate2(root, "particles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                          "H5Gcreate2 particles"),
+                 H5Gclose);
+  const hid_t g = group.get();
+  const size_t n = particles.size();
+  const auto vectors = row_block(total, 3, offset, int64_t(n));
+  const auto [scalar_file, scalar_memory] = row_block(total, 1, offset, int64_t(n));
+  const Particles& p = particles;
+  if (options_.single_precision) {
+    write_interleaved<float>(g, "position", p.x, p.y, p.z, vectors, props);
+    write_interleaved<float>(g, "velocity", p.vx, p.vy, p.vz, vectors, props);
+    const std::vector<float> water(p.water_content.begin(), p.water_content.end());
+    write_dataset(g, "water_content", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, scalar_file,
+                  scalar_memory, water.data(), props);
+  } else {
+    write_interleaved<double>(g, "position", p.x, p.y, p.z, vectors, props);
+    write_interleaved<double>(g, "velocity", p.vx, p.vy, p.vz, vectors, props);
+    write_dataset(g, "water_content", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, scalar_file,
+                  scalar_memory, p.water_content.data(), props);
+  }
+  write_dataset(g, "id", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file, scalar_memory, p.id.data(),
+                props);
+  write_dataset(g, "material", H5T_STD_U8LE, H5T_NATIVE_UINT8, scalar_file, scalar_memory,
+                p.material.data(), props);
+  const std::vector<float> saturation = saturation_of(p, material_porosity_);
+  write_dataset(g, "saturation", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, scalar_file, scalar_memory,
+                saturation.data(), props);
+  std::vector<int64_t> connectivity(n);
+  for (size_t q = 0; q < n; ++q) connectivity[q] = offset + int64_t(q);
+  write_dataset(g, "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file, scalar_memory,
+                connectivity.data(), props);
+  // The rank that owns each particle, so a viewer can show the domain decomposition.
+  const std::vector<int32_t> owner(n, int32_t(rank));
+  write_dataset(g, "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, scalar_file, scalar_memory,
+                owner.data(), props);
+  H5Handle material(check_id(H5Dopen2(g, "material", H5P_DEFAULT), "H5Dopen2"), H5Dclose);
+  write_string_list_attribute(material.get(), "names", material_names_);
 }
 
 void FrameWriter::continue_series(int64_t frames_before) {
@@ -273,7 +321,8 @@ void FrameWriter::continue_series(int64_t frames_before) {
       try {
         H5Handle file(check_id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen"),
                       H5Fclose);
-        FrameRecord record{h5_name, 0, 0, grid_field_names(file.get())};
+        FrameRecord record{h5_name, 0, 0, grid_field_names(file.get()),
+                           stored_float_bytes(file.get(), "particles/position")};
         read_attribute(file.get(), "time", H5T_NATIVE_DOUBLE, &record.time);
         read_attribute(file.get(), "particle_count", H5T_NATIVE_INT64, &record.particle_count);
         frames_.push_back(std::move(record));
@@ -331,13 +380,13 @@ void FrameWriter::write_xdmf() const {
         "        </Attribute>\n"
         "      </Grid>\n",
         frame.time, n, data_item(rows, "Int", 8, frame.h5_name, "/particles/connectivity"),
-        data_item(rows3, "Float", 8, frame.h5_name, "/particles/position"),
-        data_item(rows3, "Float", 8, frame.h5_name, "/particles/velocity"),
+        data_item(rows3, "Float", frame.float_bytes, frame.h5_name, "/particles/position"),
+        data_item(rows3, "Float", frame.float_bytes, frame.h5_name, "/particles/velocity"),
         data_item(rows, "Int", 8, frame.h5_name, "/particles/id"),
         data_item(rows, "UChar", 1, frame.h5_name, "/particles/material"),
         data_item(rows, "Int", 4, frame.h5_name, "/particles/rank"),
         data_item(rows, "Float", 4, frame.h5_name, "/particles/saturation"),
-        data_item(rows, "Float", 8, frame.h5_name, "/particles/water_content"));
+        data_item(rows, "Float", frame.float_bytes, frame.h5_name, "/particles/water_content"));
 
     if (frame.grid_fields.empty()) continue;
     any_grid_fields = true;

@@ -1,6 +1,7 @@
 // Output frames: one shared HDF5 file per frame, written collectively by all ranks, plus an
 // XDMF time series that ParaView and VisIt open directly.
 #pragma once
+#include <hdf5.h>
 #include <mpi.h>
 
 #include <cstdint>
@@ -25,6 +26,18 @@ struct GridFieldView {
 // value per material (0 for those that hold no water; empty = all 0).
 std::vector<float> saturation_of(const Particles& p, const std::vector<double>& porosity);
 
+// What a frame holds of the particles. Single precision stores position, velocity and water
+// content as float32 (positions relative to the domain's origin at 0, so their round-off is
+// 6e-8 of the domain's size): half the bytes of a frame. A stride s > 1 keeps the particles
+// whose id is a multiple of s (a preview), the same ones on any number of ranks.
+struct FrameOptions {
+  bool single_precision = false;
+  int64_t particle_stride = 1;
+};
+
+// The particles of `p` whose id is a multiple of `stride` (all of them for stride 1), in order.
+Particles particles_with_stride(const Particles& p, int64_t stride);
+
 class FrameWriter {
  public:
   // `directory` is created if missing (by rank 0). The series file is
@@ -32,14 +45,17 @@ class FrameWriter {
   // water; empty = all 0) turns water content into saturation.
   FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
               std::vector<std::string> material_names, std::array<int, 3> global_cells,
-              double cell_size, std::vector<double> material_porosity = {});
+              double cell_size, std::vector<double> material_porosity = {},
+              FrameOptions options = {});
 
   // Collective. Writes <directory>/<case_name>_NNNNNN.h5 (NNNNNN = frame number) with
+  // these datasets (float64 as float32 in single precision; N the particles the stride keeps)
   //   /particles/position (N x 3 float64), /particles/velocity (N x 3 float64),
   //   /particles/id (int64), /particles/material (uint8), /particles/connectivity (int64),
   //   /particles/saturation (float32: S of porous sand, 1 for water, 0 for sand without
   //   pores), /particles/water_content (float64: see Particles)
-  //   attributes on the root: time (s), step, frame, particle_count, case_name
+  //   attributes on the root: time (s), step, frame, particle_count (N), case_name,
+  //   particle_stride
   //   /grid/<name> (cells[2] x cells[1] x cells[0] float64) for each grid field given,
   // then rewrites the XDMF series to list every frame written so far. Returns the .h5 path.
   std::string write(const Particles& particles, double time, int64_t step,
@@ -58,13 +74,17 @@ class FrameWriter {
     double time;
     int64_t particle_count;
     std::vector<std::string> grid_fields;
+    int float_bytes = 8;  // of position, velocity and water_content: 8, or 4 in single precision
   };
   void write_xdmf() const;
+  void write_particle_datasets(hid_t root, const Particles& particles, int64_t offset,
+                               int64_t total) const;
 
   MPI_Comm comm_;
   std::string directory_, case_name_;
   std::vector<std::string> material_names_;
   std::vector<double> material_porosity_;
+  FrameOptions options_;
   std::array<int, 3> global_cells_;
   double cell_size_;
   std::vector<FrameRecord> frames_;

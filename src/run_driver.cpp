@@ -276,8 +276,9 @@ FrameWriter open_frame_series(const RunStart& start, MPI_Comm comm) {
   const CaseConfig& config = start.config;
   std::vector<std::string> material_names;
   for (const MaterialSpec& m : config.materials) material_names.push_back(m.name);
+  const FrameOptions options{config.output.single_precision, config.output.particle_stride};
   FrameWriter writer(comm, config.output.directory, config.name, material_names, config.cells,
-                     config.cell_size, material_porosity(config));
+                     config.cell_size, material_porosity(config), options);
   if (start.restarted) writer.continue_series(start.resumed.frames_written);
   return writer;
 }

@@ -780,4 +780,22 @@ TEST(CaseConfigErrors, SandRheology) {
   expect_error(kMinimal + "[[material]]\nname = \"w2\"\nkind = \"water\"\nrheology = \"mu_i\"\n",
                {"rheology"});
 }
+// [output] precision and particle_stride: read, and refused with the key named.
+TEST(CaseConfig, OutputPrecisionAndStride) {
+  CaseConfig plain = parse_case_text(kMinimal, "x.toml");
+  EXPECT_FALSE(plain.output.single_precision);
+  EXPECT_EQ(plain.output.particle_stride, 1);
+  CaseConfig preview =
+      parse_case_text(kMinimal + "[output]\nprecision = \"single\"\nparticle_stride = 10\n",
+                      "x.toml");
+  EXPECT_TRUE(preview.output.single_precision);
+  EXPECT_EQ(preview.output.particle_stride, 10);
+  expect_error(kMinimal + "[output]\nprecision = \"half\"\n",
+               {"output.precision", "\"double\" or \"single\"", "\"half\""});
+  expect_error(kMinimal + "[output]\nparticle_stride = 0\n",
+               {"output.particle_stride", "integer in [1,"});
+  expect_error(kMinimal + "[output]\nparticle_stride = 2.5\n",
+               {"output.particle_stride", "expected an integer"});
+}
+
 }  // namespace dunesim

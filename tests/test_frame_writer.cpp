@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -293,6 +295,83 @@ TEST(FrameWriter, EveryRankHoldsADifferentNumberOfParticles) {
 TEST(FrameWriter, RanksWithoutParticlesJoinWithEmptySelections) {
   // Rank 0 and every third rank hold nothing; on one rank the frame is empty altogether.
   write_and_check("empty_ranks", [](int r) { return r % 3 == 0 ? int64_t(0) : int64_t(11 * r); });
+}
+
+// Single precision: position and velocity are stored as float32 and read back within
+// float32's round-off of what each rank held (relative 2^-24 of each value), the XDMF series
+// says Precision="4" for them, and the ids are exact.
+TEST(FrameWriter, SinglePrecisionReadsBackWithinFloatRoundOff) {
+  const std::string dir = fresh_directory("single");
+  const int rank = comm_rank();
+  const int64_t count = 40 + 13 * rank;
+  int64_t first = 0, total = 0;
+  for (int r = 0; r < comm_size(); ++r) {
+    if (r < rank) first += 40 + 13 * r;
+    total += 40 + 13 * r;
+  }
+  FrameWriter writer(MPI_COMM_WORLD, dir, "single", {"water", "sand"}, {7, 5, 3}, 0.1, {},
+                     FrameOptions{true, 1});
+  const std::string path = writer.write(make_particles(first, count, 0), 0.5, 3);
+  if (rank != 0) return;
+  H5File file(path);
+  auto position = read_dataset<double>(file.id, "/particles/position", H5T_NATIVE_DOUBLE);
+  auto velocity = read_dataset<double>(file.id, "/particles/velocity", H5T_NATIVE_DOUBLE);
+  auto ids = read_dataset<int64_t>(file.id, "/particles/id", H5T_NATIVE_INT64);
+  ASSERT_EQ(int64_t(ids.size()), total);
+  const double eps = std::ldexp(1.0, -24);
+  double worst = 0;
+  for (size_t n = 0; n < ids.size(); ++n) {
+    const int64_t g = (ids[n] - 1000) / 7;
+    ASSERT_EQ(ids[n], expected_id(g));
+    const auto x = expected_position(g);
+    const auto v = expected_velocity(g, 0);
+    for (int a = 0; a < 3; ++a) {
+      worst = std::max(worst,
+                       std::abs(position[3 * n + a] - x[a]) / std::max(std::abs(x[a]), 1e-300));
+      worst = std::max(worst,
+                       std::abs(velocity[3 * n + a] - v[a]) / std::max(std::abs(v[a]), 1e-300));
+    }
+  }
+  RecordProperty("worst_relative_error", std::to_string(worst));
+  EXPECT_LE(worst, eps);
+  hid_t dataset = H5Dopen2(file.id, "/particles/position", H5P_DEFAULT);
+  hid_t type = H5Dget_type(dataset);
+  EXPECT_EQ(H5Tget_size(type), 4u);  // stored as float32, not float64 that happens to round
+  H5Tclose(type);
+  H5Dclose(dataset);
+  const std::string series = read_text(fs::path(dir) / "single.xmf");
+  EXPECT_NE(series.find("Precision=\"4\" Format=\"HDF\">single_000000.h5:/particles/position"),
+            std::string::npos);
+}
+
+// A stride keeps exactly the particles whose id is a multiple of it, from every rank, and the
+// frame says how many it holds and with which stride.
+TEST(FrameWriter, StrideWritesEveryParticleWhoseIdItDivides) {
+  const std::string dir = fresh_directory("stride");
+  const int rank = comm_rank();
+  const int64_t count = 60 + 7 * rank;
+  int64_t first = 0, total = 0;
+  for (int r = 0; r < comm_size(); ++r) {
+    if (r < rank) first += 60 + 7 * r;
+    total += 60 + 7 * r;
+  }
+  constexpr int64_t kStride = 3;
+  FrameWriter writer(MPI_COMM_WORLD, dir, "stride", {"water", "sand"}, {7, 5, 3}, 0.1, {},
+                     FrameOptions{false, kStride});
+  const std::string path = writer.write(make_particles(first, count, 0), 0.5, 3);
+  if (rank != 0) return;
+  std::vector<int64_t> expected;
+  for (int64_t g = 0; g < total; ++g)
+    if (expected_id(g) % kStride == 0) expected.push_back(expected_id(g));
+  H5File file(path);
+  auto ids = read_dataset<int64_t>(file.id, "/particles/id", H5T_NATIVE_INT64);
+  auto position = read_dataset<double>(file.id, "/particles/position", H5T_NATIVE_DOUBLE);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, expected);
+  EXPECT_EQ(position.size(), 3 * expected.size());
+  EXPECT_EQ(read_attribute<int64_t>(file.id, "particle_count", H5T_NATIVE_INT64),
+            int64_t(expected.size()));
+  EXPECT_EQ(read_attribute<int64_t>(file.id, "particle_stride", H5T_NATIVE_INT64), kStride);
 }
 
 TEST(FrameWriter, UnwritableFrameThrowsOnEveryRank) {
