@@ -1,36 +1,26 @@
-// From the implicit function to a triangle mesh: phi sampled on a regular grid, its zero
-// level contoured by VTK's flying edges (with vertex normals), and the mesh written for
-// ParaView (VTP) or renderers (PLY).
+// From the sampled phi to a triangle mesh: its zero level contoured by VTK's flying edges,
+// with double-precision vertices and outward vertex normals.
 #pragma once
 #include <vtkPolyData.h>
 #include <vtkSmartPointer.h>
 
-#include <array>
-#include <string>
-#include <vector>
-
-#include "decomposition/vec3.hpp"
-#include "postproc/surface/implicit_surface.hpp"
+#include "postproc/surface/sampled_field.hpp"
 
 namespace dunesim {
 
-// phi at origin + (i, j, k) * spacing, x fastest.
-struct SampledField {
-  Vec3 origin{0, 0, 0};
-  double spacing = 0;
-  std::array<int, 3> samples{0, 0, 0};
-  std::vector<double> phi;
-};
-
-// Samples `surface` over the box [lo, hi] (widened to whole samples).
-SampledField sample_surface(const ParticleSurface& surface, const Vec3& lo, const Vec3& hi,
-                            double spacing);
-
-// The zero level of `field` as triangles with outward vertex normals (VTK's flying edges).
+// The zero level of `field` over the samples `contoured` as triangles, with vertex normals
+// (point array "Normals", phi's gradient, pointing out of the body). Samples of `field`
+// beyond `contoured` serve the gradients on its faces: a block that carries one layer of
+// its neighbour's samples gets the same normals on the shared faces as the neighbour.
+// Vertices are interpolated in double precision from the samples' positions, so that two
+// blocks that share a plane of equal samples put equal vertices on it, bit for bit.
+vtkSmartPointer<vtkPolyData> zero_level_mesh(const SampledField& field,
+                                             const SampleRange& contoured);
+// The same over the whole field.
 vtkSmartPointer<vtkPolyData> zero_level_mesh(const SampledField& field);
 
-// Writes `mesh` as VTK XML poly data (.vtp) or binary PLY; throws naming the file on failure.
-void write_vtp(vtkPolyData* mesh, const std::string& path);
-void write_ply(vtkPolyData* mesh, const std::string& path);
+// A mesh with no surface, with the same (empty) arrays as zero_level_mesh's: the piece of a
+// rank that has no samples.
+vtkSmartPointer<vtkPolyData> empty_surface_mesh();
 
 }  // namespace dunesim

@@ -1,0 +1,160 @@
+#include "postproc/surface/frame_particles.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include "io/parallel_hdf5.hpp"
+#include "io/rank_agreement.hpp"
+
+namespace dunesim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void check_is_file(const std::string& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status)) throw std::runtime_error("no such file");
+  if (!fs::is_regular_file(status)) throw std::runtime_error("not a regular file");
+}
+
+bool has_link(hid_t parent, const char* name) { return H5Lexists(parent, name, H5P_DEFAULT) > 0; }
+
+// Rows of /particles/position, which must be N x 3.
+int64_t position_rows(hid_t file) {
+  if (!has_link(file, "particles") || !has_link(file, "particles/position"))
+    throw std::runtime_error("no dataset /particles/position: not a dunesim frame");
+  const std::vector<hsize_t> dims = dataset_extent(file, "particles/position");
+  if (dims.size() != 2 || dims[1] != 3)
+    throw std::runtime_error("/particles/position is not an N x 3 array");
+  return int64_t(dims[0]);
+}
+
+std::vector<std::string> read_string_list_attribute(hid_t object, const char* name) {
+  if (H5Aexists(object, name) <= 0) throw std::runtime_error(fmt::format("no @{}", name));
+  H5Handle attribute(check_id(H5Aopen(object, name, H5P_DEFAULT), "H5Aopen"), H5Aclose);
+  H5Handle stored(check_id(H5Aget_type(attribute.get()), "H5Aget_type"), H5Tclose);
+  if (H5Tis_variable_str(stored.get()) <= 0)
+    throw std::runtime_error(fmt::format("@{} is not a list of strings", name));
+  H5Handle space(check_id(H5Aget_space(attribute.get()), "H5Aget_space"), H5Sclose);
+  std::vector<char*> texts(size_t(H5Sget_simple_extent_npoints(space.get())), nullptr);
+  H5Handle type = variable_string_type();
+  check_status(H5Aread(attribute.get(), type.get(), texts.data()), "H5Aread");
+  std::vector<std::string> values;
+  for (char* text : texts) {
+    values.emplace_back(text ? text : "");
+    H5free_memory(text);
+  }
+  return values;
+}
+
+// The index of material `name` in /particles/material @names.
+int material_index(hid_t file, int64_t rows, const std::string& name) {
+  if (!has_link(file, "particles/material") ||
+      dataset_extent(file, "particles/material") != std::vector<hsize_t>{hsize_t(rows)})
+    throw std::runtime_error("no dataset /particles/material of one value per particle");
+  H5Handle dataset(check_id(H5Dopen2(file, "particles/material", H5P_DEFAULT), "H5Dopen2"),
+                   H5Dclose);
+  const std::vector<std::string> names = read_string_list_attribute(dataset.get(), "names");
+  const auto found = std::find(names.begin(), names.end(), name);
+  if (found == names.end())
+    throw std::runtime_error(
+        fmt::format("no material named '{}' (it has: {})", name, fmt::join(names, ", ")));
+  return int(found - names.begin());
+}
+
+double frame_cell_size(hid_t file) {
+  if (!has_link(file, "grid")) return 0;
+  H5Handle grid(check_id(H5Gopen2(file, "grid", H5P_DEFAULT), "H5Gopen2 grid"), H5Gclose);
+  if (H5Aexists(grid.get(), "cell_size") <= 0) return 0;
+  double cell_size = 0;
+  read_attribute(grid.get(), "cell_size", H5T_NATIVE_DOUBLE, &cell_size);
+  return cell_size;
+}
+
+// Collective. `path` opened on every rank, or AgreedError saying what is wrong with it.
+H5Handle open_frame(MPI_Comm comm, const std::string& path) {
+  run_agreed(comm, path, [&] { check_is_file(path); });
+  H5Handle file;
+  run_agreed(comm, path, [&] {
+    try {
+      file = open_parallel_file(comm, path);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("cannot open it as HDF5 (truncated or damaged?): ") +
+                               e.what());
+    }
+  });
+  return file;
+}
+
+// This rank's contiguous share of the rows: positions (x, y, z per row) and materials.
+struct RowShare {
+  int64_t first = 0, count = 0;
+  std::vector<double> xyz;
+  std::vector<uint8_t> material;
+};
+
+// Collective: reads the share with one collective hyperslab read per dataset.
+RowShare read_row_share(MPI_Comm comm, hid_t file, const std::string& path, int64_t rows,
+                        bool with_material) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  RowShare share;
+  share.first = rows * rank / ranks;
+  share.count = rows * (rank + 1) / ranks - share.first;
+  ReadProperties props;
+  run_agreed(comm, path, [&] {
+    props = make_read_properties(comm);
+    share.xyz.resize(size_t(3 * share.count));
+    share.material.resize(with_material ? size_t(share.count) : 0);
+  });
+  run_agreed(comm, path, [&] {
+    auto [vector_file, vector_memory] = row_block(rows, 3, share.first, share.count);
+    read_dataset(file, "particles/position", H5T_NATIVE_DOUBLE, vector_file, vector_memory,
+                 share.xyz.data(), props);
+    if (!with_material) return;
+    auto [scalar_file, scalar_memory] = row_block(rows, 1, share.first, share.count);
+    read_dataset(file, "particles/material", H5T_NATIVE_UINT8, scalar_file, scalar_memory,
+                 share.material.data(), props);
+  });
+  return share;
+}
+
+// The share's positions of material `wanted` (all when -1); throws at one that is not finite.
+std::vector<Vec3> positions_of(const RowShare& share, int wanted) {
+  std::vector<Vec3> positions;
+  for (int64_t p = 0; p < share.count; ++p) {
+    const Vec3 x{share.xyz[3 * p], share.xyz[3 * p + 1], share.xyz[3 * p + 2]};
+    if (!std::isfinite(x[0]) || !std::isfinite(x[1]) || !std::isfinite(x[2]))
+      throw std::runtime_error(
+          fmt::format("/particles/position row {} is not finite", share.first + p));
+    if (wanted < 0 || share.material[size_t(p)] == wanted) positions.push_back(x);
+  }
+  return positions;
+}
+
+}  // namespace
+
+FrameParticles read_frame_particles(MPI_Comm comm, const std::string& path,
+                                    const std::string& material) {
+  QuietHdf5Errors quiet;
+  H5Handle file = open_frame(comm, path);
+  FrameParticles frame;
+  int wanted = -1;
+  run_agreed(comm, path, [&] {
+    frame.rows = position_rows(file.get());
+    frame.cell_size = frame_cell_size(file.get());
+    if (!material.empty()) wanted = material_index(file.get(), frame.rows, material);
+  });
+  const RowShare share = read_row_share(comm, file.get(), path, frame.rows, wanted >= 0);
+  run_agreed(comm, path, [&] { frame.position = positions_of(share, wanted); });
+  return frame;
+}
+
+}  // namespace dunesim

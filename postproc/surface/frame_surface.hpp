@@ -1,0 +1,36 @@
+// dunesim_surface's work on one frame, on all ranks together: read the particles (each rank
+// a share of the rows), send them to the ranks whose slab of the sample grid they reach,
+// sample and smooth phi, contour each slab, and write the pieces (and the merged surface).
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+namespace dunesim {
+
+struct SurfaceOptions {
+  std::string out;                  // output directory, which must exist
+  double resolution = 2;            // samples per cell size
+  double kernel_radius_factor = 2;  // R in particle spacings
+  std::string material;             // only particles of this material; empty: all
+  bool smoothing = true;            // Zhu & Bridson's smoothing pass (never with blobby)
+  bool blobby = false;              // the classic blobby field instead of Zhu & Bridson's phi
+  bool merge = false;               // also one welded OUT/<stem>.vtp and .ply on rank 0
+  double cell_size = 0;             // m; 0: the frame's /grid @cell_size
+  double max_samples = 2e9;         // refuse larger sample grids (all ranks together)
+};
+
+struct FrameSurface {
+  int64_t particles = 0;  // particles used (of the chosen material), all ranks
+  int64_t triangles = 0;  // triangles, all ranks
+};
+
+// Collective. Writes OUT/<stem>_<rank>.vtp on every rank, OUT/<stem>.pvtp on rank 0 and,
+// with options.merge, OUT/<stem>.vtp and OUT/<stem>.ply on rank 0 (stem: the frame's file
+// name without .h5). Any failure throws AgreedError on every rank, its message beginning
+// with the frame's path.
+FrameSurface surface_of_frame(MPI_Comm comm, const std::string& frame,
+                              const SurfaceOptions& options);
+
+}  // namespace dunesim

@@ -1,0 +1,123 @@
+#include "postproc/surface/merged_surface.hpp"
+
+#include <vtkCellArray.h>
+#include <vtkDoubleArray.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkStaticCleanPolyData.h>
+
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace dunesim {
+
+namespace {
+
+// A piece as flat arrays: per vertex x, y, z, nx, ny, nz; per triangle its vertex ids.
+struct FlatPiece {
+  std::vector<double> vertices;
+  std::vector<int64_t> triangles;
+};
+
+FlatPiece flatten(vtkPolyData* piece) {
+  FlatPiece flat;
+  vtkDataArray* normals = piece->GetPointData()->GetNormals();
+  for (vtkIdType p = 0; p < piece->GetNumberOfPoints(); ++p) {
+    double x[3], n[3] = {0, 0, 0};
+    piece->GetPoint(p, x);
+    if (normals) normals->GetTuple(p, n);
+    flat.vertices.insert(flat.vertices.end(), {x[0], x[1], x[2], n[0], n[1], n[2]});
+  }
+  vtkCellArray* polys = piece->GetPolys();
+  polys->InitTraversal();
+  vtkIdType count;
+  const vtkIdType* ids;
+  while (polys->GetNextCell(count, ids))
+    for (vtkIdType c = 0; c < count; ++c) flat.triangles.push_back(int64_t(ids[c]));
+  return flat;
+}
+
+// Collective. Every rank's `values` end to end on rank 0, and on rank 0 how many each sent.
+// Every rank learns every count first, so that a total too large for MPI's int counts
+// throws on every rank alike, before the gather.
+template <class T>
+std::vector<T> gather_on_rank_0(MPI_Comm comm, const std::vector<T>& values, MPI_Datatype type,
+                                std::vector<int>& counts) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const int64_t count = int64_t(values.size());
+  std::vector<int64_t> all_counts(static_cast<size_t>(ranks));
+  MPI_Allgather(&count, 1, MPI_INT64_T, all_counts.data(), 1, MPI_INT64_T, comm);
+  std::vector<int> offsets(static_cast<size_t>(ranks));
+  int64_t total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    offsets[r] = int(std::min<int64_t>(total, INT_MAX));
+    total += all_counts[r];
+  }
+  if (total > INT_MAX)
+    throw std::runtime_error("the surface is too large to merge on rank 0 (MPI's int counts)");
+  counts.assign(all_counts.begin(), all_counts.end());
+  std::vector<T> gathered(rank == 0 ? size_t(total) : 0);
+  MPI_Gatherv(values.data(), int(count), type, gathered.data(), counts.data(), offsets.data(),
+              type, 0, comm);
+  return gathered;
+}
+
+vtkSmartPointer<vtkPolyData> unflatten(const std::vector<double>& vertices,
+                                       const std::vector<int64_t>& triangles,
+                                       const std::vector<int>& triangle_counts,
+                                       const std::vector<int>& vertex_counts) {
+  auto points = vtkSmartPointer<vtkPoints>::New();
+  points->SetDataTypeToDouble();
+  auto normals = vtkSmartPointer<vtkDoubleArray>::New();
+  normals->SetName("Normals");
+  normals->SetNumberOfComponents(3);
+  for (size_t v = 0; v < vertices.size() / 6; ++v) {
+    points->InsertNextPoint(&vertices[6 * v]);
+    normals->InsertNextTuple(&vertices[6 * v + 3]);
+  }
+  auto polys = vtkSmartPointer<vtkCellArray>::New();
+  size_t next = 0;
+  vtkIdType first_vertex = 0;
+  for (size_t r = 0; r < triangle_counts.size(); ++r) {
+    for (int t = 0; t < triangle_counts[r] / 3; ++t, next += 3) {
+      const vtkIdType ids[3] = {first_vertex + triangles[next],
+                                first_vertex + triangles[next + 1],
+                                first_vertex + triangles[next + 2]};
+      polys->InsertNextCell(3, ids);
+    }
+    first_vertex += vertex_counts[r] / 6;
+  }
+  auto mesh = vtkSmartPointer<vtkPolyData>::New();
+  mesh->SetPoints(points);
+  mesh->SetPolys(polys);
+  mesh->GetPointData()->SetNormals(normals);
+  return mesh;
+}
+
+}  // namespace
+
+vtkSmartPointer<vtkPolyData> gather_and_weld(MPI_Comm comm, vtkPolyData* piece) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const FlatPiece flat = flatten(piece);
+  std::vector<int> vertex_counts, triangle_counts;
+  const std::vector<double> vertices =
+      gather_on_rank_0(comm, flat.vertices, MPI_DOUBLE, vertex_counts);
+  const std::vector<int64_t> triangles =
+      gather_on_rank_0(comm, flat.triangles, MPI_INT64_T, triangle_counts);
+  if (rank != 0) return nullptr;
+  auto weld = vtkSmartPointer<vtkStaticCleanPolyData>::New();
+  weld->SetInputData(unflatten(vertices, triangles, triangle_counts, vertex_counts));
+  weld->ToleranceIsAbsoluteOn();
+  weld->SetAbsoluteTolerance(0.0);
+  weld->Update();
+  auto merged = vtkSmartPointer<vtkPolyData>::New();
+  merged->ShallowCopy(weld->GetOutput());
+  return merged;
+}
+
+}  // namespace dunesim

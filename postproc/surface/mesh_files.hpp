@@ -1,0 +1,23 @@
+// Surface meshes on disk: VTK XML poly data (.vtp) and its parallel index (.pvtp) for
+// ParaView, binary PLY with vertex normals for renderers. Each writer throws
+// std::runtime_error naming the file when it cannot write it.
+#pragma once
+#include <vtkPolyData.h>
+
+#include <string>
+#include <vector>
+
+namespace dunesim {
+
+// The mesh's points, point normals ("Normals") and triangles, appended binary data.
+void write_vtp(vtkPolyData* mesh, const std::string& path);
+
+// Binary little-endian PLY: per vertex x, y, z and nx, ny, nz (float), per face its three
+// vertex indices. Without normals in the mesh the normals are written as zeros.
+void write_ply(vtkPolyData* mesh, const std::string& path);
+
+// A .pvtp file that makes the pieces `piece_files` (names relative to it, each written by
+// write_vtp from zero_level_mesh: Float64 points and Float64 "Normals") one dataset.
+void write_pvtp(const std::vector<std::string>& piece_files, const std::string& path);
+
+}  // namespace dunesim

@@ -1,0 +1,103 @@
+#include "postproc/surface/particle_exchange.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+#include "io/rank_agreement.hpp"
+
+namespace dunesim {
+
+namespace {
+
+// The coordinates [lo, hi] along the layout's axis between which a rank needs particles.
+struct Band {
+  int rank;
+  double lo, hi;
+};
+
+// The bands of the ranks that have a slab, in rank order: both their ends grow with the
+// rank, so the bands that contain a point are consecutive.
+std::vector<Band> particle_bands(const SlabLayout& layout, double reach) {
+  std::vector<Band> bands;
+  for (int r = 0; r < layout.ranks(); ++r) {
+    if (!layout.has_slab(r)) continue;
+    const auto [lo, hi] = layout.particle_band(r, reach);
+    bands.push_back({r, lo, hi});
+  }
+  return bands;
+}
+
+// Calls send(rank) for every rank whose band contains coordinate `x`.
+template <class Send>
+void for_each_destination(const std::vector<Band>& bands, double x, Send&& send) {
+  auto band = std::lower_bound(bands.begin(), bands.end(), x,
+                               [](const Band& b, double value) { return b.hi < value; });
+  for (; band != bands.end() && band->lo <= x; ++band) send(band->rank);
+}
+
+// Exclusive prefix sums, as MPI's int displacements; throws when they pass INT_MAX.
+std::vector<int> displacements(const std::vector<int>& counts) {
+  std::vector<int> offsets(counts.size());
+  int64_t total = 0;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    offsets[r] = int(total);
+    total += counts[r];
+    if (total > INT_MAX) throw std::runtime_error("too many particles for one MPI_Alltoallv");
+  }
+  return offsets;
+}
+
+// Doubles for each rank (three per particle), packed rank after rank.
+struct Outgoing {
+  std::vector<int> counts, offsets;
+  std::vector<double> values;
+};
+
+Outgoing pack(const std::vector<Vec3>& positions, const std::vector<Band>& bands, int axis,
+              int ranks) {
+  Outgoing out;
+  std::vector<int64_t> counts(size_t(ranks), 0);
+  for (const Vec3& x : positions)
+    for_each_destination(bands, x[axis], [&](int r) { counts[r] += 3; });
+  for (int64_t count : counts)
+    if (count > INT_MAX) throw std::runtime_error("too many particles for one MPI_Alltoallv");
+  out.counts.assign(counts.begin(), counts.end());
+  out.offsets = displacements(out.counts);
+  out.values.resize(size_t(out.offsets.back()) + size_t(out.counts.back()));
+  std::vector<int> next = out.offsets;
+  for (const Vec3& x : positions)
+    for_each_destination(bands, x[axis], [&](int r) {
+      std::copy(x.begin(), x.end(), out.values.begin() + next[r]);
+      next[r] += 3;
+    });
+  return out;
+}
+
+}  // namespace
+
+std::vector<Vec3> exchange_particles(MPI_Comm comm, const std::vector<Vec3>& positions,
+                                     const SlabLayout& layout, double reach) {
+  const int ranks = layout.ranks();
+  Outgoing out;
+  agree_across_ranks(comm, [&] {
+    out = pack(positions, particle_bands(layout, reach), layout.axis, ranks);
+  });
+  std::vector<int> counts(static_cast<size_t>(ranks)), offsets;
+  MPI_Alltoall(out.counts.data(), 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  std::vector<double> received;
+  agree_across_ranks(comm, [&] {
+    offsets = displacements(counts);
+    received.resize(size_t(offsets.back()) + size_t(counts.back()));
+  });
+  MPI_Alltoallv(out.values.data(), out.counts.data(), out.offsets.data(), MPI_DOUBLE,
+                received.data(), counts.data(), offsets.data(), MPI_DOUBLE, comm);
+
+  std::vector<Vec3> particles(received.size() / 3);
+  for (size_t p = 0; p < particles.size(); ++p)
+    particles[p] = {received[3 * p], received[3 * p + 1], received[3 * p + 2]};
+  std::sort(particles.begin(), particles.end());
+  return particles;
+}
+
+}  // namespace dunesim

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Usage: check_surface_ranks.sh ranks|bad_input DUNESIM_EXE DUNESIM_SURFACE_EXE CASE CHECK_SCRIPT
+#
+# Makes a frame with the real simulator (CASE, tests/cases/surface_sand_column.toml, on 2
+# ranks). `ranks`: runs dunesim_surface --merge on it on 1, 2 and 4 ranks, and CHECK_SCRIPT
+# (tests/check_surface_meshes.py, /usr/bin/python3 with VTK from python3-paraview) requires:
+# a closed merged surface enclosing the particles' volume within 5%, the same vertices on
+# every rank count, and a .pvtp that loads. `bad_input`, on 2 ranks: a missing frame, a
+# truncated copy, a frame without /particles/position and one without a cell size, next to a
+# good frame: exit status 3 on every rank, each named on stderr with what is wrong, and the
+# good frame's surfaces written all the same; given --cell-size, the frame without one gives
+# the same surface as the original. Without VTK's Python modules it exits 77
+# (skipped), except under CI (CI=true).
+set -euo pipefail
+
+if [ "$#" -ne 5 ] || [[ "$1" != ranks && "$1" != bad_input ]]; then
+  echo "usage: $0 ranks|bad_input DUNESIM_EXE DUNESIM_SURFACE_EXE CASE CHECK_SCRIPT" >&2
+  exit 2
+fi
+mode=$1
+dunesim=$2
+surface=$3
+case_file=$4
+check_script=$5
+python=/usr/bin/python3  # Debian's VTK and h5py are installed for the system interpreter
+
+if ! "$python" -c "import vtkmodules.vtkIOXML, h5py, numpy" 2> /dev/null; then
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: $python lacks vtkmodules (python3-paraview), h5py or numpy; CI=true needs them" >&2
+    exit 1
+  fi
+  echo "SKIP: $python lacks vtkmodules (python3-paraview), h5py or numpy"
+  exit 77
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+timeout 120 mpiexec -n 2 --oversubscribe "$dunesim" run "$case_file" --output run --max-steps 6 \
+  --quiet
+frame=$(ls run/*.h5 | sort | tail -n 1)
+stem=$(basename "$frame" .h5)
+particles=$("$python" -c "import h5py, sys; print(h5py.File(sys.argv[1])['particles/position'].shape[0])" "$frame")
+echo "frame $frame: $particles particles"
+
+if [ "$mode" = ranks ]; then
+  for ranks in 1 2 4; do
+    timeout 120 mpiexec -n "$ranks" --oversubscribe "$surface" "$frame" --out "out$ranks" --merge
+  done
+  "$python" "$check_script" "$stem" "$particles" 0.01 out1 out2 out4
+  exit
+fi
+
+# ---- bad input, on 2 ranks ----
+timeout 120 mpiexec -n 2 --oversubscribe "$surface" "$frame" --out out2 --merge
+cp "$frame" good.h5
+head -c 100000 "$frame" > truncated.h5
+"$python" - <<'PY'
+import shutil
+import h5py
+
+shutil.copy("good.h5", "no_position.h5")
+with h5py.File("no_position.h5", "a") as f:
+    del f["particles/position"]
+shutil.copy("good.h5", "no_cell_size.h5")
+with h5py.File("no_cell_size.h5", "a") as f:
+    del f["grid"]
+PY
+# Each rank appends its exit status, so that every rank's is seen (mpiexec reports one).
+timeout 120 mpiexec -n 2 --oversubscribe bash -c '"$@"; echo "$?" >> statuses' _ \
+  "$surface" missing.h5 truncated.h5 no_position.h5 no_cell_size.h5 good.h5 --out bad --merge \
+  2> bad.err || true
+cat bad.err
+fail=0
+expect() {  # expect TEXT: bad.err must contain TEXT
+  if ! grep -qF -- "$1" bad.err; then
+    echo "FAIL: stderr lacks: $1" >&2
+    fail=1
+  fi
+}
+expect "missing.h5: no such file"
+expect "truncated.h5: cannot open it as HDF5 (truncated or damaged?)"
+expect "no_position.h5: no dataset /particles/position"
+expect "no_cell_size.h5: no cell size"
+if [ "$(sort statuses | tr '\n' ' ')" != "3 3 " ]; then
+  echo "FAIL: exit statuses of the 2 ranks: $(tr '\n' ' ' < statuses), expected 3 and 3" >&2
+  fail=1
+fi
+for output in good.pvtp good_0.vtp good_1.vtp good.vtp good.ply; do
+  [ -s "bad/$output" ] || { echo "FAIL: the good frame's bad/$output is missing" >&2; fail=1; }
+done
+# Given --cell-size, the frame without one gives the same surface as the original.
+timeout 120 mpiexec -n 2 --oversubscribe "$surface" no_cell_size.h5 --cell-size 0.01 --out given \
+  --merge
+cmp given/no_cell_size.vtp "out2/$stem.vtp" || { echo "FAIL: --cell-size 0.01 differs" >&2; fail=1; }
+for output in missing truncated no_position no_cell_size; do
+  if ls bad/"$output"* > /dev/null 2>&1; then
+    echo "FAIL: output written for the failed frame $output.h5" >&2
+    fail=1
+  fi
+done
+[ "$fail" = 0 ] && echo "PASS"
+exit "$fail"
