@@ -15,6 +15,7 @@
 #include "io/file_room.hpp"
 #include "io/parallel_file.hpp"
 #include "io/parallel_hdf5.hpp"
+#include "io/xml_escape.hpp"
 
 namespace dunesim {
 namespace {
@@ -37,22 +38,6 @@ std::pair<Selection, Selection> grid_block(const GridFieldView& field,
                              "': owned box lies outside its array or the grid");
   }
   return cell_block(owned, stored, global_cells);
-}
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 // An HDF5 reference in an XDMF DataItem.

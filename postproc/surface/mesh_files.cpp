@@ -11,6 +11,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "io/xml_escape.hpp"
+
 namespace dunesim {
 
 void write_vtp(vtkPolyData* mesh, const std::string& path) {
@@ -37,21 +39,6 @@ void write_ply_vertices(vtkPolyData* mesh, std::ofstream& out) {
     for (double c : x) put(out, float(c));
     for (double c : n) put(out, float(c));
   }
-}
-
-// The text with XML's special characters escaped, for an attribute value.
-std::string xml_escaped(const std::string& text) {
-  std::string escaped;
-  for (char c : text) {
-    switch (c) {
-      case '&': escaped += "&amp;"; break;
-      case '"': escaped += "&quot;"; break;
-      case '<': escaped += "&lt;"; break;
-      case '>': escaped += "&gt;"; break;
-      default: escaped += c;
-    }
-  }
-  return escaped;
 }
 
 void write_ply_faces(vtkPolyData* mesh, std::ofstream& out) {
@@ -96,7 +83,7 @@ void write_pvtp(const std::vector<std::string>& piece_files, const std::string& 
       << "      <PDataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"/>\n"
       << "    </PPoints>\n";
   for (const std::string& piece : piece_files)
-    out << "    <Piece Source=\"" << xml_escaped(piece) << "\"/>\n";
+    out << "    <Piece Source=\"" << xml_escape(piece) << "\"/>\n";
   out << "  </PPolyData>\n</VTKFile>\n";
   out.close();
   if (!out) throw std::runtime_error(path + ": could not write the surface's index");
