@@ -95,10 +95,19 @@ SlabLayout layout_for(const Bounds& bounds, const Scales& scales, const SurfaceO
                           ghosts);
 }
 
-// This rank's piece of the surface: its slab of samples contoured.
+// Seconds since `start` on the slowest rank (collective).
+double slowest_since(MPI_Comm comm, double start) {
+  double seconds = MPI_Wtime() - start;
+  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return seconds;
+}
+
+// This rank's piece of the surface: its slab of samples contoured. `phi_seconds` gets the
+// time spent sampling (and smoothing) phi on this rank.
 vtkSmartPointer<vtkPolyData> rank_piece(const std::vector<Vec3>& particles,
                                         const SlabLayout& layout, int rank, const Scales& scales,
-                                        const SurfaceOptions& options) {
+                                        const SurfaceOptions& options, double& phi_seconds) {
+  const double start = MPI_Wtime();
   if (!layout.has_slab(rank)) return empty_surface_mesh();
   const ParticleSurface surface(particles,
                                 std::vector<double>(particles.size(), scales.particle_radius),
@@ -113,6 +122,7 @@ vtkSmartPointer<vtkPolyData> rank_piece(const std::vector<Vec3>& particles,
     field = sample_surface(surface, block);
     if (options.smoothing) smooth_near_surface(field, SmoothingOptions{});
   }
+  phi_seconds = MPI_Wtime() - start;
   return zero_level_mesh(field, layout.slab_range(rank));
 }
 
@@ -155,7 +165,10 @@ FrameSurface surface_of_frame(MPI_Comm comm, const std::string& frame,
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
+  FrameSurface result;
+  double start = MPI_Wtime();
   const FrameParticles particles = read_frame_particles(comm, frame, options.material);
+  result.read = slowest_since(comm, start);
   Scales scales{};
   run_agreed(comm, frame, [&] { scales = scales_of(particles, options); });
   const Bounds bounds = global_bounds(comm, particles.position);
@@ -164,18 +177,28 @@ FrameSurface surface_of_frame(MPI_Comm comm, const std::string& frame,
   // Every particle within R of a sample, and a margin of one sample spacing that keeps
   // rounding at the band's ends from deciding whether a particle that matters is there.
   std::vector<Vec3> mine;
+  start = MPI_Wtime();
   run_agreed(comm, frame, [&] {
     mine = exchange_particles(comm, particles.position, layout,
                               scales.kernel_radius + scales.spacing);
   });
+  result.exchange = slowest_since(comm, start);
   vtkSmartPointer<vtkPolyData> piece;
-  run_agreed(comm, frame, [&] { piece = rank_piece(mine, layout, rank, scales, options); });
+  double phi_seconds = 0;
+  start = MPI_Wtime();
+  run_agreed(comm, frame,
+             [&] { piece = rank_piece(mine, layout, rank, scales, options, phi_seconds); });
+  const double piece_seconds = MPI_Wtime() - start;
+  MPI_Allreduce(&phi_seconds, &result.phi, 1, MPI_DOUBLE, MPI_MAX, comm);
+  const double contour_seconds = piece_seconds - phi_seconds;
+  MPI_Allreduce(&contour_seconds, &result.contour, 1, MPI_DOUBLE, MPI_MAX, comm);
   const std::string stem = fs::path(frame).stem().string();
+  start = MPI_Wtime();
   run_agreed(comm, frame, [&] {
     write_pieces(comm, piece, stem, options);
     if (options.merge) write_merged(comm, piece, stem, options);
   });
-  FrameSurface result;
+  result.write = slowest_since(comm, start);
   result.particles = bounds.count;
   int64_t triangles = piece->GetNumberOfPolys();
   MPI_Allreduce(&triangles, &result.triangles, 1, MPI_INT64_T, MPI_SUM, comm);

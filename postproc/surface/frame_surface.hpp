@@ -24,6 +24,9 @@ struct SurfaceOptions {
 struct FrameSurface {
   int64_t particles = 0;  // particles used (of the chosen material), all ranks
   int64_t triangles = 0;  // triangles, all ranks
+  // Seconds of each stage on the slowest rank: read, exchange, phi (sampling and
+  // smoothing), contour, write.
+  double read = 0, exchange = 0, phi = 0, contour = 0, write = 0;
 };
 
 // Collective. Writes OUT/<stem>_<rank>.vtp on every rank, OUT/<stem>.pvtp on rank 0 and,

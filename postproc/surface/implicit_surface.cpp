@@ -35,14 +35,22 @@ ParticleSurface::ParticleSurface(std::vector<Vec3> position, std::vector<double>
     throw std::invalid_argument("ParticleSurface: one radius per particle is needed");
   if (!(kernel_radius_ > 0))
     throw std::invalid_argument("ParticleSurface: the kernel radius must be > 0");
+}
+
+// Built on the first point query: sampling a whole grid (sampled_field.cpp) scatters from
+// the particles instead and never needs them.
+void ParticleSurface::fill_buckets() const {
+  if (buckets_filled_) return;
   for (size_t n = 0; n < position_.size(); ++n) {
     const auto [i, j, k] = bucket_of(position_[n], kernel_radius_);
     buckets_[bucket_key(i, j, k)].push_back(int32_t(n));
   }
+  buckets_filled_ = true;
 }
 
 template <class Visit>
 void ParticleSurface::for_each_neighbour(const Vec3& x, Visit&& visit) const {
+  fill_buckets();
   const auto [bi, bj, bk] = bucket_of(x, kernel_radius_);
   for (int64_t i = bi - 1; i <= bi + 1; ++i)
     for (int64_t j = bj - 1; j <= bj + 1; ++j)

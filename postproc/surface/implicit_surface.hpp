@@ -33,6 +33,8 @@ class ParticleSurface {
   double blobby(const Vec3& x, double threshold) const;
 
   double kernel_radius() const { return kernel_radius_; }
+  const std::vector<Vec3>& positions() const { return position_; }
+  const std::vector<double>& radii() const { return radius_; }
 
  private:
   // Calls visit(n, s) for every particle n with s = |x - x_n| / R < 1.
@@ -42,8 +44,11 @@ class ParticleSurface {
   std::vector<Vec3> position_;
   std::vector<double> radius_;
   double kernel_radius_;
+  void fill_buckets() const;
+
   // Particles bucketed in cubes of side R: a point's neighbours lie in its cube's 27.
-  std::unordered_map<int64_t, std::vector<int32_t>> buckets_;
+  mutable std::unordered_map<int64_t, std::vector<int32_t>> buckets_;
+  mutable bool buckets_filled_ = false;
 };
 
 // k(s) = max(0, (1 - s^2)^3).

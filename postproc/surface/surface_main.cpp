@@ -81,8 +81,11 @@ bool surface_one_frame(const std::string& frame, const dunesim::SurfaceOptions& 
     const dunesim::FrameSurface result =
         dunesim::surface_of_frame(MPI_COMM_WORLD, frame, options);
     if (rank == 0)
-      fmt::print("{}: {} particles, {} triangles, {:.2f} s\n", frame, result.particles,
-                 result.triangles, MPI_Wtime() - start);
+      fmt::print(
+          "{}: {} particles, {} triangles, {:.2f} s (read {:.2f}, exchange {:.2f}, phi {:.2f}, "
+          "contour {:.2f}, write {:.2f})\n",
+          frame, result.particles, result.triangles, MPI_Wtime() - start, result.read,
+          result.exchange, result.phi, result.contour, result.write);
     std::fflush(stdout);
     return true;
   } catch (const dunesim::AgreedError& e) {
