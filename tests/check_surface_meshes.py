@@ -1,15 +1,16 @@
 #!/usr/bin/python3
 """Checks dunesim_surface's output of one frame made on several rank counts.
 
-Usage: check_surface_meshes.py STEM PARTICLES CELL_SIZE DIR [DIR ...]
+Usage: check_surface_meshes.py STEM PARTICLES CELL_SIZE S_LO S_HI DIR [DIR ...]
 
 Each DIR holds STEM.vtp (the merged surface, --merge), STEM.ply and STEM.pvtp with its pieces,
 written by one run of dunesim_surface (on 1, 2, 4 ranks, ...). Requires of every DIR: the
 merged surface is closed (every edge in exactly two triangles) and encloses, by the
 divergence theorem, within 5% of the particles' volume PARTICLES * (CELL_SIZE / 2)^3; its
 normals point the way its triangles face; the .ply holds the same mesh and the .pvtp loads
-with one piece per rank and the same triangles. Across the DIRs: the same vertices (sorted)
-within 1e-9 of the surface's size. Prints the measured numbers; exits 1 on any failure.
+with one piece per rank and the same triangles; the vertices carry the particles' saturation,
+within the particles' range [S_LO, S_HI] and reaching near both ends. Across the DIRs: the
+same vertices (sorted) within 1e-9 of the surface's size, with the same saturation. Prints the measured numbers; exits 1 on any failure.
 Needs VTK's Python modules (Debian: /usr/bin/python3 with python3-paraview) and numpy.
 """
 import os
@@ -71,17 +72,35 @@ def normals_agree(mesh, points, tris):
     return float(np.mean(np.einsum("ij,ij->i", normals, summed) > 0))
 
 
-def check_merged(directory, stem, particle_volume):
+def vertex_saturation(mesh, directory, bounds):
+    """The "saturation" point array, which must lie in [lo, hi] = bounds (the particles' own
+    range) and reach near both ends (within 0.05): the wet column's two layers show."""
+    array = mesh.GetPointData().GetArray("saturation")
+    check(array is not None, f"{directory}: the surface carries the particles' saturation")
+    if array is None:
+        return np.zeros(mesh.GetNumberOfPoints())
+    values = vtk_to_numpy(array).astype(np.float64)
+    lo, hi = bounds
+    check(values.min() >= lo - 1e-12 and values.max() <= hi + 1e-12
+          and values.min() <= lo + 0.05 and values.max() >= hi - 0.05,
+          f"{directory}: vertex saturation in [{values.min():.4f}, {values.max():.4f}], "
+          f"the particles' range [{lo}, {hi}]")
+    return values
+
+
+def check_merged(directory, stem, particle_volume, saturation_bounds):
     mesh = read(vtkXMLPolyDataReader, os.path.join(directory, stem + ".vtp"))
     points = vtk_to_numpy(mesh.GetPoints().GetData()).astype(np.float64)
+    saturation = vertex_saturation(mesh, directory, saturation_bounds)
+    points = np.column_stack([points, saturation])  # compared across ranks with the vertices
     tris = triangles(mesh)
     check(tris is not None and len(tris) > 0, f"{directory}: merged surface of triangles")
     if tris is None or len(tris) == 0:
         return points, 0
     check(open_edges(tris) == 0, f"{directory}: closed ({open_edges(tris)} open edges)")
-    ratio = enclosed_volume(points, tris) / particle_volume
+    ratio = enclosed_volume(points[:, :3], tris) / particle_volume
     check(abs(ratio - 1) <= 0.05, f"{directory}: enclosed / particle volume = {ratio:.4f}")
-    agree = normals_agree(mesh, points, tris)
+    agree = normals_agree(mesh, points[:, :3], tris)
     check(agree > 0.99, f"{directory}: {agree:.2%} of the normals face as their triangles")
     ply = read(vtkPLYReader, os.path.join(directory, stem + ".ply"))
     check(ply.GetNumberOfPoints() == len(points) and ply.GetNumberOfPolys() == len(tris)
@@ -104,17 +123,19 @@ def check_pieces(directory, stem, triangle_count):
 
 
 def main():
-    if len(sys.argv) < 5:
+    if len(sys.argv) < 7:
         sys.exit(__doc__)
-    stem, particles, cell_size, directories = sys.argv[1], int(sys.argv[2]), float(
-        sys.argv[3]), sys.argv[4:]
+    stem, particles, cell_size = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    saturation_bounds = (float(sys.argv[4]), float(sys.argv[5]))
+    directories = sys.argv[6:]
     vtkObject.GlobalWarningDisplayOff()
     particle_volume = particles * (cell_size / 2) ** 3
     sorted_vertices = []
     for directory in directories:
-        points, triangle_count = check_merged(directory, stem, particle_volume)
+        points, triangle_count = check_merged(directory, stem, particle_volume,
+                                              saturation_bounds)
         check_pieces(directory, stem, triangle_count)
-        sorted_vertices.append(points[np.lexsort(points.T[::-1])])
+        sorted_vertices.append(points[np.lexsort(points.T[::-1])])  # (x, y, z, saturation)
     reference = sorted_vertices[0]
     size = float(np.max(reference.max(axis=0) - reference.min(axis=0)))
     for directory, vertices in zip(directories[1:], sorted_vertices[1:]):

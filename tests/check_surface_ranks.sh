@@ -4,8 +4,8 @@
 # Makes a frame with the real simulator (CASE, tests/cases/surface_sand_column.toml, on 2
 # ranks). `ranks`: runs dunesim_surface --merge on it on 1, 2 and 4 ranks, and CHECK_SCRIPT
 # (tests/check_surface_meshes.py, /usr/bin/python3 with VTK from python3-paraview) requires:
-# a closed merged surface enclosing the particles' volume within 5%, the same vertices on
-# every rank count, and a .pvtp that loads. `bad_input`, on 2 ranks: a missing frame, a
+# a closed merged surface enclosing the particles' volume within 5%, the same vertices and
+# vertex saturations on every rank count, and a .pvtp that loads. `bad_input`, on 2 ranks: a missing frame, a
 # truncated copy, a frame without /particles/position and one without a cell size, next to a
 # good frame: exit status 3 on every rank, each named on stderr with what is wrong, and the
 # good frame's surfaces written all the same; given --cell-size, the frame without one gives
@@ -48,7 +48,8 @@ if [ "$mode" = ranks ]; then
   for ranks in 1 2 4; do
     timeout 120 mpiexec -n "$ranks" --oversubscribe "$surface" "$frame" --out "out$ranks" --merge
   done
-  "$python" "$check_script" "$stem" "$particles" 0.01 out1 out2 out4
+  # The case's two moist layers: S = 0.1 below, 0.35 above (nothing moves the water).
+  "$python" "$check_script" "$stem" "$particles" 0.01 0.1 0.35 out1 out2 out4
   exit
 fi
 

@@ -97,11 +97,12 @@ struct RowShare {
   int64_t first = 0, count = 0;
   std::vector<double> xyz;
   std::vector<uint8_t> material;
+  std::vector<double> saturation;  // empty when the frame has none
 };
 
 // Collective: reads the share with one collective hyperslab read per dataset.
 RowShare read_row_share(MPI_Comm comm, hid_t file, const std::string& path, int64_t rows,
-                        bool with_material) {
+                        bool with_material, bool with_saturation) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
@@ -113,30 +114,35 @@ RowShare read_row_share(MPI_Comm comm, hid_t file, const std::string& path, int6
     props = make_read_properties(comm);
     share.xyz.resize(size_t(3 * share.count));
     share.material.resize(with_material ? size_t(share.count) : 0);
+    share.saturation.resize(with_saturation ? size_t(share.count) : 0);
   });
   run_agreed(comm, path, [&] {
     auto [vector_file, vector_memory] = row_block(rows, 3, share.first, share.count);
     read_dataset(file, "particles/position", H5T_NATIVE_DOUBLE, vector_file, vector_memory,
                  share.xyz.data(), props);
-    if (!with_material) return;
     auto [scalar_file, scalar_memory] = row_block(rows, 1, share.first, share.count);
-    read_dataset(file, "particles/material", H5T_NATIVE_UINT8, scalar_file, scalar_memory,
-                 share.material.data(), props);
+    if (with_saturation)
+      read_dataset(file, "particles/saturation", H5T_NATIVE_DOUBLE, scalar_file, scalar_memory,
+                   share.saturation.data(), props);
+    if (with_material)
+      read_dataset(file, "particles/material", H5T_NATIVE_UINT8, scalar_file, scalar_memory,
+                   share.material.data(), props);
   });
   return share;
 }
 
-// The share's positions of material `wanted` (all when -1); throws at one that is not finite.
-std::vector<Vec3> positions_of(const RowShare& share, int wanted) {
-  std::vector<Vec3> positions;
+// The share's particles of material `wanted` (all when -1), into `frame`; throws at a
+// position that is not finite.
+void keep_particles(const RowShare& share, int wanted, FrameParticles& frame) {
   for (int64_t p = 0; p < share.count; ++p) {
     const Vec3 x{share.xyz[3 * p], share.xyz[3 * p + 1], share.xyz[3 * p + 2]};
     if (!std::isfinite(x[0]) || !std::isfinite(x[1]) || !std::isfinite(x[2]))
       throw std::runtime_error(
           fmt::format("/particles/position row {} is not finite", share.first + p));
-    if (wanted < 0 || share.material[size_t(p)] == wanted) positions.push_back(x);
+    if (wanted >= 0 && share.material[size_t(p)] != wanted) continue;
+    frame.position.push_back(x);
+    if (!share.saturation.empty()) frame.saturation.push_back(share.saturation[size_t(p)]);
   }
-  return positions;
 }
 
 }  // namespace
@@ -147,13 +153,17 @@ FrameParticles read_frame_particles(MPI_Comm comm, const std::string& path,
   H5Handle file = open_frame(comm, path);
   FrameParticles frame;
   int wanted = -1;
+  bool with_saturation = false;
   run_agreed(comm, path, [&] {
     frame.rows = position_rows(file.get());
+    with_saturation = has_link(file.get(), "particles/saturation");
+    frame.has_saturation = with_saturation;
     frame.cell_size = frame_cell_size(file.get());
     if (!material.empty()) wanted = material_index(file.get(), frame.rows, material);
   });
-  const RowShare share = read_row_share(comm, file.get(), path, frame.rows, wanted >= 0);
-  run_agreed(comm, path, [&] { frame.position = positions_of(share, wanted); });
+  const RowShare share =
+      read_row_share(comm, file.get(), path, frame.rows, wanted >= 0, with_saturation);
+  run_agreed(comm, path, [&] { keep_particles(share, wanted, frame); });
   return frame;
 }
 

@@ -14,11 +14,16 @@ namespace dunesim {
 
 struct FrameParticles {
   std::vector<Vec3> position;  // this rank's share, of the chosen material
-  int64_t rows = 0;            // particles in the frame, all materials
-  double cell_size = 0;        // /grid @cell_size; 0 when the frame has no grid fields
+  // /particles/saturation of the same particles (S of wet sand, 1 for water, 0 for dry sand);
+  // empty when the frame has none (has_saturation false on every rank)
+  bool has_saturation = false;
+  std::vector<double> saturation;
+  int64_t rows = 0;      // particles in the frame, all materials
+  double cell_size = 0;  // /grid @cell_size; 0 when the frame has no grid fields
 };
 
-// Collective. Reads rows [rows * rank / P, rows * (rank + 1) / P) of /particles/position and
+// Collective. Reads rows [rows * rank / P, rows * (rank + 1) / P) of /particles/position (and
+// /particles/saturation when the frame has it) and
 // keeps those whose /particles/material is named `material` in the dataset's @names (all of
 // them when `material` is empty). Throws AgreedError on every rank, its message beginning
 // with `path`, when the file is missing, is not a readable HDF5 file (a truncated copy), lacks

@@ -1,6 +1,8 @@
 #include "postproc/surface/frame_surface.hpp"
 
 #include <fmt/format.h>
+#include <vtkDoubleArray.h>
+#include <vtkPointData.h>
 
 #include <algorithm>
 #include <climits>
@@ -95,6 +97,22 @@ SlabLayout layout_for(const Bounds& bounds, const Scales& scales, const SurfaceO
                           ghosts);
 }
 
+// The particles' saturation at each vertex (their kernel-weighted mean there), as the point
+// array "saturation": wet sand's surface shows how wet it is. A vertex's particles are all
+// on the rank that makes it (the band), so its value does not depend on the rank count.
+void add_vertex_saturation(vtkPolyData* mesh, const ParticleSurface& surface,
+                           const std::vector<double>& saturation) {
+  auto values = vtkSmartPointer<vtkDoubleArray>::New();
+  values->SetName("saturation");
+  values->SetNumberOfTuples(mesh->GetNumberOfPoints());
+  for (vtkIdType v = 0; v < mesh->GetNumberOfPoints(); ++v) {
+    double x[3];
+    mesh->GetPoint(v, x);
+    values->SetValue(v, surface.weighted_mean({x[0], x[1], x[2]}, saturation));
+  }
+  mesh->GetPointData()->AddArray(values);
+}
+
 // Seconds since `start` on the slowest rank (collective).
 double slowest_since(MPI_Comm comm, double start) {
   double seconds = MPI_Wtime() - start;
@@ -104,13 +122,14 @@ double slowest_since(MPI_Comm comm, double start) {
 
 // This rank's piece of the surface: its slab of samples contoured. `phi_seconds` gets the
 // time spent sampling (and smoothing) phi on this rank.
-vtkSmartPointer<vtkPolyData> rank_piece(const std::vector<Vec3>& particles,
+vtkSmartPointer<vtkPolyData> rank_piece(const SurfaceParticles& particles,
                                         const SlabLayout& layout, int rank, const Scales& scales,
                                         const SurfaceOptions& options, double& phi_seconds) {
   const double start = MPI_Wtime();
   if (!layout.has_slab(rank)) return empty_surface_mesh();
-  const ParticleSurface surface(particles,
-                                std::vector<double>(particles.size(), scales.particle_radius),
+  const size_t count = particles.position.size();
+  const ParticleSurface surface(particles.position,
+                                std::vector<double>(count, scales.particle_radius),
                                 scales.kernel_radius);
   const SampleBlock block = layout.sampled_block(rank);
   SampledField field;
@@ -123,7 +142,9 @@ vtkSmartPointer<vtkPolyData> rank_piece(const std::vector<Vec3>& particles,
     if (options.smoothing) smooth_near_surface(field, SmoothingOptions{});
   }
   phi_seconds = MPI_Wtime() - start;
-  return zero_level_mesh(field, layout.slab_range(rank));
+  vtkSmartPointer<vtkPolyData> mesh = zero_level_mesh(field, layout.slab_range(rank));
+  if (particles.has_values) add_vertex_saturation(mesh, surface, particles.value);
+  return mesh;
 }
 
 std::string output_path(const SurfaceOptions& options, const std::string& name) {
@@ -147,10 +168,10 @@ void write_pieces(MPI_Comm comm, vtkPolyData* piece, const std::string& stem,
 }
 
 // Collective: the welded surface, written by rank 0.
-void write_merged(MPI_Comm comm, vtkPolyData* piece, const std::string& stem,
-                  const SurfaceOptions& options) {
+void write_merged(MPI_Comm comm, vtkPolyData* piece, bool with_saturation,
+                  const std::string& stem, const SurfaceOptions& options) {
   vtkSmartPointer<vtkPolyData> merged;
-  agree_across_ranks(comm, [&] { merged = gather_and_weld(comm, piece); });
+  agree_across_ranks(comm, [&] { merged = gather_and_weld(comm, piece, with_saturation); });
   agree_across_ranks(comm, [&] {
     if (!merged) return;  // ranks other than 0
     write_vtp(merged, output_path(options, stem + ".vtp"));
@@ -176,11 +197,12 @@ FrameSurface surface_of_frame(MPI_Comm comm, const std::string& frame,
   run_agreed(comm, frame, [&] { layout = layout_for(bounds, scales, options, ranks); });
   // Every particle within R of a sample, and a margin of one sample spacing that keeps
   // rounding at the band's ends from deciding whether a particle that matters is there.
-  std::vector<Vec3> mine;
+  SurfaceParticles mine;
   start = MPI_Wtime();
   run_agreed(comm, frame, [&] {
-    mine = exchange_particles(comm, particles.position, layout,
-                              scales.kernel_radius + scales.spacing);
+    const SurfaceParticles read{particles.position, particles.has_saturation,
+                                particles.saturation};
+    mine = exchange_particles(comm, read, layout, scales.kernel_radius + scales.spacing);
   });
   result.exchange = slowest_since(comm, start);
   vtkSmartPointer<vtkPolyData> piece;
@@ -196,7 +218,7 @@ FrameSurface surface_of_frame(MPI_Comm comm, const std::string& frame,
   start = MPI_Wtime();
   run_agreed(comm, frame, [&] {
     write_pieces(comm, piece, stem, options);
-    if (options.merge) write_merged(comm, piece, stem, options);
+    if (options.merge) write_merged(comm, piece, mine.has_values, stem, options);
   });
   result.write = slowest_since(comm, start);
   result.particles = bounds.count;

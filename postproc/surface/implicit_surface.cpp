@@ -78,6 +78,16 @@ double ParticleSurface::phi(const Vec3& x) const {
   return distance(x, mean) - radius / total;
 }
 
+double ParticleSurface::weighted_mean(const Vec3& x, const std::vector<double>& values) const {
+  double total = 0, sum = 0;
+  for_each_neighbour(x, [&](int32_t n, double s) {
+    const double w = surface_kernel(s);
+    total += w;
+    sum += w * values[size_t(n)];
+  });
+  return total > 0 ? sum / total : 0.0;
+}
+
 double ParticleSurface::blobby(const Vec3& x, double threshold) const {
   double field = 0;
   for_each_neighbour(x, [&](int32_t, double s) { field += surface_kernel(s); });

@@ -28,6 +28,11 @@ class ParticleSurface {
   // Zhu & Bridson's phi(x), see above.
   double phi(const Vec3& x) const;
 
+  // The kernel-weighted mean at x of a value given per particle (`values[n]` for particle n):
+  // what a surface vertex shows of its particles, e.g. their saturation. 0 where no particle
+  // is within R.
+  double weighted_mean(const Vec3& x, const std::vector<double>& values) const;
+
   // The classic blobby surface with the same kernel: threshold - sum_i k(|x - x_i| / R), so
   // that it too is negative inside. `threshold` sets where the surface lies.
   double blobby(const Vec3& x, double threshold) const;

@@ -1,6 +1,8 @@
 #include "postproc/surface/particle_exchange.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <climits>
 #include <stdexcept>
 
@@ -48,40 +50,63 @@ std::vector<int> displacements(const std::vector<int>& counts) {
   return offsets;
 }
 
-// Doubles for each rank (three per particle), packed rank after rank.
+// Doubles for each rank (`width` per particle: x, y, z and the value if any), packed rank
+// after rank.
 struct Outgoing {
   std::vector<int> counts, offsets;
   std::vector<double> values;
 };
 
-Outgoing pack(const std::vector<Vec3>& positions, const std::vector<Band>& bands, int axis,
-              int ranks) {
+Outgoing pack(const SurfaceParticles& mine, const std::vector<Band>& bands, int axis, int ranks,
+              int width) {
   Outgoing out;
   std::vector<int64_t> counts(size_t(ranks), 0);
-  for (const Vec3& x : positions)
-    for_each_destination(bands, x[axis], [&](int r) { counts[r] += 3; });
+  for (const Vec3& x : mine.position)
+    for_each_destination(bands, x[axis], [&](int r) { counts[r] += width; });
   for (int64_t count : counts)
     if (count > INT_MAX) throw std::runtime_error("too many particles for one MPI_Alltoallv");
   out.counts.assign(counts.begin(), counts.end());
   out.offsets = displacements(out.counts);
   out.values.resize(size_t(out.offsets.back()) + size_t(out.counts.back()));
   std::vector<int> next = out.offsets;
-  for (const Vec3& x : positions)
+  for (size_t p = 0; p < mine.position.size(); ++p) {
+    const Vec3& x = mine.position[p];
     for_each_destination(bands, x[axis], [&](int r) {
       std::copy(x.begin(), x.end(), out.values.begin() + next[r]);
-      next[r] += 3;
+      if (width == 4) out.values[size_t(next[r]) + 3] = mine.value[p];
+      next[r] += width;
     });
+  }
   return out;
+}
+
+// The received rows of `width` doubles, sorted as rows (x, y, z, value).
+SurfaceParticles sorted_particles(const std::vector<double>& received, int width) {
+  const size_t n = received.size() / size_t(width);
+  std::vector<std::array<double, 4>> rows(n, std::array<double, 4>{0, 0, 0, 0});
+  for (size_t p = 0; p < n; ++p)
+    std::copy_n(received.begin() + std::ptrdiff_t(p * size_t(width)), width, rows[p].begin());
+  std::sort(rows.begin(), rows.end());
+  SurfaceParticles particles;
+  particles.has_values = width == 4;
+  particles.position.resize(n);
+  if (width == 4) particles.value.resize(n);
+  for (size_t p = 0; p < n; ++p) {
+    particles.position[p] = {rows[p][0], rows[p][1], rows[p][2]};
+    if (width == 4) particles.value[p] = rows[p][3];
+  }
+  return particles;
 }
 
 }  // namespace
 
-std::vector<Vec3> exchange_particles(MPI_Comm comm, const std::vector<Vec3>& positions,
-                                     const SlabLayout& layout, double reach) {
+SurfaceParticles exchange_particles(MPI_Comm comm, const SurfaceParticles& mine,
+                                    const SlabLayout& layout, double reach) {
   const int ranks = layout.ranks();
+  const int width = mine.has_values ? 4 : 3;
   Outgoing out;
   agree_across_ranks(comm, [&] {
-    out = pack(positions, particle_bands(layout, reach), layout.axis, ranks);
+    out = pack(mine, particle_bands(layout, reach), layout.axis, ranks, width);
   });
   std::vector<int> counts(static_cast<size_t>(ranks)), offsets;
   MPI_Alltoall(out.counts.data(), 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
@@ -92,12 +117,7 @@ std::vector<Vec3> exchange_particles(MPI_Comm comm, const std::vector<Vec3>& pos
   });
   MPI_Alltoallv(out.values.data(), out.counts.data(), out.offsets.data(), MPI_DOUBLE,
                 received.data(), counts.data(), offsets.data(), MPI_DOUBLE, comm);
-
-  std::vector<Vec3> particles(received.size() / 3);
-  for (size_t p = 0; p < particles.size(); ++p)
-    particles[p] = {received[3 * p], received[3 * p + 1], received[3 * p + 2]};
-  std::sort(particles.begin(), particles.end());
-  return particles;
+  return sorted_particles(received, width);
 }
 
 }  // namespace dunesim
