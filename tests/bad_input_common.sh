@@ -51,6 +51,26 @@ expect_failure() {
   done
 }
 
+# write_full_tank FILE: a 0.2 x 0.2 x 0.24 m box full of water at 0.008 m cells (25 x 25 x 30
+# cells, 150,000 particles), without [output] or [checkpoint]: the caller appends those.
+write_full_tank() {
+  cat > "$1" <<'EOF_CASE'
+[domain]
+size = [0.2, 0.2, 0.24]
+cell_size = 0.008
+[time]
+end = 0.1
+[[material]]
+name = "water"
+kind = "water"
+[[source]]
+material = "water"
+shape = "block"
+min = [0.0, 0.0, 0.0]
+max = [0.2, 0.2, 0.24]
+EOF_CASE
+}
+
 write_water_case() {
   cat > "$1" <<EOF_CASE
 [domain]

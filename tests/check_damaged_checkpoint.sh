@@ -13,25 +13,13 @@ take_dunesim_argument "$@"
 damage="/usr/bin/python3 $(cd "$(dirname "$0")" && pwd)/damage_checkpoint.py"
 enter_temporary_directory
 
-# A 0.2 x 0.2 x 0.24 m box full of water at 0.008 m cells (25 x 25 x 30).
-cat > full.toml <<'EOF_CASE'
-[domain]
-size = [0.2, 0.2, 0.24]
-cell_size = 0.008
-[time]
-end = 0.1
+# A box full of water (write_full_tank) with a checkpoint after every step.
+write_full_tank full.toml
+cat >> full.toml <<'EOF_CASE'
 [output]
 directory = "out"
 [checkpoint]
 interval_steps = 1
-[[material]]
-name = "water"
-kind = "water"
-[[source]]
-material = "water"
-shape = "block"
-min = [0.0, 0.0, 0.0]
-max = [0.2, 0.2, 0.24]
 EOF_CASE
 mpiexec -n 2 --oversubscribe "$exe" run full.toml --max-steps 1 --no-frames --quiet ||
   fail "the run that writes the checkpoint failed"

@@ -22,28 +22,16 @@ enter_temporary_directory
 # bash's ulimit counts KiB (dash's counts 512-byte blocks).
 with_file_limit=(bash -c 'trap "" XFSZ; ulimit -f 6144 && exec "$@"' bash)
 
-# A 0.2 x 0.2 x 0.24 m box full of water at 0.008 m cells (150,000 particles), a frame after
-# every step and a checkpoint after every step.
-cat > full.toml <<'EOF_CASE'
-[domain]
-size = [0.2, 0.2, 0.24]
-cell_size = 0.008
-[time]
-end = 0.1
+# A box full of water (write_full_tank, 150,000 particles), a frame after every step and a
+# checkpoint after every step.
+write_full_tank full.toml
+cat >> full.toml <<'EOF_CASE'
 [output]
 directory = "out"
 interval = 0
 [checkpoint]
 interval_steps = 1
 keep = 2
-[[material]]
-name = "water"
-kind = "water"
-[[source]]
-material = "water"
-shape = "block"
-min = [0.0, 0.0, 0.0]
-max = [0.2, 0.2, 0.24]
 EOF_CASE
 mpiexec -n 2 --oversubscribe "$exe" run full.toml --max-steps 1 --quiet ||
   fail "the run that writes the first frames and checkpoint failed"
