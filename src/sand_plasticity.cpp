@@ -104,9 +104,14 @@ SymTensor frictional_stress(const SymTensor& strain_rate, double pressure, doubl
 SymTensor flowing_stress(const SymTensor& strain_rate, double pressure, double sin_phi,
                          double viscosity, double density, double dx, double dt) {
   SymTensor s = frictional_stress(strain_rate, pressure, sin_phi);
-  const double mu = std::min(viscosity, density * dx * dx / (2 * dt));
-  for (int n = 0; n < 6; ++n) s.c[n] -= 2 * mu * strain_rate.c[n];
+  add_viscous_stress(s, strain_rate, viscosity, density, dx, dt);
   return s;
+}
+
+void add_viscous_stress(SymTensor& sigma, const SymTensor& strain_rate, double viscosity,
+                        double density, double dx, double dt) {
+  const double mu = std::min(viscosity, density * dx * dx / (2 * dt));
+  for (int n = 0; n < 6; ++n) sigma.c[n] -= 2 * mu * strain_rate.c[n];
 }
 
 // Face of component a between cells L = f - e_a and R = f:
@@ -202,6 +207,7 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   g.sand_region = nonzero_bounding_box(sand_cells).intersect(local);
 
   SandPlasticityStats stats;
+  const SandFriction friction = sand_friction(sand);
   const Box owned_sand = topo.owned_cells(topo.rank()).intersect(g.sand_region);
   const bool wet = sand.wet.holds_water() && g.has_pore_water();
   for_each_index(owned_sand, [&](int i, int j, int k) {
@@ -215,7 +221,7 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     cell.dt = dt;
     cell.wet =
         wet ? wet_sand_properties(sand, g.saturation(i, j, k)) : WetSandProperties{sand.cohesion};
-    const auto [sigma, is_rigid] = sand_cell_stress(sand, cell);
+    const auto [sigma, is_rigid] = sand_cell_stress(friction, cell);
     for (int n = 0; n < 6; ++n) stress[n](i, j, k) = sigma.c[n];
     if (is_rigid) {
       g.rigid(i, j, k) = 1;

@@ -69,6 +69,10 @@ SymTensor frictional_stress(const SymTensor& strain_rate, double pressure, doubl
 SymTensor flowing_stress(const SymTensor& strain_rate, double pressure, double sin_phi,
                          double viscosity, double density, double dx, double dt);
 
+// Adds mud's viscous stress -2 mu D to `sigma`, mu capped at rho dx^2 / (2 dt) as above.
+void add_viscous_stress(SymTensor& sigma, const SymTensor& strain_rate, double viscosity,
+                        double density, double dx, double dt);
+
 // Counts over this rank's owned cells (sum them over ranks for totals).
 struct SandPlasticityStats {
   int64_t sand_cells = 0;

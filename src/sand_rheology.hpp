@@ -38,12 +38,22 @@ struct SandCellStress {
   bool rigid = false;
 };
 
-// mu(I) of Jop et al. 2006 for inertial number I > 0 (infinite I gives mu_2), with
-// mu_s = `mu_static`.
-double mu_of_inertial_number(double mu_static, const SandRheology& r, double inertial_number);
+// A sand material's friction in the numbers the per-cell test uses, computed once per step
+// (no trigonometry per cell).
+struct SandFriction {
+  SandRheology::Kind kind = SandRheology::Kind::ZhuBridson;
+  double sin_phi = 0;    // Zhu & Bridson: sin(friction_angle)
+  double mu_static = 0;  // mu(I): tan(friction_angle)
+  double mu_limit = 0;   // mu(I): tan(friction_angle_dynamic)
+  double i0 = 0, grain_diameter = 0, grain_density = 0;
+};
+SandFriction sand_friction(const MaterialSpec& sand);
 
-// The cell's stress by `sand`'s rheology: sigma_rigid if it stays rigid, else its flowing
+// mu(I) of Jop et al. 2006 for inertial number I > 0 (infinite I gives mu_2).
+double mu_of_inertial_number(const SandFriction& f, double inertial_number);
+
+// The cell's stress by the sand's rheology: sigma_rigid if it stays rigid, else its flowing
 // stress (plus mud's viscous stress, capped as in flowing_stress).
-SandCellStress sand_cell_stress(const MaterialSpec& sand, const SandCellState& cell);
+SandCellStress sand_cell_stress(const SandFriction& f, const SandCellState& cell);
 
 }  // namespace dunesim

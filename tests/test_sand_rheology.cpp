@@ -39,12 +39,12 @@ SandCellState simple_shear(double gamma_dot, double pressure, double dt) {
 }  // namespace
 
 TEST(SandRheology, MuOfInertialNumberByHand) {
-  const SandRheology r = mu_of_i_sand().rheology;
+  const SandFriction f = sand_friction(mu_of_i_sand());
   const double mu_s = std::tan(M_PI / 6);
-  EXPECT_NEAR(mu_of_inertial_number(mu_s, r, 1e-12), mu_s, 1e-9);
+  EXPECT_NEAR(mu_of_inertial_number(f, 1e-12), mu_s, 1e-9);
   // I = I0: half way from mu_s to mu_2 = 1.
-  EXPECT_NEAR(mu_of_inertial_number(mu_s, r, 0.3), 0.5 * (mu_s + 1.0), 1e-12);
-  EXPECT_NEAR(mu_of_inertial_number(mu_s, r, INFINITY), 1.0, 1e-12);
+  EXPECT_NEAR(mu_of_inertial_number(f, 0.3), 0.5 * (mu_s + 1.0), 1e-12);
+  EXPECT_NEAR(mu_of_inertial_number(f, INFINITY), 1.0, 1e-12);
 }
 
 // p = 1000 Pa, gamma_dot = 10/s: I = 10 * 1e-3 / sqrt(1000 / 2500) = 0.0158114, so
@@ -53,9 +53,10 @@ TEST(SandRheology, MuOfInertialNumberByHand) {
 // With dt = 1e-5 s it is 80 kPa, far above mu p, and the cell slides at mu p.
 TEST(SandRheology, SimpleShearCarriesMuOfIPressure) {
   const MaterialSpec sand = mu_of_i_sand();
-  const SandCellStress held = sand_cell_stress(sand, simple_shear(10, 1000, 1.0));
+  const SandCellStress held = sand_cell_stress(sand_friction(sand), simple_shear(10, 1000, 1.0));
   EXPECT_TRUE(held.rigid);
-  const SandCellStress sliding = sand_cell_stress(sand, simple_shear(10, 1000, 1e-5));
+  const SandCellStress sliding =
+      sand_cell_stress(sand_friction(sand), simple_shear(10, 1000, 1e-5));
   ASSERT_FALSE(sliding.rigid);
   EXPECT_NEAR(sliding.sigma(0, 2), -0.5985106 * 1000, 1e-3);  // resists the shear
   EXPECT_NEAR(sliding.sigma(0, 0), 0.0, 1e-12);
@@ -67,8 +68,10 @@ TEST(SandRheology, SimpleShearCarriesMuOfIPressure) {
 TEST(SandRheology, YieldsAtStaticFriction) {
   const MaterialSpec sand = mu_of_i_sand();
   const double p = 1000, mu_s_p = std::tan(M_PI / 6) * p;  // 577.35 Pa
-  EXPECT_TRUE(sand_cell_stress(sand, simple_shear(0.99 * mu_s_p / 80, p, 1e-3)).rigid);
-  EXPECT_FALSE(sand_cell_stress(sand, simple_shear(1.01 * mu_s_p / 80, p, 1e-3)).rigid);
+  EXPECT_TRUE(
+      sand_cell_stress(sand_friction(sand), simple_shear(0.99 * mu_s_p / 80, p, 1e-3)).rigid);
+  EXPECT_FALSE(
+      sand_cell_stress(sand_friction(sand), simple_shear(1.01 * mu_s_p / 80, p, 1e-3)).rigid);
 }
 
 // Just past yield, mu(I) p exceeds the stress that stops the cell within one step: the
@@ -76,7 +79,8 @@ TEST(SandRheology, YieldsAtStaticFriction) {
 TEST(SandRheology, FrictionNeverExceedsTheStoppingStress) {
   const MaterialSpec sand = mu_of_i_sand();
   const double p = 1000, gamma_dot = 1.01 * std::tan(M_PI / 6) * p / 80;
-  const SandCellStress s = sand_cell_stress(sand, simple_shear(gamma_dot, p, 1e-3));
+  const SandCellStress s =
+      sand_cell_stress(sand_friction(sand), simple_shear(gamma_dot, p, 1e-3));
   ASSERT_FALSE(s.rigid);
   EXPECT_NEAR(s.sigma(0, 2), -80 * gamma_dot, 1e-9);
 }
@@ -87,8 +91,10 @@ TEST(SandRheology, ZhuBridsonFlowsAtTwiceItsYieldStress) {
   MaterialSpec sand = mu_of_i_sand();
   sand.rheology.kind = SandRheology::Kind::ZhuBridson;
   const double p = 1000;
-  EXPECT_TRUE(sand_cell_stress(sand, simple_shear(0.99 * 288.675 / 80, p, 1e-3)).rigid);
-  const SandCellStress s = sand_cell_stress(sand, simple_shear(1.01 * 288.675 / 80, p, 1e-3));
+  EXPECT_TRUE(
+      sand_cell_stress(sand_friction(sand), simple_shear(0.99 * 288.675 / 80, p, 1e-3)).rigid);
+  const SandCellStress s =
+      sand_cell_stress(sand_friction(sand), simple_shear(1.01 * 288.675 / 80, p, 1e-3));
   ASSERT_FALSE(s.rigid);
   EXPECT_NEAR(s.sigma(0, 2), -std::sqrt(1.5) * 0.5 * p, 1e-6);
 }
