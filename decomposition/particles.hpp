@@ -1,5 +1,6 @@
 // Particles of one rank, stored as structure-of-arrays.
 #pragma once
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +24,9 @@ struct Particles {
   // particles it is the case's water, which absorption and percolation move but conserve.
   // Double: that sum must hold to round-off over a whole run.
   ParticleVector<double> water_content;
+  // Sand's deviatoric stress (xx yy zz xy xz yz, Pa, compression positive) under the
+  // elastic-plastic rheology, which builds it up over the steps; 0 otherwise.
+  std::array<ParticleVector<float>, 6> stress;
 
   // Visits every per-particle array, so packing, sorting and I/O never miss one when an
   // attribute is added: add it here, and set it where particles are created
@@ -38,6 +42,7 @@ struct Particles {
     f(id);
     f(material);
     f(water_content);
+    for (ParticleVector<float>& component : stress) f(component);
   }
   // The same, read-only; it visits the one list above.
   template <class F>

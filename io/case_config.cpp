@@ -629,14 +629,23 @@ WetSandSpec read_wet_sand(const Table& m) {
   return wet;
 }
 
-// The rheology keys of a sand material; the mu(I) parameters only with rheology = "mu_i".
+// The rheology keys of a sand material; each rheology's own parameters only with it.
 SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
   SandRheology r;
   const std::vector<std::string_view> mu_i_keys = {"friction_angle_dynamic", "i0",
                                                    "grain_diameter", "grain_density"};
-  if (!m.has("rheology") || m.choice("rheology", {"zhu_bridson", "mu_i"}) == "zhu_bridson") {
+  const std::string kind = m.has("rheology")
+                               ? m.choice("rheology", {"zhu_bridson", "mu_i", "elastic_plastic"})
+                               : "zhu_bridson";
+  if (kind != "mu_i")
     for (std::string_view key : mu_i_keys)
       if (m.has(key)) m.fail(key, "is a parameter of rheology = \"mu_i\" only");
+  if (kind != "elastic_plastic" && m.has("shear_modulus"))
+    m.fail("shear_modulus", "is a parameter of rheology = \"elastic_plastic\" only");
+  if (kind == "zhu_bridson") return r;
+  if (kind == "elastic_plastic") {
+    r.kind = SandRheology::Kind::ElasticPlastic;
+    r.shear_modulus = m.number("shear_modulus", kPositive, r.shear_modulus);
     return r;
   }
   r.kind = SandRheology::Kind::MuOfI;
@@ -658,10 +667,26 @@ void read_materials(const Table& root, CaseConfig& cfg) {
   if (entries.empty())
     throw CaseError(cfg.file, "material", "at least one [[material]] table is required");
   for (const Table& m : entries) {
-    m.allow_only({"name", "kind", "density", "flip_ratio", "friction_angle", "cohesion", "c_dry",
-                  "porosity", "ideal_saturation", "c_wet", "mud_viscosity", "propagation_rate",
-                  "conductivity", "saturation", "rheology", "friction_angle_dynamic", "i0",
-                  "grain_diameter", "grain_density"});
+    m.allow_only({"name",
+                  "kind",
+                  "density",
+                  "flip_ratio",
+                  "friction_angle",
+                  "cohesion",
+                  "c_dry",
+                  "porosity",
+                  "ideal_saturation",
+                  "c_wet",
+                  "mud_viscosity",
+                  "propagation_rate",
+                  "conductivity",
+                  "saturation",
+                  "rheology",
+                  "friction_angle_dynamic",
+                  "i0",
+                  "grain_diameter",
+                  "grain_density",
+                  "shear_modulus"});
     MaterialSpec spec;
     spec.name = m.non_empty_string("name", kRequired);
     for (const MaterialSpec& earlier : cfg.materials)
@@ -675,7 +700,6 @@ void read_materials(const Table& root, CaseConfig& cfg) {
                            in_quotes(earlier.name) + " is already sand)");
     spec.kind = sand ? MaterialKind::Sand : MaterialKind::Water;
     spec.density = m.number("density", kPositive, sand ? 1600.0 : 1000.0);
-    spec.flip_ratio = m.number("flip_ratio", kUnitInterval, sand ? 0.05 : 0.95);
     if (sand) {
       spec.friction_angle_deg = m.number("friction_angle", Range{0.0, 90.0, false, false}, 30.0);
       if (m.has("cohesion") && m.has("c_dry"))
@@ -683,10 +707,16 @@ void read_materials(const Table& root, CaseConfig& cfg) {
       spec.cohesion = m.number(m.has("c_dry") ? "c_dry" : "cohesion", kNonNegative, 0.0);
       spec.wet = read_wet_sand(m);
       spec.rheology = read_sand_rheology(m, spec.friction_angle_deg);
-    } else {
+    }
+    // Mostly PIC suits Zhu & Bridson's sand (thesis 3.2); elastic-plastic sand takes small
+    // steps, at which PIC's damping would be a strong viscosity (src/README.md, "Sand").
+    const bool mostly_pic = sand && spec.rheology.kind != SandRheology::Kind::ElasticPlastic;
+    spec.flip_ratio = m.number("flip_ratio", kUnitInterval, mostly_pic ? 0.05 : 0.95);
+    if (!sand) {
       m.forbid({"friction_angle", "cohesion", "c_dry", "porosity", "ideal_saturation", "c_wet",
                 "mud_viscosity", "propagation_rate", "conductivity", "saturation", "rheology",
-                "friction_angle_dynamic", "i0", "grain_diameter", "grain_density"},
+                "friction_angle_dynamic", "i0", "grain_diameter", "grain_density",
+                "shear_modulus"},
                "kind = \"sand\"", "kind = \"water\"");
     }
     cfg.materials.push_back(spec);

@@ -52,12 +52,16 @@ struct WetSandSpec {
 // How sand resists shear: Zhu & Bridson 2005's yield test and frictional stress, or the
 // mu(I) rheology of Jop, Forterre & Pouliquen 2006 (src/sand_rheology.hpp).
 struct SandRheology {
-  enum class Kind { ZhuBridson, MuOfI } kind = Kind::ZhuBridson;
+  enum class Kind { ZhuBridson, MuOfI, ElasticPlastic } kind = Kind::ZhuBridson;
   // mu(I) only: mu_s = tan(friction_angle) is the material's own; these set the rest.
   double dynamic_friction_angle_deg = 33.0;  // atan(mu_2), the friction at large I
   double inertial_number_i0 = 0.3;           // I0: I at which mu is half way to mu_2
   double grain_diameter = 5e-4;              // d, m
   double grain_density = 2650.0;             // rho_grain, kg/m^3 (quartz)
+  // elastic_plastic only: the shear modulus G of the sand's elastic stress, Pa. A numerical
+  // stiffness far below a real sand's (10-100 MPa): the elastic strain is the stress over G,
+  // and the substeps grow as sqrt(G) (src/elastic_plastic_sand.hpp).
+  double shear_modulus = 2e5;
 };
 
 struct MaterialSpec {

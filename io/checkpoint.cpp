@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kFormat = "dunesim checkpoint";
-constexpr int64_t kFormatVersion = 2;  // 2: particle velocities in single precision
+constexpr int64_t kFormatVersion = 3;  // 2: velocities in single precision; 3: sand stress
 constexpr const char* kLatestName = "checkpoint_latest";
 constexpr const char* kAxisNames[3] = {"x", "y", "z"};
 
@@ -64,7 +64,13 @@ std::string attribute_name(const Particles& p, const ParticleVector<T>& array, i
                                                        {&p.vz, "vz"},
                                                        {&p.id, "id"},
                                                        {&p.material, "material"},
-                                                       {&p.water_content, "water_content"}};
+                                                       {&p.water_content, "water_content"},
+                                                       {&p.stress[0], "stress_xx"},
+                                                       {&p.stress[1], "stress_yy"},
+                                                       {&p.stress[2], "stress_zz"},
+                                                       {&p.stress[3], "stress_xy"},
+                                                       {&p.stress[4], "stress_xz"},
+                                                       {&p.stress[5], "stress_yz"}};
   for (const auto& [address, name] : named)
     if (address == static_cast<const void*>(&array)) return name;
   return "attribute_" + std::to_string(index);

@@ -45,6 +45,13 @@ struct MacGrid {
   Array3<double> pressure_correction;               // of the second projection, Pa
   std::array<Array3<double>, 6> stress;  // sand stress (xx yy zz xy xz yz), Pa; scratch
 
+  // Elastic-plastic sand only (allocate_elastic_sand()). grid.stress then holds the stress
+  // at the start of the stage's substep, its diagonal at cell centres and its shear
+  // components on cell edges (src/elastic_plastic_sand.hpp); these keep what it was when the
+  // step began, so that the particles receive the change, and the substeps' yield scale.
+  std::array<Array3<double>, 6> stress_at_step_start;
+  Array3<double> yield_scale;
+
   // Wet sand only: allocated by allocate_pore_water() when the sand holds water.
   Array3<float> saturation;      // mean S of the cell's sand particles (P2G)
   Array3<double> pore_count;     // porous sand particles per cell; scratch of
@@ -53,9 +60,9 @@ struct MacGrid {
   Array3<double> pore_uptake;
 
   // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (with the
-  // rigid-cluster labels the step fills) and allocate_pore_water() add. Ghost cells, the
-  // extra layer of faces and the arrays sized to the sand's region are left out, so a grid
-  // needs at least this much. Keep in step with the allocate functions below.
+  // rigid-cluster labels the step fills), allocate_elastic_sand() and allocate_pore_water() add.
+  // Ghost cells, the extra layer of faces and the arrays sized to the sand's region are left out,
+  // so a grid needs at least this much. Keep in step with the allocate functions below.
   static constexpr size_t kBytesPerCell = 3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
                                           + 2 * sizeof(uint8_t)  // cell_type, solid
                                           + sizeof(float)        // density
@@ -65,6 +72,8 @@ struct MacGrid {
       + 3 * sizeof(double)  // sand_count, wall_mu, pressure_correction
       + 6 * sizeof(double)  // stress
       + sizeof(int64_t);    // rigid_clusters
+  static constexpr size_t kElasticSandBytesPerCell =
+      7 * sizeof(double);  // stress_at_step_start, yield_scale
   static constexpr size_t kPoreWaterBytesPerCell =
       sizeof(float) + 4 * sizeof(double);  // saturation; pore_count .. pore_uptake
 
@@ -99,6 +108,12 @@ struct MacGrid {
     rigid_clusters = {};
     pressure_correction.reset(c, Stagger::Cell, 0.0);
     for (Array3<double>& component : stress) component.reset(c, Stagger::Cell, 0.0);
+  }
+
+  void allocate_elastic_sand(const Topology& topo) {
+    Box c = topo.local(Stagger::Cell);
+    for (Array3<double>& component : stress_at_step_start) component.reset(c, Stagger::Cell, 0.0);
+    yield_scale.reset(c, Stagger::Cell, 1.0);
   }
 
   void allocate_pore_water(const Topology& topo) {

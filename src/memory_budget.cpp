@@ -18,6 +18,8 @@ size_t grid_bytes_per_cell(const CaseConfig& config) {
   for (const MaterialSpec& m : config.materials) {
     if (m.kind != MaterialKind::Sand) continue;
     bytes += MacGrid::kSandBytesPerCell;
+    if (m.rheology.kind == SandRheology::Kind::ElasticPlastic)
+      bytes += MacGrid::kElasticSandBytesPerCell;
     if (m.wet.holds_water()) bytes += MacGrid::kPoreWaterBytesPerCell;
   }
   return bytes;

@@ -85,6 +85,7 @@ void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpe
   p.id.push_back(id);
   p.material.push_back(uint8_t(source.material));
   p.water_content.push_back(water_content_of_new_particle(source, materials));
+  for (ParticleVector<float>& component : p.stress) component.push_back(0.0f);  // unloaded
 }
 
 Particles seed_particles(const CaseConfig& config, const Topology& topo,

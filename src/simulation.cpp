@@ -10,6 +10,7 @@
 #include "src/absorption.hpp"
 #include "src/advection.hpp"
 #include "src/darcy_drag.hpp"
+#include "src/elastic_plastic_sand.hpp"
 #include "src/extrapolation.hpp"
 #include "src/particle_sort.hpp"
 #include "src/percolation.hpp"
@@ -88,6 +89,8 @@ void Simulation::lay_out_grid() {
   emitter_ = std::make_unique<ParticleEmitter>(config_, *topo_);
   if (sand_material_) {
     grid_.allocate_sand(*topo_);
+    if (sand_material_->rheology.kind == SandRheology::Kind::ElasticPlastic)
+      grid_.allocate_elastic_sand(*topo_);
     mark_wall_friction(config_, grid_.wall_mu);
   }
   if (has_pore_water()) grid_.allocate_pore_water(*topo_);
@@ -148,6 +151,9 @@ double Simulation::stable_dt() const {
   const double speed = vmax + std::sqrt(gmag * config_.cell_size);
   double dt = config_.max_dt;
   if (speed > 0) dt = std::min(dt, config_.cfl * config_.cell_size / speed);
+  if (sand_material_ && sand_material_->rheology.kind == SandRheology::Kind::ElasticPlastic)
+    dt = std::min(dt, elastic_time_step_limit(sand_material_->rheology.shear_modulus,
+                                              sand_material_->density, config_.cell_size));
   return dt;
 }
 
@@ -218,14 +224,23 @@ void Simulation::project_pressure(double dt) {
 
 void Simulation::sand_plasticity(double dt) {
   auto t = clock_.time(kSandPlasticity);
-  SandPlasticityStats s =
-      apply_sand_plasticity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
+  const bool elastic = sand_material_->rheology.kind == SandRheology::Kind::ElasticPlastic;
+  SandPlasticityStats s;
+  if (elastic) {
+    gather_particle_stress(*topo_, *halo_, particles_, config_.materials, grid_);
+    s = apply_elastic_plastic_sand(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
+    scatter_stress_to_particles(grid_, config_.materials, particles_);
+    apply_mud_viscosity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
+  } else {
+    s = apply_sand_plasticity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
+  }
   // Coulomb friction at walls (eq. 4) for the sand that slides, with the normal stress the
   // projection found so that the weight of the sand above a wall cell presses it. Rigid
-  // sand gets its friction as a body, in the rigid-cluster stage.
+  // sand gets its friction as a body, in the rigid-cluster stage; elastic-plastic sand has
+  // no rigid cells, so all of it meets the walls here.
   const Box near_sand = neighbourhood(grid_.sand_region, 2, topo_->local(Stagger::Cell));
   normal_speed_from_wall_pressure(grid_, dt, near_sand, grid_.wall_normal_speed);
-  apply_wall_friction(*topo_, *halo_, grid_, grid_.yielding, grid_.wall_mu,
+  apply_wall_friction(*topo_, *halo_, grid_, elastic ? grid_.sand : grid_.yielding, grid_.wall_mu,
                       grid_.wall_normal_speed);
   double counts[3] = {double(s.sand_cells), double(s.rigid_cells), double(s.yielding_cells)};
   global_sum_in_place(*topo_, counts, 3);

@@ -737,8 +737,9 @@ profile_height = [0.0, 0.1, 0.0]
 
 }  // namespace
 
-// The sand's rheology: Zhu & Bridson unless it says mu_i; mu(I)'s parameters are read only
-// with mu_i, and its dynamic angle cannot be below the static one.
+// The sand's rheology: Zhu & Bridson unless it says mu_i or elastic_plastic; each one's
+// parameters are read only with it, and mu(I)'s dynamic angle cannot be below the static one.
+// Elastic-plastic sand defaults to FLIP, the others to mostly PIC.
 TEST(CaseConfig, SandRheology) {
   const std::string sand_source = R"(
 [[source]]
@@ -762,6 +763,14 @@ max = [0.2, 0.2, 0.2]
   EXPECT_DOUBLE_EQ(r.inertial_number_i0, 0.28);
   EXPECT_DOUBLE_EQ(r.grain_diameter, 3e-4);
   EXPECT_DOUBLE_EQ(r.grain_density, 2600);
+  EXPECT_DOUBLE_EQ(mu_i.materials[0].flip_ratio, 0.05);
+  CaseConfig elastic =
+      parse_case_text(kDomain + kTime + sand +
+                          "rheology = \"elastic_plastic\"\nshear_modulus = 1e6\n" + sand_source,
+                      "x.toml");
+  EXPECT_EQ(elastic.materials[0].rheology.kind, SandRheology::Kind::ElasticPlastic);
+  EXPECT_DOUBLE_EQ(elastic.materials[0].rheology.shear_modulus, 1e6);
+  EXPECT_DOUBLE_EQ(elastic.materials[0].flip_ratio, 0.95);
 }
 
 TEST(CaseConfigErrors, SandRheology) {
@@ -770,7 +779,11 @@ TEST(CaseConfigErrors, SandRheology) {
       "0.2]\n";
   const std::string sand = kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
   expect_error(sand + "rheology = \"bingham\"\n" + sand_source,
-               {"material[0].rheology", "\"zhu_bridson\" or \"mu_i\""});
+               {"material[0].rheology", "\"zhu_bridson\" or \"mu_i\" or \"elastic_plastic\""});
+  expect_error(sand + "shear_modulus = 1e5\n" + sand_source,
+               {"material[0].shear_modulus", "rheology = \"elastic_plastic\" only"});
+  expect_error(sand + "rheology = \"elastic_plastic\"\nshear_modulus = -3\n" + sand_source,
+               {"material[0].shear_modulus", "> 0"});
   expect_error(sand + "i0 = 0.3\n" + sand_source, {"material[0].i0", "rheology = \"mu_i\" only"});
   expect_error(sand + "rheology = \"mu_i\"\nfriction_angle = 35\nfriction_angle_dynamic = 30\n" +
                    sand_source,

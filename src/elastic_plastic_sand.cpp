@@ -1,0 +1,315 @@
+#include "src/elastic_plastic_sand.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/pressure_solver.hpp"
+#include "src/sand_rheology.hpp"
+#include "src/wet_sand.hpp"
+
+namespace dunesim {
+
+namespace {
+
+// The two axes of a shear component (3: xy, 4: xz, 5: yz).
+struct ShearPair {
+  int a, b;
+};
+constexpr ShearPair kPairs[3] = {{0, 1}, {0, 2}, {1, 2}};
+
+Index3 shifted(Index3 c, int axis, int by) {
+  c[axis] += by;
+  return c;
+}
+
+// Cell (i,j,k) acts as sand: a fluid cell whose particles are mostly sand.
+bool sand_at(const MacGrid& g, const Array3<uint8_t>& sand, const Index3& c) {
+  return sand(c[0], c[1], c[2]) && g.cell_type(c[0], c[1], c[2]) == kFluid;
+}
+
+// Edge (i,j,k) of a pair (a, b) runs along the third axis through the corner of cell (i,j,k)
+// at its low a and b sides. It carries shear stress when all four cells around it are sand:
+// an edge beside air is a free surface (no traction), one beside a wall leaves the wall's
+// shear to the Coulomb wall friction.
+bool edge_active(const MacGrid& g, const Array3<uint8_t>& sand, const Index3& e, ShearPair p) {
+  return sand_at(g, sand, e) && sand_at(g, sand, shifted(e, p.a, -1)) &&
+         sand_at(g, sand, shifted(e, p.b, -1)) &&
+         sand_at(g, sand, shifted(shifted(e, p.a, -1), p.b, -1));
+}
+
+// The four cells around edge e of pair p, and the four edges of pair p around cell c.
+template <class F>
+void cells_around_edge(const Index3& e, ShearPair p, F&& f) {
+  for (int da : {-1, 0})
+    for (int db : {-1, 0}) f(shifted(shifted(e, p.a, da), p.b, db));
+}
+template <class F>
+void edges_around_cell(const Index3& c, ShearPair p, F&& f) {
+  for (int da : {0, 1})
+    for (int db : {0, 1}) f(shifted(shifted(c, p.a, da), p.b, db));
+}
+
+double at(const Array3<double>& a, const Index3& c) { return a(c[0], c[1], c[2]); }
+double& at(Array3<double>& a, const Index3& c) { return a(c[0], c[1], c[2]); }
+
+// du_a/dx_b at edge e of a pair containing a and b (a != b), and D_aa at cell c.
+double edge_gradient(const MacGrid& g, const Index3& e, int a, int b) {
+  const Array3<double>& u = g.vel[a];
+  const Index3 below = shifted(e, b, -1);
+  return (u(e[0], e[1], e[2]) - u(below[0], below[1], below[2])) / g.dx;
+}
+double cell_stretch(const MacGrid& g, const Index3& c, int a) {
+  const Array3<double>& u = g.vel[a];
+  const Index3 up = shifted(c, a, 1);
+  return (u(up[0], up[1], up[2]) - u(c[0], c[1], c[2])) / g.dx;
+}
+
+void fill_stress_halo(Halo& halo, StressField& s) {
+  halo.fill<double>({&s[0], &s[1], &s[2], &s[3], &s[4], &s[5]});
+}
+
+}  // namespace
+
+double elastic_time_step_limit(double shear_modulus, double density, double dx) {
+  return kElasticCourant * dx / std::sqrt(shear_modulus / density);
+}
+
+void gather_particle_stress(const Topology& topo, Halo& halo, const Particles& p,
+                            const std::vector<MaterialSpec>& materials, MacGrid& g) {
+  StressField& stress = g.stress;
+  StressField& start = g.stress_at_step_start;
+  const Box local = topo.local(Stagger::Cell);
+  const Box old_region = neighbourhood(g.sand_region, 1, local);
+  for (int m = 0; m < 6; ++m) {
+    stress[m].fill(old_region, 0.0);
+    start[m].fill(old_region, 0.0);
+  }
+  g.sand_region = nonzero_bounding_box(g.sand).intersect(local);
+  // Cell means of the particles' stress, in `start` for now.
+  const double inv_dx = 1.0 / g.dx;
+  for (size_t n = 0; n < p.size(); ++n) {
+    if (materials[p.material[n]].kind != MaterialKind::Sand) continue;
+    const Index3 c{int(std::floor(p.x[n] * inv_dx)), int(std::floor(p.y[n] * inv_dx)),
+                   int(std::floor(p.z[n] * inv_dx))};
+    if (!sand_at(g, g.sand, c)) continue;
+    for (int m = 0; m < 6; ++m) at(start[m], c) += p.stress[m][n];
+  }
+  for_each_index(topo.owned_cells(topo.rank()).intersect(g.sand_region), [&](int i, int j,
+                                                                             int k) {
+    const double count = g.sand_count(i, j, k);
+    if (!sand_at(g, g.sand, {i, j, k}) || count <= 0) return;
+    for (Array3<double>& s : start) s(i, j, k) /= count;
+    const double mean = (start[0](i, j, k) + start[1](i, j, k) + start[2](i, j, k)) / 3;
+    for (int a = 0; a < 3; ++a) start[a](i, j, k) -= mean;
+  });
+  fill_stress_halo(halo, start);
+  // Diagonal at the cells as it is; shear on each active edge the mean of its four cells.
+  // Every rank computes its ghost edges from halo-filled cells, so they agree.
+  const Box edges = neighbourhood(g.sand_region, 1, local.grown(-1));
+  for_each_index(edges, [&](int i, int j, int k) {
+    const Index3 e{i, j, k};
+    for (int a = 0; a < 3; ++a) stress[a](i, j, k) = start[a](i, j, k);
+    for (int n = 0; n < 3; ++n) {
+      double sum = 0;
+      if (edge_active(g, g.sand, e, kPairs[n]))
+        cells_around_edge(e, kPairs[n], [&](const Index3& c) { sum += at(start[3 + n], c); });
+      stress[3 + n](i, j, k) = sum / 4;
+    }
+  });
+  for (int m = 0; m < 6; ++m)
+    for_each_index(edges, [&](int i, int j, int k) { start[m](i, j, k) = stress[m](i, j, k); });
+}
+
+void scatter_stress_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials,
+                                 Particles& p) {
+  const double inv_dx = 1.0 / g.dx;
+  for (size_t n = 0; n < p.size(); ++n) {
+    if (materials[p.material[n]].kind != MaterialKind::Sand) continue;
+    const Index3 c{int(std::floor(p.x[n] * inv_dx)), int(std::floor(p.y[n] * inv_dx)),
+                   int(std::floor(p.z[n] * inv_dx))};
+    if (!sand_at(g, g.sand, c)) continue;  // outside the sand the stress carries on unchanged
+    for (int a = 0; a < 3; ++a)
+      p.stress[a][n] += float(at(g.stress[a], c) - at(g.stress_at_step_start[a], c));
+    for (int m = 0; m < 3; ++m) {
+      double change = 0;
+      edges_around_cell(c, kPairs[m], [&](const Index3& e) {
+        change += at(g.stress[3 + m], e) - at(g.stress_at_step_start[3 + m], e);
+      });
+      p.stress[3 + m][n] += float(change / 4);
+    }
+  }
+}
+
+namespace {
+
+struct StageContext {
+  const Topology& topo;
+  MacGrid& g;
+  const Array3<uint8_t>& sand;
+  const MaterialSpec& material;
+  double sin_phi, cos_phi, modulus, dt;
+  bool wet;
+};
+
+// The elastic trial: the deviatoric diagonal at the owned sand cells, the shear at the owned
+// active edges.
+void elastic_trial(const StageContext& s) {
+  MacGrid& g = s.g;
+  const double stiffness = 2 * s.modulus * s.dt;
+  const Box owned = s.topo.owned_cells(s.topo.rank()).intersect(g.sand_region.grown(1));
+  for_each_index(owned, [&](int i, int j, int k) {
+    const Index3 c{i, j, k};
+    if (sand_at(g, s.sand, c)) {
+      double stretch[3], trace = 0;
+      for (int a = 0; a < 3; ++a) trace += stretch[a] = cell_stretch(g, c, a);
+      for (int a = 0; a < 3; ++a) g.stress[a](i, j, k) -= stiffness * (stretch[a] - trace / 3);
+    }
+    for (int n = 0; n < 3; ++n) {
+      const ShearPair p = kPairs[n];
+      if (!edge_active(g, s.sand, c, p)) continue;
+      const double rate = 0.5 * (edge_gradient(g, c, p.a, p.b) + edge_gradient(g, c, p.b, p.a));
+      g.stress[3 + n](i, j, k) -= stiffness * rate;
+    }
+  });
+}
+
+// The yield stress of a sand cell at its saturation, never below 0: Drucker-Prager matched to
+// Mohr-Coulomb in plane strain, sigma_bar = sin(phi) p + c cos(phi).
+double yield_stress(const StageContext& s, int i, int j, int k) {
+  const WetSandProperties w = s.wet ? wet_sand_properties(s.material, s.g.saturation(i, j, k))
+                                    : WetSandProperties{s.material.cohesion};
+  return std::max(0.0,
+                  s.sin_phi * w.friction_scale * s.g.pressure(i, j, k) + w.cohesion * s.cos_phi);
+}
+
+// Returns each owned sand cell's stress to the yield surface, with sigma_bar from its
+// diagonal and the mean shear of its edges; the scale it took is kept for the edges.
+void return_cells_to_yield(const StageContext& s, SandPlasticityStats& stats) {
+  MacGrid& g = s.g;
+  const Box owned = s.topo.owned_cells(s.topo.rank()).intersect(g.sand_region);
+  for_each_index(owned, [&](int i, int j, int k) {
+    const Index3 c{i, j, k};
+    g.yield_scale(i, j, k) = 1.0;
+    if (!sand_at(g, s.sand, c)) return;
+    double j2 = 0;  // J2 of the deviatoric stress
+    for (int a = 0; a < 3; ++a) j2 += 0.5 * g.stress[a](i, j, k) * g.stress[a](i, j, k);
+    for (int n = 0; n < 3; ++n) {
+      double sum = 0;
+      edges_around_cell(c, kPairs[n], [&](const Index3& e) { sum += at(g.stress[3 + n], e); });
+      j2 += (sum / 4) * (sum / 4);
+    }
+    const double limit = yield_stress(s, i, j, k), equivalent = std::sqrt(j2);
+    if (equivalent <= limit) return;
+    const double scale = limit / equivalent;
+    g.yield_scale(i, j, k) = scale;
+    for (int a = 0; a < 3; ++a) g.stress[a](i, j, k) *= scale;
+    g.yielding(i, j, k) = 1;
+    ++stats.yielding_cells;
+  });
+}
+
+// Each edge takes the smallest scale of its four cells; ghost edges too (from halo-filled
+// cells), so that the forces on the owned faces see the edges their owners see.
+void return_edges_to_yield(const StageContext& s) {
+  MacGrid& g = s.g;
+  const Box edges = neighbourhood(g.sand_region, 1, s.topo.local(Stagger::Cell).grown(-2));
+  for_each_index(edges, [&](int i, int j, int k) {
+    const Index3 e{i, j, k};
+    for (int n = 0; n < 3; ++n) {
+      double scale = 1.0;
+      cells_around_edge(e, kPairs[n],
+                        [&](const Index3& c) { scale = std::min(scale, at(g.yield_scale, c)); });
+      g.stress[3 + n](i, j, k) *= scale;
+    }
+  });
+}
+
+// u <- u - dt / rho div(s) on the owned faces near the sand, s on cells and edges as above:
+// the negative transpose of the strain rate, so the elastic update conserves energy.
+void apply_stress_force(const StageContext& s) {
+  MacGrid& g = s.g;
+  const Topology& topo = s.topo;
+  const Box near = neighbourhood(g.sand_region, 1, topo.local(Stagger::Cell));
+  for (int a = 0; a < 3; ++a) {
+    const Box faces = topo.owned(face_stagger(a))
+                          .intersect(topo.global(face_stagger(a)))
+                          .intersect(faces_of_cells(near, a));
+    for_each_index(faces, [&](int i, int j, int k) {
+      const Index3 right{i, j, k}, left = shifted(right, a, -1);
+      const uint8_t type_l = g.cell_type(left[0], left[1], left[2]);
+      const uint8_t type_r = g.cell_type(i, j, k);
+      if (type_l == kSolid || type_r == kSolid) return;
+      auto normal = [&](const Index3& c) {
+        return sand_at(g, s.sand, c) ? at(g.stress[a], c) : 0.0;
+      };
+      double div = (normal(right) - normal(left)) / g.dx;
+      for (int b = 0; b < 3; ++b) {
+        if (b == a) continue;
+        const int n = SymTensor::index(a, b) - 3;
+        div += (at(g.stress[3 + n], shifted(right, b, 1)) - at(g.stress[3 + n], right)) / g.dx;
+      }
+      if (div == 0.0) return;
+      const double rho =
+          face_density(type_l, g.density(left[0], left[1], left[2]), type_r, g.density(i, j, k));
+      g.vel[a](i, j, k) -= s.dt / rho * div;
+    });
+  }
+}
+
+}  // namespace
+
+SandPlasticityStats apply_elastic_plastic_sand(const Topology& topo, Halo& halo, MacGrid& g,
+                                               const Array3<uint8_t>& sand_cells,
+                                               const MaterialSpec& sand, double dt) {
+  const Box region = neighbourhood(g.sand_region, 1, topo.local(Stagger::Cell));
+  g.yielding.fill(region, uint8_t(0));
+  g.rigid.fill(region, uint8_t(0));
+  SandPlasticityStats stats;
+  for_each_index(topo.owned_cells(topo.rank()).intersect(g.sand_region),
+                 [&](int i, int j, int k) {
+                   if (sand_at(g, sand_cells, {i, j, k})) ++stats.sand_cells;
+                 });
+  const bool wet = sand.wet.holds_water() && g.has_pore_water();
+  const double sin_phi = sand_friction(sand).sin_phi;
+  const StageContext s{topo,
+                       g,
+                       sand_cells,
+                       sand,
+                       sin_phi,
+                       std::sqrt(1 - sin_phi * sin_phi),
+                       sand.rheology.shear_modulus,
+                       dt,
+                       wet};
+  elastic_trial(s);
+  fill_stress_halo(halo, g.stress);
+  return_cells_to_yield(s, stats);
+  halo.fill<double>({&g.stress[0], &g.stress[1], &g.stress[2], &g.yield_scale});
+  return_edges_to_yield(s);
+  apply_stress_force(s);
+  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+  halo.fill<uint8_t>({&g.yielding});
+  stats.rigid_cells = stats.sand_cells - stats.yielding_cells;
+  return stats;
+}
+
+void apply_mud_viscosity(const Topology& topo, Halo& halo, MacGrid& g,
+                         const Array3<uint8_t>& sand_cells, const MaterialSpec& sand, double dt) {
+  if (!sand.wet.holds_water() || !g.has_pore_water() || sand.wet.mud_viscosity <= 0) return;
+  StressField& stress = g.stress;
+  for (Array3<double>& component : stress)
+    component.fill(neighbourhood(g.sand_region, 1, topo.local(Stagger::Cell)), 0.0);
+  for_each_index(topo.owned_cells(topo.rank()).intersect(g.sand_region), [&](int i, int j,
+                                                                             int k) {
+    if (!sand_at(g, sand_cells, {i, j, k})) return;
+    const double viscosity = wet_sand_properties(sand, g.saturation(i, j, k)).viscosity;
+    if (viscosity <= 0) return;
+    SymTensor sigma;
+    add_viscous_stress(sigma, strain_rate(g, i, j, k), viscosity, g.density(i, j, k), g.dx, dt);
+    for (int m = 0; m < 6; ++m) stress[m](i, j, k) = sigma.c[m];
+  });
+  fill_stress_halo(halo, stress);
+  apply_stress_divergence(topo, g, stress, sand_cells, g.sand_region, dt);
+  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+}
+
+}  // namespace dunesim
