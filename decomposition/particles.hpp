@@ -25,8 +25,11 @@ struct Particles {
   // Double: that sum must hold to round-off over a whole run.
   ParticleVector<double> water_content;
   // Sand's deviatoric stress (xx yy zz xy xz yz, Pa, compression positive) under the
-  // elastic-plastic rheology, which builds it up over the steps; 0 otherwise.
+  // elastic-plastic rheology, which builds it up over the steps. Only runs with that
+  // rheology carry it (carries_stress): the 24 bytes a particle would be a tenth of a large
+  // run's memory. Without it these arrays stay empty and nothing visits them.
   std::array<ParticleVector<float>, 6> stress;
+  bool carries_stress = false;
 
   // Visits every per-particle array, so packing, sorting and I/O never miss one when an
   // attribute is added: add it here, and set it where particles are created
@@ -42,7 +45,8 @@ struct Particles {
     f(id);
     f(material);
     f(water_content);
-    for (ParticleVector<float>& component : stress) f(component);
+    if (carries_stress)
+      for (ParticleVector<float>& component : stress) f(component);
   }
   // The same, read-only; it visits the one list above.
   template <class F>
@@ -51,6 +55,16 @@ struct Particles {
   }
 
   size_t size() const { return id.size(); }
+  // Starts or stops carrying the stress arrays (zero for every particle when started).
+  void carry_stress(bool carry) {
+    carries_stress = carry;
+    for (ParticleVector<float>& component : stress) {
+      if (carry)
+        component.assign(size(), 0.0f);
+      else
+        ParticleVector<float>().swap(component);
+    }
+  }
   double speed_squared(size_t n) const {
     const double u = vx[n], v = vy[n], w = vz[n];
     return u * u + v * v + w * w;

@@ -335,12 +335,19 @@ void require_finite(const std::string& dataset, const ParticleVector<T>& values,
   }
 }
 
+// Whether the checkpoint's particles carry a stress (elastic-plastic sand; Particles::stress).
+bool stores_stress(hid_t group) {
+  const std::vector<std::string> stored = link_names(group);
+  return std::find(stored.begin(), stored.end(), "stress_xx") != stored.end();
+}
+
 // Every attribute this build has must be there with particle_count rows of its type, and
 // nothing this build would drop.
 void check_particle_datasets(hid_t group, int64_t particle_count) {
   std::vector<std::string> stored = link_names(group);
   std::set<std::string> unread(stored.begin(), stored.end());
   Particles none;
+  none.carry_stress(stores_stress(group));
   for_each_named_array(none, [&](const std::string& dataset, auto& array) {
     using T = typename std::decay_t<decltype(array)>::value_type;
     if (!unread.erase(dataset))
@@ -497,6 +504,7 @@ Particles CheckpointReader::read_particles() {
     count = particle_count_ * (rank + 1) / size - first;
   }
   Particles particles;
+  particles.carry_stress(stores_stress(group.get()));
   particles.resize(size_t(count));
   run_agreed(comm_, path_, [&] {
     const ReadProperties reading = make_read_properties(comm_);

@@ -68,6 +68,13 @@ void for_each_seed(const CaseConfig& config, const Topology& topo, const Array3<
   });
 }
 
+bool needs_particle_stress(const CaseConfig& config) {
+  for (const MaterialSpec& m : config.materials)
+    if (m.kind == MaterialKind::Sand && m.rheology.kind == SandRheology::Kind::ElasticPlastic)
+      return true;
+  return false;
+}
+
 double water_content_of_new_particle(const SourceSpec& source,
                                      const std::vector<MaterialSpec>& materials) {
   const MaterialSpec& m = materials[source.material];
@@ -85,7 +92,8 @@ void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpe
   p.id.push_back(id);
   p.material.push_back(uint8_t(source.material));
   p.water_content.push_back(water_content_of_new_particle(source, materials));
-  for (ParticleVector<float>& component : p.stress) component.push_back(0.0f);  // unloaded
+  if (p.carries_stress)
+    for (ParticleVector<float>& component : p.stress) component.push_back(0.0f);  // unloaded
 }
 
 Particles seed_particles(const CaseConfig& config, const Topology& topo,
@@ -94,6 +102,7 @@ Particles seed_particles(const CaseConfig& config, const Topology& topo,
   size_t count = 0;
   for_each_seed(config, topo, solid, [&](const Vec3&, int, int64_t) { ++count; });
   Particles p;
+  p.carry_stress(needs_particle_stress(config));
   p.reserve(count + count / 8);  // room to grow without copying: see Particles::resize
   for_each_seed(config, topo, solid, [&](const Vec3& pos, int source, int64_t id) {
     add_source_particle(config.sources[source], config.materials, pos, id, p);

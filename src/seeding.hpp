@@ -40,6 +40,9 @@ void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpe
                          const Vec3& position, int64_t id, Particles& particles);
 
 // A new particle's water content: 1 for water (a whole particle), n S for sand.
+// Whether the case's particles carry a stress (Particles::stress): elastic-plastic sand.
+bool needs_particle_stress(const CaseConfig& config);
+
 double water_content_of_new_particle(const SourceSpec& source,
                                      const std::vector<MaterialSpec>& materials);
 

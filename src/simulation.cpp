@@ -339,6 +339,10 @@ void Simulation::restore(Particles particles, double time, int64_t steps) {
         "restored particles lie outside their rank's block; send them "
         "to their owners first (redistribute_particles)");
   particles_ = std::move(particles);
+  // A checkpoint of this case carries the stress exactly when this case needs it; one
+  // written otherwise starts unloaded or drops it.
+  if (particles_.carries_stress != needs_particle_stress(config_))
+    particles_.carry_stress(needs_particle_stress(config_));
   time_ = time;
   steps_ = steps;
 }

@@ -71,7 +71,6 @@ Emitted emit_once(const CaseConfig& config, MPI_Comm comm, const Particles& pres
     out.particles.vz.push_back(0);
     out.particles.id.push_back(present.id[n]);
     out.particles.material.push_back(0);
-    for (ParticleVector<float>& component : out.particles.stress) component.push_back(0.0f);
   }
   const size_t kept = out.particles.size();
   ParticleEmitter emitter(config, topo);

@@ -154,7 +154,6 @@ TEST(DarcyDrag, WaterInRestingSandSettlesAtDarcysVelocity) {
       p.x.push_back(0.1f), p.y.push_back(0.1f), p.z.push_back(0.1f);
       p.vx.push_back(0), p.vy.push_back(0), p.vz.push_back(0);
       p.id.push_back(m), p.material.push_back(uint8_t(m)), p.water_content.push_back(m ? 0.4 : 1);
-      for (ParticleVector<float>& component : p.stress) component.push_back(0.0f);
     }
     const double dt = 2e-3;
     for (int step = 0; step < 2000; ++step) {
