@@ -2,14 +2,17 @@
 //
 // Both work on any staggering and any element types, and batch several arrays (of one or
 // several types) into one message per neighbour. Every rank must call them with the same
-// lists of arrays.
+// lists of arrays. The boxes each array sends and receives are worked out once per layout
+// (a plan per staggering and array box, as AMReX caches its fill-boundary plans) and the
+// message buffers are kept, so a steady-state exchange only packs, sends and unpacks.
 #pragma once
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstring>
+#include <deque>
 #include <initializer_list>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 #include "decomposition/array3.hpp"
@@ -43,92 +46,139 @@ class Halo {
   int64_t bytes_sent() const { return bytes_sent_; }
 
  private:
-  // For fill: send (my owned) ∩ (their array box); receive (my box) ∩ (their owned).
-  // For sum the roles swap. Sender and receiver compute the same boxes and visit the lists
-  // in the same order, so they agree on the size and layout of every message without
-  // exchanging it.
+  // One array's part of every message, per neighbour (in neighbours() order): the entries
+  // this rank owns that the neighbour's array holds as ghosts, and the entries the
+  // neighbour owns that this array holds as ghosts. Fill sends the first and receives the
+  // second; sum swaps them. Both ends compute the same boxes and visit the lists in the same
+  // order, so they agree on every message without exchanging its size.
+  struct Plan {
+    Stagger stagger;
+    Box box;  // the array's box: an array of another box never reuses this plan
+    std::vector<Box> owned_in_theirs, theirs_in_mine;
+  };
+  using Side = std::vector<Box> Plan::*;
+
   template <bool summing, class... Ts>
   void exchange(std::initializer_list<Array3<Ts>*>... arrays) {
-    const std::vector<int>& nbrs = topo_.neighbours();
-    const int me = topo_.rank();
-    std::vector<std::vector<char>> send(nbrs.size()), recv(nbrs.size());
-    std::vector<MPI_Request> requests;
-    requests.reserve(2 * nbrs.size());
-
-    auto send_box = [&](const auto& a, int n) {
-      return summing ? a.box().intersect(topo_.owned(a.stagger(), n))
-                     : topo_.owned(a.stagger(), me).intersect(topo_.local(a.stagger(), n));
-    };
-    auto recv_box = [&](const auto& a, int n) {
-      return summing ? topo_.owned(a.stagger(), me).intersect(topo_.local(a.stagger(), n))
-                     : a.box().intersect(topo_.owned(a.stagger(), n));
-    };
-    // Bytes of the entries in `box_of(array, n)` over every array of every list.
-    auto message_bytes = [&](auto&& box_of, int n) {
-      int64_t bytes = 0;
-      auto add = [&](auto list) {
-        for (auto* a : list) bytes += box_of(*a, n).volume() * int64_t(sizeof(*a->data()));
-      };
-      (add(arrays), ...);
-      return bytes;
-    };
-    auto check_full_block = [&](auto list) {
-      for (auto* a : list)
-        if (!(a->box() == topo_.local(a->stagger())))
-          throw std::logic_error("halo exchange on an array that is not a full local block");
-    };
     (check_full_block(arrays), ...);
-
-    for (size_t q = 0; q < nbrs.size(); ++q) {
-      const int64_t bytes = message_bytes(recv_box, nbrs[q]);
-      if (bytes == 0) continue;
-      recv[q].resize(size_t(bytes));
-      requests.emplace_back();
-      MPI_Irecv(recv[q].data(), int(bytes), MPI_BYTE, nbrs[q], kTag, topo_.comm(),
-                &requests.back());
-    }
-    for (size_t q = 0; q < nbrs.size(); ++q) {
-      const int64_t bytes = message_bytes(send_box, nbrs[q]);
-      if (bytes == 0) continue;
-      std::vector<char>& buf = send[q];
-      buf.resize(size_t(bytes));
-      char* out = buf.data();
-      auto pack = [&](auto list) {
-        for (auto* a : list)
-          for_each_index(send_box(*a, nbrs[q]), [&](int i, int j, int k) {
-            std::memcpy(out, &(*a)(i, j, k), sizeof(*a->data()));
-            out += sizeof(*a->data());
-          });
-      };
-      (pack(arrays), ...);
-      bytes_sent_ += bytes;
-      requests.emplace_back();
-      MPI_Isend(buf.data(), int(bytes), MPI_BYTE, nbrs[q], kTag, topo_.comm(), &requests.back());
-    }
-    MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-
-    for (size_t q = 0; q < nbrs.size(); ++q) {
-      if (recv[q].empty()) continue;
-      const char* in = recv[q].data();
-      auto unpack = [&](auto list) {
-        for (auto* a : list)
-          for_each_index(recv_box(*a, nbrs[q]), [&](int i, int j, int k) {
-            std::remove_pointer_t<decltype(a->data())> value;
-            std::memcpy(&value, in, sizeof(value));
-            in += sizeof(value);
-            if constexpr (summing)
-              (*a)(i, j, k) += value;
-            else
-              (*a)(i, j, k) = value;
-          });
-      };
-      (unpack(arrays), ...);
+    drop_stale_plans();
+    constexpr Side out = summing ? &Plan::theirs_in_mine : &Plan::owned_in_theirs;
+    constexpr Side in = summing ? &Plan::owned_in_theirs : &Plan::theirs_in_mine;
+    requests_.clear();
+    requests_.reserve(2 * send_.size());  // allocates only after a re-cut adds neighbours
+    for (size_t q = 0; q < recv_.size(); ++q) post_receive(q, message_bytes(in, q, arrays...));
+    for (size_t q = 0; q < send_.size(); ++q) pack_and_send(out, q, arrays...);
+    MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    for (size_t q = 0; q < recv_.size(); ++q) {
+      const char* from = recv_[q].data();
+      (unpack<summing>(in, q, from, arrays), ...);
     }
   }
 
+  // A rank sends what it assumes its neighbours' arrays cover (their local boxes), so every
+  // array must cover its own.
+  template <class T>
+  void check_full_block(std::initializer_list<Array3<T>*> list) const {
+    for (auto* a : list)
+      if (!(a->box() == topo_.local(a->stagger())))
+        throw std::logic_error("halo exchange on an array that is not a full local block");
+  }
+
+  // Plans and buffers follow one layout: after a re-cut, plans are rebuilt as arrays ask.
+  void drop_stale_plans() {
+    if (plans_layout_ == topo_.layout_version()) return;
+    plans_.clear();
+    send_.resize(topo_.neighbours().size());
+    recv_.resize(topo_.neighbours().size());
+    plans_layout_ = topo_.layout_version();
+  }
+
+  // The plan of an array's staggering and box, built on first use.
+  template <class T>
+  const Plan& plan_for(const Array3<T>& a) {
+    for (const Plan& p : plans_)
+      if (p.stagger == a.stagger() && p.box == a.box()) return p;
+    return build_plan(a.stagger(), a.box());
+  }
+
+  const Plan& build_plan(Stagger s, const Box& box) {
+    Plan p{s, box, {}, {}};
+    for (int n : topo_.neighbours()) {
+      p.owned_in_theirs.push_back(topo_.owned(s).intersect(topo_.local(s, n)));
+      p.theirs_in_mine.push_back(box.intersect(topo_.owned(s, n)));
+    }
+    plans_.push_back(std::move(p));
+    return plans_.back();  // a deque keeps earlier plans where they are
+  }
+
+  // Bytes of the message to or from neighbour q: every array's `side` box, in list order.
+  template <class... Ts>
+  int64_t message_bytes(Side side, size_t q, std::initializer_list<Array3<Ts>*>... arrays) {
+    int64_t bytes = 0;
+    auto add = [&](auto list) {
+      for (auto* a : list)
+        bytes += (plan_for(*a).*side)[q].volume() * int64_t(sizeof(*a->data()));
+    };
+    (add(arrays), ...);
+    return bytes;
+  }
+
+  // Buffers only grow, so steady-state exchanges allocate nothing.
+  static void grow(std::vector<char>& buffer, int64_t bytes) {
+    if (buffer.size() < size_t(bytes)) buffer.resize(size_t(bytes));
+  }
+
+  void post_receive(size_t q, int64_t bytes) {
+    if (bytes == 0) return;
+    grow(recv_[q], bytes);
+    requests_.emplace_back();
+    MPI_Irecv(recv_[q].data(), int(bytes), MPI_BYTE, topo_.neighbours()[q], kTag, topo_.comm(),
+              &requests_.back());
+  }
+
+  template <class... Ts>
+  void pack_and_send(Side side, size_t q, std::initializer_list<Array3<Ts>*>... arrays) {
+    const int64_t bytes = message_bytes(side, q, arrays...);
+    if (bytes == 0) return;
+    grow(send_[q], bytes);
+    char* to = send_[q].data();
+    auto pack = [&](auto list) {
+      for (auto* a : list)
+        for_each_index((plan_for(*a).*side)[q], [&](int i, int j, int k) {
+          std::memcpy(to, &(*a)(i, j, k), sizeof(*a->data()));
+          to += sizeof(*a->data());
+        });
+    };
+    (pack(arrays), ...);
+    bytes_sent_ += bytes;
+    requests_.emplace_back();
+    MPI_Isend(send_[q].data(), int(bytes), MPI_BYTE, topo_.neighbours()[q], kTag, topo_.comm(),
+              &requests_.back());
+  }
+
+  // Reads one list's share of neighbour q's message, advancing `from` past it.
+  template <bool summing, class T>
+  void unpack(Side side, size_t q, const char*& from, std::initializer_list<Array3<T>*> list) {
+    for (auto* a : list)
+      for_each_index((plan_for(*a).*side)[q], [&](int i, int j, int k) {
+        T value;
+        std::memcpy(&value, from, sizeof(value));
+        from += sizeof(value);
+        if constexpr (summing)
+          (*a)(i, j, k) += value;
+        else
+          (*a)(i, j, k) = value;
+      });
+  }
+
   static constexpr int kTag = 7301;
+  static constexpr uint64_t kNoLayout = ~uint64_t(0);
   const Topology& topo_;
   int64_t bytes_sent_ = 0;
+  uint64_t plans_layout_ = kNoLayout;           // the layout version the plans were built for
+  std::deque<Plan> plans_;                      // a handful: one per staggering and box in use
+  std::vector<std::vector<char>> send_, recv_;  // per neighbour, kept between calls
+  std::vector<MPI_Request> requests_;
 };
 
 }  // namespace dunesim

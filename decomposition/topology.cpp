@@ -68,6 +68,7 @@ Topology::Topology(MPI_Comm comm, Index3 global_cells, int ghost,
 
 void Topology::recut(std::array<std::vector<int>, 3> starts) {
   starts_ = std::move(starts);
+  ++layout_version_;  // before the checks: starts_ has changed even if they throw
   int product = 1;
   for (int a = 0; a < 3; ++a) {
     dims_[a] = int(starts_[a].size()) - 1;

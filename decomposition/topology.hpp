@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -33,6 +34,9 @@ class Topology {
   // Moves the block cuts (load balancing). Every array laid out by this topology must be
   // reallocated and every particle redistributed afterwards.
   void recut(std::array<std::vector<int>, 3> starts);
+  // Counts re-cuts, so that what was worked out for one layout (halo plans) can tell that it
+  // is stale.
+  uint64_t layout_version() const { return layout_version_; }
   Topology(const Topology&) = delete;
   Topology& operator=(const Topology&) = delete;
 
@@ -77,6 +81,7 @@ class Topology {
   Index3 dims_{1, 1, 1};
   std::array<std::vector<int>, 3> starts_;
   std::vector<int> neighbours_;
+  uint64_t layout_version_ = 0;
 };
 
 }  // namespace dunesim

@@ -238,7 +238,7 @@ class Progress {
 // Collective. The frame of now: the particles and, with `grid_fields`, the pressure and a
 // fluid mask (1 in fluid cells, 0 in air and solid).
 void write_frame(FrameWriter& writer, Simulation& sim, bool grid_fields) {
-  auto t = sim.clock().time(kOutput);
+  auto t = sim.clock().time(kWriteFrame);
   std::vector<GridFieldView> fields;
   Array3<double> fluid_mask;
   if (grid_fields) {
@@ -254,10 +254,9 @@ void write_frame(FrameWriter& writer, Simulation& sim, bool grid_fields) {
 }
 
 #if DUNESIM_WITH_CATALYST
-// Collective. In situ visualisation is output: its cost shows in the timing report's output
-// stage.
+// Collective. In situ visualisation; its cost is the timing report's catalyst stage.
 void coprocess(CatalystAdaptor& catalyst, Simulation& sim) {
-  auto t = sim.clock().time(kOutput);
+  auto t = sim.clock().time(kCatalyst);
   const Topology& topo = sim.topology();
   const GridFieldView pressure{"pressure", &sim.grid().pressure, topo.owned_cells(topo.rank())};
   catalyst.coprocess(sim.particles(), pressure, sim.time(), sim.steps());
@@ -303,13 +302,15 @@ void announce_run(const CaseConfig& config, const Simulation& sim, bool print) {
                 config.cells[2], topo.size(), topo.dims()[0], topo.dims()[1], topo.dims()[2]);
 }
 
-// Collective. Gathers what every rank measured into result.report_path.
+// Collective. Gathers what every rank measured into result.report_path. Steps and simulated
+// time are this run's own: a restarted run does not count what the checkpoint had done.
 void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
-                  const RunResult& result, std::vector<int> pressure_iterations) {
+                  const RunResult& result, const RunProgress& resumed,
+                  std::vector<int> pressure_iterations) {
   RunTimings timings;
   timings.case_name = config.name;
-  timings.steps = result.steps;
-  timings.simulated_time = result.simulated_time;
+  timings.steps = result.steps - resumed.steps;
+  timings.simulated_time = result.simulated_time - resumed.time;
   timings.wall_seconds = result.wall_seconds;
   timings.stage_seconds = sim.clock().totals();
   timings.pressure_iterations = std::move(pressure_iterations);
@@ -401,7 +402,7 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
     // Signals may reach the ranks at different moments: they agree on stopping.
     result.stopped = any_rank(topo, stop_signals.requested());
     if (checkpoint_policy.due(topo, result.stopped, sim.steps())) {
-      auto t = sim.clock().time(kOutput);
+      auto t = sim.clock().time(kWriteCheckpoint);
       result.last_checkpoint =
           write_checkpoint(checkpoints, sim, last_dt, writer.frames_written());
       checkpoint_policy.written();
@@ -415,7 +416,7 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   result.wall_seconds = progress.elapsed();
   result.particles = global_sum(topo, int64_t(sim.particles().size()));
   result.report_path = config.output.directory + "/timing.json";
-  write_report(comm, config, sim, result, std::move(iterations));
+  write_report(comm, config, sim, result, start.resumed, std::move(iterations));
   if (root) print_end(result, options.quiet);
   return result;
 }

@@ -40,7 +40,9 @@ enum Stage : int {
   kEmitParticles,
   kSortParticles,
   kBalanceLoad,
-  kOutput,
+  kWriteFrame,  // output, between steps: the run driver times these three
+  kWriteCheckpoint,
+  kCatalyst,
   kStageCount
 };
 
@@ -68,7 +70,9 @@ inline constexpr StageName kStageNames[] = {
     {kEmitParticles, "emit_particles"},
     {kSortParticles, "sort_particles"},
     {kBalanceLoad, "balance_load"},
-    {kOutput, "output"},
+    {kWriteFrame, "write_frame"},
+    {kWriteCheckpoint, "write_checkpoint"},
+    {kCatalyst, "catalyst"},
 };
 // kStageNames[s] names stage s: the report would otherwise put times under wrong names.
 constexpr bool stage_names_match_stages() {

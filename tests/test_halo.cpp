@@ -3,6 +3,9 @@
 // contribution into the owner exactly once.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <vector>
+
 #include "decomposition/halo.hpp"
 #include "decomposition/topology.hpp"
 
@@ -11,6 +14,46 @@ using namespace dunesim;
 namespace {
 
 double field_value(int s, int i, int j, int k) { return 1000.0 * s + i + 100.0 * j + 1e4 * k; }
+
+// Owned entries get field_value and every other entry -1, as ghosts are before a fill.
+void set_owned_only(const Topology& topo, std::vector<Array3<double>>& fields) {
+  for (int s = 0; s < 4; ++s) {
+    fields[s].fill(-1.0);
+    for_each_index(topo.owned(static_cast<Stagger>(s)),
+                   [&](int i, int j, int k) { fields[s](i, j, k) = field_value(s, i, j, k); });
+  }
+}
+
+// One array per staggering over the topology's local boxes, set by set_owned_only.
+std::vector<Array3<double>> owned_fields(const Topology& topo) {
+  std::vector<Array3<double>> fields(4);
+  for (int s = 0; s < 4; ++s)
+    fields[s].reset(topo.local(static_cast<Stagger>(s)), static_cast<Stagger>(s));
+  set_owned_only(topo, fields);
+  return fields;
+}
+
+// All four staggerings in one fill, as the simulation batches its arrays.
+void fill_all(Halo& halo, std::vector<Array3<double>>& f) {
+  halo.fill<double>({&f[0], &f[1], &f[2], &f[3]});
+}
+
+// Every entry, ghosts and wall layers included, holds its owner's value.
+void expect_owner_values(const std::vector<Array3<double>>& fields) {
+  for (int s = 0; s < 4; ++s)
+    for_each_index(fields[s].box(), [&](int i, int j, int k) {
+      ASSERT_EQ(fields[s](i, j, k), field_value(s, i, j, k))
+          << "stagger " << s << " at " << i << "," << j << "," << k;
+    });
+}
+
+// Cuts that lay the ranks out along x with these block widths (y and z uncut).
+std::array<std::vector<int>, 3> cuts_along_x(const Index3& cells,
+                                             const std::vector<int>& widths) {
+  std::array<std::vector<int>, 3> cuts{std::vector<int>{0}, {0, cells[1]}, {0, cells[2]}};
+  for (int w : widths) cuts[0].push_back(cuts[0].back() + w);
+  return cuts;
+}
 
 }  // namespace
 
@@ -96,6 +139,49 @@ TEST(Halo, MixedElementTypesInOneExchange) {
   });
   for_each_index(u.box(),
                  [&](int i, int j, int k) { ASSERT_EQ(u(i, j, k), -field_value(1, i, j, k)); });
+}
+
+// Halo plans are worked out once per layout; a re-cut must replace them. At 2 ranks every
+// block changes, so the array box in a plan's key alone keeps old plans out. At 4 ranks the
+// last block keeps its box while the re-cut takes rank 1 out of its neighbours: only the
+// layout version tells its halo that its plan is stale.
+TEST(Halo, FillAfterARecutUsesTheNewLayout) {
+  const Index3 cells{16, 6, 5};
+  int ranks = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::vector<int> before, after;
+  if (ranks == 1) before = after = {16};
+  if (ranks == 2) before = {6, 10}, after = {9, 7};
+  if (ranks == 4) before = {3, 3, 2, 8}, after = {2, 3, 3, 8};
+  if (before.empty()) GTEST_SKIP() << "no re-cut chosen for " << ranks << " ranks";
+  Topology topo(MPI_COMM_WORLD, cells, 2, cuts_along_x(cells, before));
+  Halo halo(topo);
+  std::vector<Array3<double>> fields = owned_fields(topo);
+  fill_all(halo, fields);  // plans for the first layout
+  expect_owner_values(fields);
+  const uint64_t version = topo.layout_version();
+  topo.recut(cuts_along_x(cells, after));
+  EXPECT_NE(topo.layout_version(), version);
+  fields = owned_fields(topo);  // arrays are reallocated after a re-cut
+  fill_all(halo, fields);
+  expect_owner_values(fields);
+}
+
+// A fill with cached plans and kept buffers gives what the first fill gave, and sends as
+// many bytes each time.
+TEST(Halo, RepeatedFillsGiveTheFirstFillsResult) {
+  Topology topo(MPI_COMM_WORLD, {12, 10, 8}, 2);
+  Halo halo(topo);
+  std::vector<Array3<double>> fields = owned_fields(topo);
+  fill_all(halo, fields);
+  expect_owner_values(fields);
+  const int64_t first_bytes = halo.bytes_sent();
+  for (int repeat = 1; repeat <= 3; ++repeat) {
+    set_owned_only(topo, fields);  // the same arrays, their ghosts spoilt
+    fill_all(halo, fields);
+    expect_owner_values(fields);
+    EXPECT_EQ(halo.bytes_sent(), (repeat + 1) * first_bytes);
+  }
 }
 
 TEST(Topology, OwnershipCoversTheGridAndItsWallsExactlyOnce) {
