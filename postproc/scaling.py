@@ -3,6 +3,7 @@
 
 Usage:
   scaling.py [--mode strong|weak] [--output-dir DIR] [--extrapolate-to P] PATH [PATH ...]
+  scaling.py --project-dune [P,P,...] [--bandwidth GBPS] [--latency US]
 
 Each PATH is a run's output folder (holding timing.json), a timing.json file, or a glob
 pattern of either (quoted, e.g. 'out/sweep/np*'). Writes to DIR (default: the current
@@ -45,6 +46,12 @@ The model's "bytes per particle-step" (halo bytes per step and rank over particl
 is the communication-to-computation ratio: it grows as p^(1/3) under strong scaling and
 stays flat under weak scaling.
 
+--project-dune prints what the step-time model of slurm/sizing.py (the same surface law,
+calibrated on the 1e7 dune's measured halo bytes, plus the latency of every message and
+reduction and the measured compute rate) projects for the 1e9 dune (cases/dune.toml at
+1 mm cells) in strong scaling: seconds per step and parallel efficiency against one node
+(64 ranks) at 64, 256 and 1024 ranks (or the ranks given). A model, not a measurement.
+
 Needs matplotlib (on Debian: /usr/bin/python3 with python3-matplotlib).
 """
 import argparse
@@ -52,6 +59,7 @@ import csv
 import glob
 import json
 import os
+import subprocess
 import sys
 
 import matplotlib
@@ -60,6 +68,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
 REDUCTIONS_PER_CG_ITERATION = 2
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The billion-particle dune: cases/dune.toml at 1 mm cells (1.05e9 particles).
+DUNE_PROJECTION = [os.path.join(REPOSITORY, "slurm", "submit.py"),
+                   os.path.join(REPOSITORY, "cases", "dune.toml"), "--cell-size", "0.001"]
 
 
 def report_paths(patterns):
@@ -232,15 +244,7 @@ def communication_model(runs, mode, extrapolate_to):
         p *= 2
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("paths", nargs="+", help="run folders, timing.json files or globs")
-    parser.add_argument("--mode", choices=("strong", "weak"), default="strong")
-    parser.add_argument("--output-dir", default=".")
-    parser.add_argument("--extrapolate-to", type=int,
-                        help="largest rank count of the model (default 4x the largest measured)")
-    args = parser.parse_args()
-
+def summarise_sweep(args):
     runs = [summarise(path) for path in report_paths(args.paths)]
     if not runs:
         sys.exit("scaling.py: no timing.json found")
@@ -261,6 +265,37 @@ def main():
     communication_model(runs, args.mode, args.extrapolate_to or 4 * runs[-1]["ranks"])
     print("\nwrote scaling.csv, speedup.png, efficiency.png, stage_times.png in {}".format(
         args.output_dir))
+
+
+def project_dune(args):
+    """The step-time model's strong scaling of the 1e9 dune (slurm/submit.py --project)."""
+    command = [sys.executable] + DUNE_PROJECTION + [
+        "--project", args.project_dune, "--bandwidth", str(args.bandwidth),
+        "--latency", str(args.latency)]
+    return subprocess.call(command)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("paths", nargs="*", help="run folders, timing.json files or globs")
+    parser.add_argument("--mode", choices=("strong", "weak"), default="strong")
+    parser.add_argument("--output-dir", default=".")
+    parser.add_argument("--extrapolate-to", type=int,
+                        help="largest rank count of the model (default 4x the largest measured)")
+    parser.add_argument("--project-dune", nargs="?", const="64,256,1024", metavar="P,P,...",
+                        help="project the 1e9 dune's step time and efficiency at these rank "
+                             "counts (default 64,256,1024) with slurm/submit.py's model")
+    parser.add_argument("--bandwidth", type=float, default=12.5,
+                        help="for --project-dune: GB/s per link (default 12.5)")
+    parser.add_argument("--latency", type=float, default=2.0,
+                        help="for --project-dune: microseconds per message (default 2)")
+    args = parser.parse_args()
+    if not args.paths and args.project_dune is None:
+        parser.error("give the runs' folders or timing.json files, or --project-dune")
+    if args.paths:
+        summarise_sweep(args)
+    if args.project_dune is not None:
+        sys.exit(project_dune(args))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,10 @@ Usage:
                   [--launcher srun|mpirun] [--output DIR] [--job-name NAME] [--exe PATH]
                   [--cell-size H | --weak-from P0] [--sbatch OPTION ...] [--dry-run]
                   [-- dunesim run options]
+  slurm/submit.py CASE --plan [--cell-size H] [--ranks N | --nodes N] [--particles N]
+                  [--flow-speed V] [--memory-per-node SIZE] [--ranks-per-node N]
+                  [--bandwidth GBPS] [--latency US] [--cg-iterations N]
+  slurm/submit.py CASE --project [P,P,...] [the --plan options]
 
 The job is the first link of a restart chain (slurm/chain.sh): if the run checkpoints
 before its time limit, the job resubmits itself until the case is done. Prints the job id
@@ -20,22 +24,28 @@ must still divide the domain into whole cells, so the refinement is rounded; the
 ratio actually reached is printed. Relative mesh and script paths in the copy are made
 absolute, because dunesim reads them relative to the case file.
 
+--plan sizes a run without submitting it (no Slurm needed): the particles (8 per cell the
+sources fill at the start, from the shapes' volumes), the grid, the ranks and nodes, the
+memory per rank, the wall seconds per simulated second and the parallel efficiency that the
+communication model projects. --project does the same at several rank counts. The costs
+are measured (the dune, a dry sand run, on a 2-core machine); the network and the message
+counts are assumptions. It is a model, not a measurement: see slurm/README.md. The sizing
+is slurm/sizing.py.
+
 Standard library only; any python3 >= 3.6.
 """
 import argparse
-import math
 import os
 import re
 import shlex
 import subprocess
 import sys
 
+from sizing import (CELL_SIZE_RE, add_sizing_options, check_sizing_values, domain_of, plan,
+                    weak_cell_size)
+
 SLURM_DIR = os.path.dirname(os.path.abspath(__file__))
 
-NUMBER = r"[-+0-9.eE_]+"
-SECTION_RE = re.compile(r"^\s*\[+\s*([A-Za-z_.]+)\s*\]+")
-SIZE_RE = re.compile(r"^\s*size\s*=\s*\[\s*({0})\s*,\s*({0})\s*,\s*({0})\s*\]".format(NUMBER))
-CELL_SIZE_RE = re.compile(r"^(\s*cell_size\s*=\s*)({0})(.*)$".format(NUMBER))
 # Keys whose strings are file names read relative to the case file.
 PATH_LINE_RE = re.compile(r"^\s*(file|scripts)\s*=")
 STRING_RE = re.compile(r'"([^"\\]*)"')
@@ -48,10 +58,12 @@ def parse_args(argv):
     else:
         own, run_args = argv, []
     parser = argparse.ArgumentParser(
-        description="Submit one dunesim run to Slurm (slurm/dunesim.sbatch).",
+        description="Submit one dunesim run to Slurm (slurm/dunesim.sbatch), or size one "
+                    "(--plan).",
         epilog="Arguments after -- go to `dunesim run`, e.g. -- --end-time 0.5 --no-frames")
     parser.add_argument("case", help="case file (TOML)")
-    parser.add_argument("--ranks", type=int, default=2, help="MPI ranks (Slurm tasks); default 2")
+    parser.add_argument("--ranks", type=int, help="MPI ranks (Slurm tasks); default 2 (--plan: "
+                                                  "the nodes that hold the run, fully used)")
     parser.add_argument("--nodes", type=int, help="nodes (default: the template's, 1)")
     parser.add_argument("--time", help="time limit, e.g. 2:00:00 (default: the template's)")
     parser.add_argument("--partition", help="partition (default: the template's or SBATCH_PARTITION)")
@@ -68,47 +80,17 @@ def parse_args(argv):
                         help="extra sbatch option in one-word form (--mem=8G), for every job "
                              "of the restart chain; repeatable")
     parser.add_argument("--dry-run", action="store_true", help="print the sbatch command only")
+    add_sizing_options(parser)
     args = parser.parse_args(own)
     args.run_args = run_args
-    if args.ranks < 1 or (args.weak_from is not None and args.weak_from < 1):
+    args.plan = args.plan or args.project is not None
+    if args.ranks is None and (not args.plan or args.weak_from is not None):
+        args.ranks = 2
+    if (args.ranks is not None and args.ranks < 1) or \
+            (args.weak_from is not None and args.weak_from < 1):
         parser.error("rank counts must be at least 1")
+    check_sizing_values(parser, args)
     return args
-
-
-def domain_of(lines, case_file):
-    """The [domain] size and cell_size of a case, and the index of the cell_size line."""
-    section = None
-    size = cell_size = cell_line = None
-    for index, line in enumerate(lines):
-        header = SECTION_RE.match(line)
-        if header:
-            section = header.group(1)
-            continue
-        if section != "domain":
-            continue
-        match = SIZE_RE.match(line)
-        if match:
-            size = [float(match.group(i).replace("_", "")) for i in (1, 2, 3)]
-        match = CELL_SIZE_RE.match(line)
-        if match:
-            cell_size = float(match.group(2).replace("_", ""))
-            cell_line = index
-    if size is None or cell_size is None:
-        sys.exit("submit.py: {}: needs [domain] size = [x, y, z] and cell_size = h, each on "
-                 "one line".format(case_file))
-    return size, cell_size, cell_line
-
-
-def weak_cell_size(size, cell_size, base_ranks, ranks):
-    """Cell size giving `ranks / base_ranks` times the cells, rounded to whole cells.
-
-    The grid can only be refined by k/g per axis, where g is the greatest common divisor
-    of the cell counts, so that every axis still holds a whole number of cells.
-    """
-    cells = [int(round(s / cell_size)) for s in size]
-    g = math.gcd(math.gcd(cells[0], cells[1]), cells[2])
-    k = max(1, int(round(g * (ranks / base_ranks) ** (1.0 / 3.0))))
-    return cell_size * g / k, (k / g) ** 3 * base_ranks / ranks
 
 
 def refined_case_text(lines, cell_line, cell_size, case_dir):
@@ -124,6 +106,8 @@ def refined_case_text(lines, cell_line, cell_size, case_dir):
 
 def main():
     args = parse_args(sys.argv[1:])
+    if args.plan:
+        return plan(args)
     stem = os.path.splitext(os.path.basename(args.case))[0]
     output = args.output or os.path.join("output", "{}-np{}".format(stem, args.ranks))
     case_file = args.case

@@ -1,0 +1,567 @@
+#!/usr/bin/env python3
+"""Sizing of a dunesim run from its case and measured per-particle costs (submit.py --plan
+and --project; postproc/scaling.py --project-dune).
+
+Estimates the particles the case's sources seed, the grid, the steps per simulated second,
+the memory per rank and the time of a step from the costs measured on the dune and a
+communication model (halo bytes by the surface of a block, message latencies, the pressure
+solve's reductions). The costs are measured; the network and the message counts are
+assumptions. It is a model, not a measurement: see slurm/README.md.
+
+Standard library only; any python3 >= 3.6.
+"""
+import argparse
+import ast
+import math
+import re
+import sys
+
+NUMBER = r"[-+0-9.eE_]+"
+SECTION_RE = re.compile(r"^\s*\[+\s*([A-Za-z_.]+)\s*\]+")
+SIZE_RE = re.compile(r"^\s*size\s*=\s*\[\s*({0})\s*,\s*({0})\s*,\s*({0})\s*\]".format(NUMBER))
+CELL_SIZE_RE = re.compile(r"^(\s*cell_size\s*=\s*)({0})(.*)$".format(NUMBER))
+
+# ---- Sizing (--plan): measured costs ----
+# Measured with the dune (cases/dune.toml: dry sand, 8 particles per filled cell) on a
+# 2-core machine, from the runs' timing.json (peak_rss_bytes, particle_steps_per_second).
+
+# Peak resident memory of all the ranks together: (particles, ranks, bytes). The dune at
+# 0.01 m cells on 2 ranks, and at 0.5/106 m cells on 2 ranks and on 1. Memory is modelled as
+# bytes per particle x particles + bytes per rank x ranks, fitted to these by least squares
+# (181 B and 0.28 GB; within 0.7% of each run but the 1e6 one, 6%), so a new measurement is
+# one more line.
+MEASURED_PEAK_MEMORY = [
+    (1054474, 2, 0.71e9),
+    (10047275, 2, 2.390e9),
+    (10047275, 1, 2.118e9),
+    (99986200, 2, 18.76e9),
+    (99986200, 1, 18.36e9),
+]
+# The 1e8 dune: 3.338e6 particle-steps/s on 2 ranks over 20 steps (1.913e6 on 1 rank; the
+# 1e7 dune 3.691e6 and 1.971e6); per rank on 2 ranks, so that the grid work, the solver and
+# the exchange between two ranks are in it (tests/benchmarks/dune_at_size.sh).
+PARTICLE_STEPS_PER_RANK_SECOND = 1.67e6
+PARTICLES_PER_CELL = 8
+
+# ---- Sizing: the communication model ----
+# Halo bytes a rank sends per step per cell of a face of its block, all ghost layers: the
+# 1e7 dune on 2 ranks sent 43.9 MB per step and rank (halo_bytes_sent) through its one face
+# of 424 x 106 cells (the two ranks halve the domain in y), 977 bytes: about 41 arrays of 8
+# bytes x 3 ghost layers. The multigrid's exchanges are a separate halo, not in this count.
+HALO_BYTES_PER_FACE_CELL = 43.9e6 / (424 * 106)
+# Counted in src/: the halo fills and sums of a dry sand step outside the CG iterations.
+GRID_EXCHANGES_PER_STEP = 14
+PROJECTIONS_PER_STEP = 2          # the pressure projection, and again after plasticity
+CG_REDUCTIONS_PER_ITERATION = 2   # its two dot products
+# One CG iteration's V-cycle (src/multigrid_preconditioner.cpp): one fill for the matrix
+# product; on each level above the coarsest 2 x 4 smoothing fills, 2 more and the sum that
+# restricts to the next; the coarsest gathered onto every rank (one allreduce of its cells)
+# when it has at most 32768 cells, else swept with 41 fills. Levels halve the blocks until
+# one would be thinner than 2 cells. One layer of 8-byte values per fill.
+MG_FILLS_PER_LEVEL = 10
+MG_COARSEST_FILLS = 41
+MG_MAX_GATHERED_CELLS = 32768
+MG_MIN_BLOCK_CELLS = 2
+MG_MAX_LEVELS = 12
+# An interior rank of a 3D layout, the one that sets the pace: 6 face neighbours, 26 in all.
+FACES_3D, NEIGHBOURS_3D = 6, 26
+# At most this many vertical lines sample the sources' volume (about 0.1 s of Python).
+MAX_VOLUME_COLUMNS = 20000
+TOKEN_RE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\],]|[^\s\[\],]+')
+SIZE_SUFFIX = {"": 1, "K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30, "T": 2 ** 40}
+GIB = 2.0 ** 30
+
+
+def memory_size(text):
+    """Bytes of a size written as Slurm writes memory: 256G, 512M, 1T (binary units)."""
+    match = re.match(r"^\s*([0-9.]+)\s*([KMGT]?)i?B?\s*$", text, re.IGNORECASE)
+    if not match:
+        raise argparse.ArgumentTypeError("not a memory size (e.g. 256G): " + text)
+    return float(match.group(1)) * SIZE_SUFFIX[match.group(2).upper()]
+
+
+def rank_list(text):
+    try:
+        ranks = [int(word) for word in text.split(",") if word.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a list of rank counts (e.g. 64,256,1024): " + text)
+    if not ranks or min(ranks) < 1:
+        raise argparse.ArgumentTypeError("rank counts must be at least 1: " + text)
+    return ranks
+
+
+def add_sizing_options(parser):
+    sizing = parser.add_argument_group(
+        "sizing (--plan, --project; nothing is submitted and Slurm is not needed)")
+    sizing.add_argument("--plan", action="store_true",
+                        help="print the run's size, memory, speed and projected parallel "
+                             "efficiency, and exit")
+    sizing.add_argument("--project", nargs="?", const=[64, 256, 1024], type=rank_list,
+                        metavar="P,P,...", help="as --plan, at each of these rank counts "
+                                                "(default 64,256,1024)")
+    sizing.add_argument("--particles", type=float, metavar="N",
+                        help="the particle count, instead of the estimate from the sources")
+    sizing.add_argument("--flow-speed", type=float, default=1.0, metavar="V",
+                        help="the fastest flow assumed, m/s, which sets the time step; "
+                             "default 1")
+    sizing.add_argument("--memory-per-node", type=memory_size, default=memory_size("256G"),
+                        metavar="SIZE", help="memory the ranks of a node may use; default 256G")
+    sizing.add_argument("--ranks-per-node", type=int, default=64, metavar="N",
+                        help="ranks on a node (a node is the efficiency's reference); "
+                             "default 64")
+    sizing.add_argument("--bandwidth", type=float, default=12.5, metavar="GBPS",
+                        help="network bandwidth per link, GB/s; default 12.5 (100 Gb/s "
+                             "InfiniBand)")
+    sizing.add_argument("--latency", type=float, default=2.0, metavar="US",
+                        help="network latency per message, microseconds; default 2")
+    sizing.add_argument("--cg-iterations", type=float, default=10.0, metavar="N",
+                        help="CG iterations per pressure solve; default 10 (the 1e7 dune: "
+                             "9.5 to 9.8)")
+
+
+def check_sizing_values(parser, args):
+    positive = {"--cell-size": args.cell_size, "--particles": args.particles,
+                "--memory-per-node": args.memory_per_node, "--bandwidth": args.bandwidth,
+                "--latency": args.latency, "--cg-iterations": args.cg_iterations}
+    for name, value in positive.items():
+        # `not value > 0` also refuses nan; inf is no size either.
+        if value is not None and (not value > 0 or math.isinf(value)):
+            parser.error("{} must be a positive finite number, got {}".format(name, value))
+    if not args.flow_speed >= 0 or math.isinf(args.flow_speed):
+        parser.error("--flow-speed must be a finite speed >= 0, got {}".format(args.flow_speed))
+    if args.ranks_per_node < 1 or (args.nodes is not None and args.nodes < 1):
+        parser.error("--ranks-per-node and --nodes must be at least 1")
+
+
+def domain_of(lines, case_file):
+    """The [domain] size and cell_size of a case, and the index of the cell_size line."""
+    section = None
+    size = cell_size = cell_line = None
+    for index, line in enumerate(lines):
+        header = SECTION_RE.match(line)
+        if header:
+            section = header.group(1)
+            continue
+        if section != "domain":
+            continue
+        match = SIZE_RE.match(line)
+        if match:
+            size = [float(match.group(i).replace("_", "")) for i in (1, 2, 3)]
+        match = CELL_SIZE_RE.match(line)
+        if match:
+            cell_size = float(match.group(2).replace("_", ""))
+            cell_line = index
+    if size is None or cell_size is None:
+        sys.exit("submit.py: {}: needs [domain] size = [x, y, z] and cell_size = h, each on "
+                 "one line".format(case_file))
+    return size, cell_size, cell_line
+
+
+def weak_cell_size(size, cell_size, base_ranks, ranks):
+    """Cell size giving `ranks / base_ranks` times the cells, rounded to whole cells.
+
+    The grid can only be refined by k/g per axis, where g is the greatest common divisor
+    of the cell counts, so that every axis still holds a whole number of cells.
+    """
+    cells = [int(round(s / cell_size)) for s in size]
+    g = math.gcd(math.gcd(cells[0], cells[1]), cells[2])
+    k = max(1, int(round(g * (ranks / base_ranks) ** (1.0 / 3.0))))
+    return cell_size * g / k, (k / g) ** 3 * base_ranks / ranks
+
+
+# ---- Sizing: reading the case ----
+
+def strip_comment(line):
+    """The line without its comment: the first # outside a string."""
+    quoted = False
+    for index, char in enumerate(line):
+        if char == '"' and (index == 0 or line[index - 1] != "\\"):
+            quoted = not quoted
+        elif char == "#" and not quoted:
+            return line[:index]
+    return line
+
+
+def toml_value(text):
+    """A number, string, boolean or array of them, as Python values."""
+    words = {"true": "True", "false": "False"}
+    return ast.literal_eval(" ".join(words.get(token, token) for token in TOKEN_RE.findall(text)))
+
+
+def simple_toml(text):
+    """The part of TOML that case files use: [table], [[array of tables]] and key = value,
+    an array possibly over several lines. For a Python without tomllib (before 3.11)."""
+    data, pending = {}, ""
+    table = data
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = (pending + " " + strip_comment(raw)).strip()
+        if "=" in line and line.count("[") > line.count("]"):
+            pending = line  # an array that goes on below
+            continue
+        pending = ""
+        if not line:
+            continue
+        if line.startswith("[["):
+            table = {}
+            data.setdefault(line.strip("[] "), []).append(table)
+        elif line.startswith("["):
+            table = data.setdefault(line.strip("[] "), {})
+        else:
+            key, _, value = line.partition("=")
+            try:
+                table[key.strip()] = toml_value(value)
+            except (ValueError, SyntaxError):
+                raise ValueError("line {}: cannot read the value of {}".format(number,
+                                                                               key.strip()))
+    return data
+
+
+def read_case(path):
+    try:
+        import tomllib
+    except ImportError:
+        tomllib = None
+    try:
+        if tomllib is not None:
+            with open(path, "rb") as f:
+                return tomllib.load(f)
+        with open(path) as f:
+            return simple_toml(f.read())
+    except (OSError, ValueError) as error:  # tomllib's TOMLDecodeError is a ValueError
+        sys.exit("submit.py: {}: {}".format(path, error))
+
+
+# ---- Sizing: the volume the sources fill ----
+
+def footprint(shape, size):
+    """(x0, x1, y0, y1): the shape seen from above."""
+    kind = shape["shape"]
+    if kind == "block":
+        return shape["min"][0], shape["max"][0], shape["min"][1], shape["max"][1]
+    if kind in ("sphere", "cylinder"):
+        (x, y, _), r = shape["center"], shape["radius"]
+        return x - r, x + r, y - r, y + r
+    if kind == "heightfield":
+        return shape["profile_x"][0], shape["profile_x"][-1], 0.0, size[1]
+    raise ValueError("no footprint for a " + kind)
+
+
+def profile_height(xs, heights, x):
+    for i in range(1, len(xs)):
+        if x <= xs[i]:
+            t = (x - xs[i - 1]) / (xs[i] - xs[i - 1])
+            return heights[i - 1] + t * (heights[i] - heights[i - 1])
+    return heights[-1]
+
+
+def column_interval(shape, x, y):
+    """The (z0, z1) the shape fills on the vertical line through (x, y), or None."""
+    kind = shape["shape"]
+    if kind == "block":
+        lo, hi = shape["min"], shape["max"]
+        inside = lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1]
+        return (lo[2], hi[2]) if inside else None
+    if kind == "heightfield":
+        xs = shape["profile_x"]
+        if not xs[0] <= x <= xs[-1]:
+            return None
+        return 0.0, profile_height(xs, shape["profile_height"], x)
+    (cx, cy, cz), r = shape["center"], shape["radius"]
+    left = r * r - (x - cx) ** 2 - (y - cy) ** 2
+    if left < 0:
+        return None
+    if kind == "cylinder":
+        return cz, cz + shape["height"]
+    half = math.sqrt(left)
+    return cz - half, cz + half
+
+
+def merged(intervals):
+    """The union of (z0, z1) intervals as sorted, disjoint intervals."""
+    out = []
+    for z0, z1 in sorted(i for i in intervals if i[1] > i[0]):
+        if out and z0 <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], z1))
+        else:
+            out.append((z0, z1))
+    return out
+
+
+def overlap(a, b):
+    return sum(max(0.0, min(a1, b1) - max(a0, b0)) for a0, a1 in a for b0, b1 in b)
+
+
+def filled_volume(sources, solids, size, cell_size):
+    """The volume the sources fill inside the domain and outside the solids (m^3).
+
+    Summed over vertical lines on a grid over the sources' footprint, at most
+    MAX_VOLUME_COLUMNS of them and no closer than the particles (half a cell): exact in z,
+    a midpoint rule in x and y. Overlapping sources count once.
+    """
+    boxes = [footprint(s, size) for s in sources]
+    x0, x1 = max(0.0, min(b[0] for b in boxes)), min(size[0], max(b[1] for b in boxes))
+    y0, y1 = max(0.0, min(b[2] for b in boxes)), min(size[1], max(b[3] for b in boxes))
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    spacing = max(cell_size / 2, math.sqrt((x1 - x0) * (y1 - y0) / MAX_VOLUME_COLUMNS))
+    nx, ny = int(math.ceil((x1 - x0) / spacing)), int(math.ceil((y1 - y0) / spacing))
+    dx, dy = (x1 - x0) / nx, (y1 - y0) / ny
+    length = 0.0
+    for i in range(nx):
+        x = x0 + (i + 0.5) * dx
+        for j in range(ny):
+            y = y0 + (j + 0.5) * dy
+            filled = merged((max(0.0, z[0]), min(size[2], z[1])) for z in
+                            (column_interval(s, x, y) for s in sources) if z)
+            if filled and solids:
+                solid = merged(z for z in (column_interval(s, x, y) for s in solids) if z)
+                length -= overlap(filled, solid)
+            length += sum(z1 - z0 for z0, z1 in filled)
+    return length * dx * dy
+
+
+def estimate_particles(case, size, cell_size, case_file):
+    """(particles, notes): 8 particles per cell that the sources fill at the start."""
+    notes = []
+    sources = [s for s in case.get("source", []) if not s.get("rain_rate")]
+    if len(sources) < len(case.get("source", [])):
+        notes.append("rain makes its particles as it falls: not counted")
+    if any(s.get("emit_until") for s in sources):
+        notes.append("pouring sources add particles after the start: only their first fill "
+                     "is counted")
+    meshes = [i for i, s in enumerate(case.get("source", [])) if s.get("shape") == "mesh"]
+    if meshes:
+        sys.exit("submit.py: {}: source {} is a mesh, whose volume this estimate cannot "
+                 "tell; give the particle count with --particles N".format(case_file,
+                                                                           meshes[0]))
+    solids = [c for c in case.get("collider", []) if c.get("shape") != "mesh"]
+    if len(solids) < len(case.get("collider", [])):
+        notes.append("mesh colliders are not subtracted: the count is an upper bound")
+    if not sources:
+        return 0, notes
+    volume = filled_volume(sources, solids, size, cell_size)
+    return PARTICLES_PER_CELL * volume / cell_size ** 3, notes
+
+
+# ---- Sizing: time step, memory, step time ----
+
+def steps_per_second(case, cell_size, flow_speed):
+    """Steps per simulated second, dunesim's stable_dt() at the assumed flow speed."""
+    time = case.get("time", {})
+    gravity = math.sqrt(sum(g * g for g in case.get("physics", {}).get("gravity",
+                                                                        [0, 0, -9.81])))
+    dt = time.get("max_dt", 0.01)
+    speed = flow_speed + math.sqrt(gravity * cell_size)
+    if speed > 0:
+        dt = min(dt, time.get("cfl", 1.0) * cell_size / speed)
+    for material in case.get("material", []):
+        if material.get("rheology") == "elastic_plastic":
+            wave_speed = math.sqrt(material.get("shear_modulus", 2e5) /
+                                   material.get("density", 1600.0))
+            dt = min(dt, 0.4 * cell_size / wave_speed)  # kElasticCourant
+    return 1.0 / dt
+
+
+def memory_model():
+    """(bytes per particle, bytes per rank): least squares over MEASURED_PEAK_MEMORY."""
+    snn = sum(n * n for n, r, _ in MEASURED_PEAK_MEMORY)
+    snr = sum(n * r for n, r, _ in MEASURED_PEAK_MEMORY)
+    srr = sum(r * r for n, r, _ in MEASURED_PEAK_MEMORY)
+    sny = sum(n * b for n, _, b in MEASURED_PEAK_MEMORY)
+    sry = sum(r * b for _, r, b in MEASURED_PEAK_MEMORY)
+    det = snn * srr - snr * snr
+    return (sny * srr - sry * snr) / det, (snn * sry - snr * sny) / det
+
+
+def memory_per_rank(particles, ranks):
+    per_particle, per_rank = memory_model()
+    return per_particle * particles / ranks + per_rank
+
+
+def multigrid_levels(block_side):
+    levels = 1
+    while levels < MG_MAX_LEVELS and block_side / 2 ** levels >= MG_MIN_BLOCK_CELLS:
+        levels += 1
+    return levels
+
+
+def vcycle_exchanges(levels, gathered):
+    """Per level, (halo exchanges, face size relative to level 0) of one CG iteration."""
+    out = []
+    for level in range(levels):
+        if level < levels - 1:
+            count = MG_FILLS_PER_LEVEL
+        else:
+            count = 1 if gathered else MG_COARSEST_FILLS
+        # Level 0: the matrix product's fill; a coarser level: the restriction's sum.
+        out.append((count + 1, 0.25 ** level))
+    return out
+
+
+def step_seconds(particles, cells, ranks, args):
+    """The modelled seconds of one step on `ranks` ranks, by part, and the halo bytes.
+
+    compute: the measured rate. halo: the bytes an interior rank sends (its six faces,
+    cubic blocks) over the bandwidth. latency: one latency per message, every exchange
+    sending one to each of 26 neighbours. reductions: log2(ranks) latencies each (and the
+    coarsest multigrid level's bytes when it is gathered).
+    """
+    parts = {"compute": particles / ranks / PARTICLE_STEPS_PER_RANK_SECOND,
+             "halo": 0.0, "latency": 0.0, "reductions": 0.0, "halo_bytes": 0.0}
+    if ranks == 1:
+        return parts
+    bandwidth, latency = args.bandwidth * 1e9, args.latency * 1e-6
+    side = (cells / ranks) ** (1.0 / 3.0)
+    levels = multigrid_levels(side)
+    coarsest = cells / 8.0 ** (levels - 1)
+    gathered = coarsest <= MG_MAX_GATHERED_CELLS
+    per_iteration = vcycle_exchanges(levels, gathered)
+    iterations = PROJECTIONS_PER_STEP * args.cg_iterations
+    solver_bytes = iterations * 8 * sum(n * face for n, face in per_iteration)
+    parts["halo_bytes"] = (min(FACES_3D, ranks - 1) * side ** 2 *
+                           (HALO_BYTES_PER_FACE_CELL + solver_bytes))
+    parts["halo"] = parts["halo_bytes"] / bandwidth
+    # The multigrid set-up exchanges once per coarse level and projection.
+    exchanges = (GRID_EXCHANGES_PER_STEP + PROJECTIONS_PER_STEP * (levels - 1) +
+                 iterations * sum(n for n, _ in per_iteration))
+    parts["latency"] = min(NEIGHBOURS_3D, ranks - 1) * exchanges * latency
+    hops = math.ceil(math.log2(ranks))
+    parts["reductions"] = iterations * CG_REDUCTIONS_PER_ITERATION * hops * latency
+    if gathered:
+        parts["reductions"] += iterations * hops * (latency + 8 * coarsest / bandwidth)
+    return parts
+
+
+def total_seconds(parts):
+    return parts["compute"] + parts["halo"] + parts["latency"] + parts["reductions"]
+
+
+def efficiency(particles, cells, ranks, args):
+    """E(p) = T(p0) p0 / (T(p) p) against one node, p0 = --ranks-per-node (p itself when
+    smaller: within a node there is nothing to compare with)."""
+    base = min(ranks, args.ranks_per_node)
+    return (total_seconds(step_seconds(particles, cells, base, args)) * base /
+            (total_seconds(step_seconds(particles, cells, ranks, args)) * ranks))
+
+
+# ---- Sizing: the plan ----
+
+def plan_cell_size(args, size, cell_size):
+    if args.weak_from is not None:
+        return weak_cell_size(size, cell_size, args.weak_from, args.ranks)[0]
+    return args.cell_size if args.cell_size is not None else cell_size
+
+
+def grid_notes(size, cell_size, cells):
+    notes = []
+    if any(abs(n * cell_size - s) >= 1e-6 * s for n, s in zip(cells, size)):
+        notes.append("dunesim refuses this cell size: the domain is not a whole number of "
+                     "cells")
+    if min(cells) < 4 or max(cells) > 1000000 or cells[0] * cells[1] * cells[2] > 1e10:
+        notes.append("dunesim refuses this grid: 4 to 1000000 cells per axis, 1e10 in all")
+    return notes
+
+
+def choose_layout(particles, args):
+    """(ranks, nodes): as given, or the fewest nodes whose memory holds the run, every
+    rank of them used."""
+    if args.ranks is not None:
+        nodes = args.nodes or int(math.ceil(args.ranks / args.ranks_per_node))
+        return args.ranks, nodes
+    if args.nodes is not None:
+        return args.nodes * args.ranks_per_node, args.nodes
+    per_particle, per_rank = memory_model()
+    room = args.memory_per_node - per_rank * args.ranks_per_node
+    if room <= 0:
+        sys.exit("submit.py: {} ranks need {:.1f} GiB a node before any particle, more than "
+                 "--memory-per-node".format(args.ranks_per_node,
+                                            per_rank * args.ranks_per_node / GIB))
+    nodes = max(1, int(math.ceil(per_particle * particles / room)))
+    return nodes * args.ranks_per_node, nodes
+
+
+def print_plan(args, run):
+    particles, cell_count = run["particles"], run["cell_count"]
+    ranks, nodes = choose_layout(particles, args)
+    parts = step_seconds(particles, cell_count, ranks, args)
+    step = total_seconds(parts)
+    memory = memory_per_rank(particles, ranks)
+    budget = args.memory_per_node / int(math.ceil(ranks / nodes))
+    per_particle, per_rank = memory_model()
+    wall = step * run["steps"]
+    end = run["end"]
+    print("Sizing of {} (a model from measured costs, not a measurement)".format(args.case))
+    print("  cell size            {:.6g} m".format(run["cell_size"]))
+    print("  grid                 {} x {} x {} = {:.4g} cells".format(*run["cells"], cell_count))
+    print("  particles            {:.4g} ({})".format(
+        particles, "8 per cell the sources fill" if run["estimated"] else "--particles"))
+    print("  ranks                {} on {} node(s)".format(ranks, nodes))
+    print("  memory per rank      {:.2f} GiB of {:.2f} GiB{} ({:.0f} B a particle + {:.2f} GiB "
+          "a rank)".format(memory / GIB, budget / GIB, "" if memory <= budget else
+                           ": DOES NOT FIT", per_particle, per_rank / GIB))
+    print("  steps per sim. s     {:.4g} (flow speed {:g} m/s)".format(run["steps"],
+                                                                       args.flow_speed))
+    print("  seconds per step     {:.4g} (compute {:.4g}, halo {:.3g}, latency {:.3g}, "
+          "reductions {:.3g})".format(step, parts["compute"], parts["halo"], parts["latency"],
+                                      parts["reductions"]))
+    print("  wall s per sim. s    {:.4g}{}".format(wall, "" if end is None else
+                                                  " ({:.3g} h for the case's {:g} s)".format(
+                                                      wall * end / 3600, end)))
+    communication = 1 - parts["compute"] / step
+    print("  parallel efficiency  {:.3f} against {} ranks (one node); communication {:.1%} of "
+          "a step".format(efficiency(particles, cell_count, ranks, args),
+                          min(ranks, args.ranks_per_node), communication))
+    notes = list(run["notes"])
+    if communication > 0.5:
+        notes.append("communication is most of a step: fewer ranks (--ranks) waste less")
+    for note in notes:
+        print("  note: " + note)
+
+
+def print_projection(args, run):
+    particles, cell_count = run["particles"], run["cell_count"]
+    print("\nProjected strong scaling ({:.4g} particles, {:.4g} cells; {:g} GB/s, {:g} us, "
+          "{:g} CG iterations a solve):".format(particles, cell_count, args.bandwidth,
+                                                args.latency, args.cg_iterations))
+    print("{:>7} {:>6} {:>12} {:>10} {:>10} {:>10} {:>11} {:>12} {:>10} {:>11}".format(
+        "ranks", "nodes", "part./rank", "GiB/rank", "s/step", "compute s", "comm. s",
+        "halo MB/step", "efficiency", "wall s/s"))
+    for ranks in args.project:
+        parts = step_seconds(particles, cell_count, ranks, args)
+        step = total_seconds(parts)
+        print("{:>7} {:>6} {:>12.4g} {:>10.2f} {:>10.4g} {:>10.4g} {:>11.3g} {:>12.4g} "
+              "{:>10.3f} {:>11.4g}".format(
+                  ranks, int(math.ceil(ranks / args.ranks_per_node)), particles / ranks,
+                  memory_per_rank(particles, ranks) / GIB, step, parts["compute"],
+                  step - parts["compute"], parts["halo_bytes"] / 1e6,
+                  efficiency(particles, cell_count, ranks, args), step * run["steps"]))
+
+
+def size_run(args):
+    """What --plan needs to know of the case: grid, particles, steps per simulated second."""
+    case = read_case(args.case)
+    with open(args.case) as f:
+        size, cell_size, _ = domain_of(f.read().splitlines(), args.case)
+    cell_size = plan_cell_size(args, size, cell_size)
+    cells = [int(round(s / cell_size)) for s in size]
+    run = {"cell_size": cell_size, "cells": cells, "cell_count": float(cells[0]) * cells[1] *
+           cells[2], "notes": grid_notes(size, cell_size, cells),
+           "steps": steps_per_second(case, cell_size, args.flow_speed),
+           "end": case.get("time", {}).get("end")}
+    if args.particles is not None:
+        run["particles"], run["estimated"] = args.particles, False
+    else:
+        run["particles"], notes = estimate_particles(case, size, cell_size, args.case)
+        run["notes"] += notes
+        run["estimated"] = True
+    if run["particles"] <= 0:
+        sys.exit("submit.py: {}: no source fills anything at the start; give --particles "
+                 "N".format(args.case))
+    return run
+
+
+def plan(args):
+    run = size_run(args)
+    print_plan(args, run)
+    if args.project:
+        print_projection(args, run)
