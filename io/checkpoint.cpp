@@ -341,13 +341,13 @@ bool stores_stress(hid_t group) {
   return std::find(stored.begin(), stored.end(), "stress_xx") != stored.end();
 }
 
-// Every attribute this build has must be there with particle_count rows of its type, and
-// nothing this build would drop.
-void check_particle_datasets(hid_t group, int64_t particle_count) {
+// Every attribute this build has (with the stress when the file carries it) must be there
+// with particle_count rows of its type, and nothing this build would drop.
+void check_particle_datasets(hid_t group, int64_t particle_count, bool carries_stress) {
   std::vector<std::string> stored = link_names(group);
   std::set<std::string> unread(stored.begin(), stored.end());
   Particles none;
-  none.carry_stress(stores_stress(group));
+  none.carry_stress(carries_stress);
   for_each_named_array(none, [&](const std::string& dataset, auto& array) {
     using T = typename std::decay_t<decltype(array)>::value_type;
     if (!unread.erase(dataset))
@@ -490,9 +490,11 @@ Particles CheckpointReader::read_particles() {
   MPI_Comm_size(comm_, &size);
   QuietHdf5Errors quiet;
   H5Handle group;
+  bool carries_stress = false;
   run_agreed(comm_, path_, [&] {
     group = open_group(file_->handle.get(), "particles");
-    check_particle_datasets(group.get(), particle_count_);
+    carries_stress = stores_stress(group.get());
+    check_particle_datasets(group.get(), particle_count_, carries_stress);
   });
   // The table was checked against particle_count, and the datasets' rows against it.
   int64_t first = 0, count = 0;
@@ -504,7 +506,7 @@ Particles CheckpointReader::read_particles() {
     count = particle_count_ * (rank + 1) / size - first;
   }
   Particles particles;
-  particles.carry_stress(stores_stress(group.get()));
+  particles.carry_stress(carries_stress);
   particles.resize(size_t(count));
   run_agreed(comm_, path_, [&] {
     const ReadProperties reading = make_read_properties(comm_);

@@ -51,13 +51,13 @@ expect_failure() {
   done
 }
 
-# write_full_tank FILE: a 0.2 x 0.2 x 0.24 m box full of water at 0.008 m cells (25 x 25 x 30
-# cells, 150,000 particles), without [output] or [checkpoint]: the caller appends those.
-write_full_tank() {
-  cat > "$1" <<'EOF_CASE'
+# write_water_box FILE HEIGHT CELL_SIZE WATER_TOP: a 0.2 x 0.2 x HEIGHT m box with water up
+# to WATER_TOP, without [output] or [checkpoint].
+write_water_box() {
+  cat > "$1" <<EOF_CASE
 [domain]
-size = [0.2, 0.2, 0.24]
-cell_size = 0.008
+size = [0.2, 0.2, $2]
+cell_size = $3
 [time]
 end = 0.1
 [[material]]
@@ -67,26 +67,17 @@ kind = "water"
 material = "water"
 shape = "block"
 min = [0.0, 0.0, 0.0]
-max = [0.2, 0.2, 0.24]
+max = [0.2, 0.2, $4]
 EOF_CASE
 }
 
+# write_full_tank FILE: a 0.2 x 0.2 x 0.24 m box full of water at 0.008 m cells (25 x 25 x 30
+# cells, 150,000 particles), without [output] or [checkpoint]: the caller appends those.
+write_full_tank() { write_water_box "$1" 0.24 0.008 0.24; }
+
+# write_water_case FILE [CELL_SIZE]: a 0.2 m box half full of water (0.025 m cells unless
+# given), writing its frames to out/.
 write_water_case() {
-  cat > "$1" <<EOF_CASE
-[domain]
-size = [0.2, 0.2, 0.2]
-cell_size = ${2:-0.025}
-[time]
-end = 0.1
-[output]
-directory = "out"
-[[material]]
-name = "water"
-kind = "water"
-[[source]]
-material = "water"
-shape = "block"
-min = [0.0, 0.0, 0.0]
-max = [0.2, 0.2, 0.1]
-EOF_CASE
+  write_water_box "$1" 0.2 "${2:-0.025}" 0.1
+  printf '[output]\ndirectory = "out"\n' >> "$1"
 }
