@@ -102,12 +102,14 @@ const char* const kXdmfFooter =
 
 // A water particle is told apart from porous sand by its material's zero porosity and a
 // water content that is not zero.
+float saturation_at(const Particles& p, const std::vector<double>& porosity, size_t n) {
+  const double pores = p.material[n] < porosity.size() ? porosity[p.material[n]] : 0.0;
+  return pores > 0 ? float(p.water_content[n] / pores) : (p.water_content[n] > 0 ? 1.f : 0.f);
+}
+
 std::vector<float> saturation_of(const Particles& p, const std::vector<double>& porosity) {
   std::vector<float> s(p.size());
-  for (size_t n = 0; n < p.size(); ++n) {
-    const double pores = p.material[n] < porosity.size() ? porosity[p.material[n]] : 0.0;
-    s[n] = pores > 0 ? float(p.water_content[n] / pores) : (p.water_content[n] > 0 ? 1.f : 0.f);
-  }
+  for (size_t n = 0; n < p.size(); ++n) s[n] = saturation_at(p, porosity, n);
   return s;
 }
 
@@ -191,7 +193,7 @@ std::string FrameWriter::write(const Particles& all_particles, double time, int6
     write_string_attribute(root, "case_name", case_name_);
     write_attribute(root, "particle_stride", H5T_STD_I64LE, H5T_NATIVE_INT64,
                     &options_.particle_stride);
-    write_particle_datasets(root, particles, rows.offset, rows.total);
+    write_particle_datasets(root, particles, rows);
 
     if (!grid_fields.empty()) {
       H5Handle grid(check_id(H5Gcreate2(root, "grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -229,25 +231,43 @@ namespace {
 // Writes x, y, z interleaved as rows of three, converted to T (float64 or float32).
 template <class T, class A, class B, class C>
 void write_interleaved(hid_t group, const char* name, const A& a, const B& b, const C& c,
-                       const std::pair<Selection, Selection>& block,
-                       const WriteProperties& props) {
-  std::vector<T> xyz(3 * a.size());
-  for (size_t p = 0; p < a.size(); ++p) {
-    xyz[3 * p] = T(a[p]);
-    xyz[3 * p + 1] = T(b[p]);
-    xyz[3 * p + 2] = T(c[p]);
-  }
+                       const RankRows& rows, const WriteProperties& props, size_t piece_bytes) {
   const bool single = sizeof(T) == 4;
-  write_dataset(group, name, single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE,
-                single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, block.first, block.second,
-                xyz.data(), props);
+  write_rows_in_pieces(
+      group, name, single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE,
+      single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, rows, int64_t(a.size()), 3,
+      [&](int64_t first, int64_t n, void* buffer) {
+        T* xyz = static_cast<T*>(buffer);
+        for (int64_t q = 0; q < n; ++q) {
+          xyz[3 * q] = T(a[size_t(first + q)]);
+          xyz[3 * q + 1] = T(b[size_t(first + q)]);
+          xyz[3 * q + 2] = T(c[size_t(first + q)]);
+        }
+      },
+      props, piece_bytes);
+}
+
+// Writes value(n) for each of this rank's rows n, in the memory type of T.
+template <class T, class Value>
+void write_computed(hid_t group, const char* name, hid_t file_type, hid_t memory_type,
+                    const RankRows& rows, int64_t count, Value value,
+                    const WriteProperties& props, size_t piece_bytes) {
+  write_rows_in_pieces(
+      group, name, file_type, memory_type, rows, count, 1,
+      [&](int64_t first, int64_t n, void* buffer) {
+        T* out = static_cast<T*>(buffer);
+        for (int64_t q = 0; q < n; ++q) out[q] = value(first + q);
+      },
+      props, piece_bytes);
 }
 
 }  // namespace
 
-// Collective: the particle group of a frame, this rank's rows from `offset` of `total`.
-void FrameWriter::write_particle_datasets(hid_t root, const Particles& particles, int64_t offset,
-                                          int64_t total) const {
+// Collective: the particle group of a frame, this rank's rows of `rows`. What the file holds
+// in another type or layout than the particles is made a piece at a time
+// (write_rows_in_pieces), so a frame needs a small buffer, not a copy of the particles.
+void FrameWriter::write_particle_datasets(hid_t root, const Particles& particles,
+                                          const RankRows& rows) const {
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   const WriteProperties props = make_write_properties(comm_);
@@ -255,19 +275,19 @@ void FrameWriter::write_particle_datasets(hid_t root, const Particles& particles
                           "H5Gcreate2 particles"),
                  H5Gclose);
   const hid_t g = group.get();
-  const size_t n = particles.size();
-  const auto vectors = row_block(total, 3, offset, int64_t(n));
-  const auto [scalar_file, scalar_memory] = row_block(total, 1, offset, int64_t(n));
   const Particles& p = particles;
+  const int64_t n = int64_t(p.size());
+  const auto [scalar_file, scalar_memory] = row_block(rows.total, 1, rows.offset, n);
+  const size_t piece = options_.piece_bytes;
   if (options_.single_precision) {
-    write_interleaved<float>(g, "position", p.x, p.y, p.z, vectors, props);
-    write_interleaved<float>(g, "velocity", p.vx, p.vy, p.vz, vectors, props);
-    const std::vector<float> water(p.water_content.begin(), p.water_content.end());
-    write_dataset(g, "water_content", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, scalar_file,
-                  scalar_memory, water.data(), props);
+    write_interleaved<float>(g, "position", p.x, p.y, p.z, rows, props, piece);
+    write_interleaved<float>(g, "velocity", p.vx, p.vy, p.vz, rows, props, piece);
+    write_computed<float>(
+        g, "water_content", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, rows, n,
+        [&](int64_t q) { return float(p.water_content[size_t(q)]); }, props, piece);
   } else {
-    write_interleaved<double>(g, "position", p.x, p.y, p.z, vectors, props);
-    write_interleaved<double>(g, "velocity", p.vx, p.vy, p.vz, vectors, props);
+    write_interleaved<double>(g, "position", p.x, p.y, p.z, rows, props, piece);
+    write_interleaved<double>(g, "velocity", p.vx, p.vy, p.vz, rows, props, piece);
     write_dataset(g, "water_content", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, scalar_file,
                   scalar_memory, p.water_content.data(), props);
   }
@@ -275,17 +295,16 @@ void FrameWriter::write_particle_datasets(hid_t root, const Particles& particles
                 props);
   write_dataset(g, "material", H5T_STD_U8LE, H5T_NATIVE_UINT8, scalar_file, scalar_memory,
                 p.material.data(), props);
-  const std::vector<float> saturation = saturation_of(p, material_porosity_);
-  write_dataset(g, "saturation", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, scalar_file, scalar_memory,
-                saturation.data(), props);
-  std::vector<int64_t> connectivity(n);
-  for (size_t q = 0; q < n; ++q) connectivity[q] = offset + int64_t(q);
-  write_dataset(g, "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file, scalar_memory,
-                connectivity.data(), props);
+  write_computed<float>(
+      g, "saturation", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, rows, n,
+      [&](int64_t q) { return saturation_at(p, material_porosity_, size_t(q)); }, props, piece);
+  write_computed<int64_t>(
+      g, "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, rows, n,
+      [&](int64_t q) { return rows.offset + q; }, props, piece);
   // The rank that owns each particle, so a viewer can show the domain decomposition.
-  const std::vector<int32_t> owner(n, int32_t(rank));
-  write_dataset(g, "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, scalar_file, scalar_memory,
-                owner.data(), props);
+  write_computed<int32_t>(
+      g, "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, rows, n, [&](int64_t) { return int32_t(rank); },
+      props, piece);
   H5Handle material(check_id(H5Dopen2(g, "material", H5P_DEFAULT), "H5Dopen2"), H5Dclose);
   write_string_list_attribute(material.get(), "names", material_names_);
 }

@@ -10,8 +10,10 @@
 
 #include "decomposition/array3.hpp"
 #include "decomposition/particles.hpp"
+#include "io/parallel_hdf5.hpp"
 
 namespace dunesim {
+
 
 // A cell-centred grid field to write next to the particles: each rank passes its array
 // and the box of cells it owns; the file holds the global cells[0] x cells[1] x cells[2] array.
@@ -25,6 +27,8 @@ struct GridFieldView {
 // 1 for water (its volume is all water), 0 for sand without pores. `porosity` holds one
 // value per material (0 for those that hold no water; empty = all 0).
 std::vector<float> saturation_of(const Particles& p, const std::vector<double>& porosity);
+// The same for particle n.
+float saturation_at(const Particles& p, const std::vector<double>& porosity, size_t n);
 
 // What a frame holds of the particles. Single precision stores position, velocity and water
 // content as float32 (positions relative to the domain's origin at 0, so their round-off is
@@ -33,6 +37,9 @@ std::vector<float> saturation_of(const Particles& p, const std::vector<double>& 
 struct FrameOptions {
   bool single_precision = false;
   int64_t particle_stride = 1;
+  // Most bytes a rank converts for one collective write (write_rows_in_pieces); more
+  // particles than fit are written in several.
+  size_t piece_bytes = kPieceBytes;
 };
 
 // The particles of `p` whose id is a multiple of `stride` (all of them for stride 1), in order.
@@ -77,8 +84,8 @@ class FrameWriter {
     int float_bytes = 8;  // of position, velocity and water_content: 8, or 4 in single precision
   };
   void write_xdmf() const;
-  void write_particle_datasets(hid_t root, const Particles& particles, int64_t offset,
-                               int64_t total) const;
+  void write_particle_datasets(hid_t root, const Particles& particles,
+                               const RankRows& rows) const;
 
   MPI_Comm comm_;
   std::string directory_, case_name_;

@@ -208,32 +208,73 @@ double no_data = 0;
 
 }  // namespace
 
-void write_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t memory_type,
-                   const Selection& file, const Selection& memory, const void* data,
-                   const WriteProperties& props) {
+namespace {
+
+// Collective and agreed: creates dataset `name` with the extent `dims`.
+H5Handle create_dataset(hid_t parent, const std::string& name, hid_t file_type,
+                        const std::vector<hsize_t>& dims, const WriteProperties& props) {
   H5Handle dataset;
   agree_across_ranks(props.comm, [&] {
-    H5Handle global_space(check_id(H5Screate_simple(int(file.dims.size()), file.dims.data(),
-                                                    nullptr),
+    H5Handle global_space(check_id(H5Screate_simple(int(dims.size()), dims.data(), nullptr),
                                    "H5Screate_simple"),
                           H5Sclose);
-    H5Handle create = dataset_creation(props, file_type, file.dims);
+    H5Handle create = dataset_creation(props, file_type, dims);
     dataset = H5Handle(check_id(H5Dcreate2(parent, name.c_str(), file_type, global_space.get(),
                                            H5P_DEFAULT, create.get(), H5P_DEFAULT),
                                 ("H5Dcreate2 " + name).c_str()),
                        H5Dclose);
   });
-  // An empty dataset has no storage to write to, and HDF5 fails even on an empty selection.
-  if (any_extent_zero(file)) return;
+  return dataset;
+}
+
+// Collective and agreed: writes this rank's selection of `dataset`.
+void write_selection(hid_t dataset, hid_t memory_type, const Selection& file,
+                     const Selection& memory, const void* data, const WriteProperties& props) {
   agree_across_ranks(props.comm, [&] {
     H5Handle file_space = file.space();
     H5Handle memory_space = memory.space();
-    if (H5Dwrite(dataset.get(), memory_type, memory_space.get(), file_space.get(),
+    if (H5Dwrite(dataset, memory_type, memory_space.get(), file_space.get(),
                  props.transfer.get(), data ? data : &no_data) < 0)
-      throw std::runtime_error(fmt::format("cannot write '{}'{}: {}", object_path(dataset.get()),
-                                           write_failure_cause(dataset.get()),
+      throw std::runtime_error(fmt::format("cannot write '{}'{}: {}", object_path(dataset),
+                                           write_failure_cause(dataset),
                                            hdf5_error_detail()));
   });
+}
+
+}  // namespace
+
+void write_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t memory_type,
+                   const Selection& file, const Selection& memory, const void* data,
+                   const WriteProperties& props) {
+  H5Handle dataset = create_dataset(parent, name, file_type, file.dims, props);
+  // An empty dataset has no storage to write to, and HDF5 fails even on an empty selection.
+  if (any_extent_zero(file)) return;
+  write_selection(dataset.get(), memory_type, file, memory, data, props);
+}
+
+void write_rows_in_pieces(hid_t parent, const std::string& name, hid_t file_type,
+                          hid_t memory_type, const RankRows& rows, int64_t count, int columns,
+                          const RowFiller& fill, const WriteProperties& props,
+                          size_t piece_bytes) {
+  const std::vector<hsize_t> dims =
+      columns > 1 ? std::vector<hsize_t>{hsize_t(rows.total), hsize_t(columns)}
+                  : std::vector<hsize_t>{hsize_t(rows.total)};
+  H5Handle dataset = create_dataset(parent, name, file_type, dims, props);
+  if (rows.total == 0) return;
+  const size_t row_bytes = H5Tget_size(memory_type) * size_t(columns);
+  const int64_t piece_rows = std::max<int64_t>(1, int64_t(piece_bytes / row_bytes));
+  // Every rank joins every collective write, with an empty piece once its rows are written.
+  const int64_t my_pieces = (count + piece_rows - 1) / piece_rows;
+  int64_t pieces = 0;
+  MPI_Allreduce(&my_pieces, &pieces, 1, MPI_INT64_T, MPI_MAX, props.comm);
+  std::vector<char> buffer(size_t(std::min(count, piece_rows)) * row_bytes);
+  for (int64_t piece = 0; piece < pieces; ++piece) {
+    const int64_t first = std::min(count, piece * piece_rows);
+    const int64_t n = std::min(piece_rows, count - first);
+    if (n > 0) fill(first, n, buffer.data());
+    const auto [file, memory] = row_block(rows.total, columns, rows.offset + first, n);
+    write_selection(dataset.get(), memory_type, file, memory, buffer.data(), props);
+  }
 }
 
 void read_dataset(hid_t parent, const std::string& name, hid_t memory_type, const Selection& file,

@@ -144,6 +144,19 @@ H5Handle collective_transfer();
 void write_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t memory_type,
                    const Selection& file, const Selection& memory, const void* data,
                    const WriteProperties& props);
+// Fills rows [first, first + n) of this rank's rows into `buffer`, in the memory type.
+using RowFiller = std::function<void(int64_t first, int64_t n, void* buffer)>;
+// Bytes of the buffer that write_rows_in_pieces converts rows into, per collective write,
+// unless told otherwise.
+constexpr size_t kPieceBytes = size_t(32) << 20;
+// Collective. Like write_dataset for `rows.total` rows of `columns` values that the ranks
+// fill in rank order (this rank's `count` rows from `rows.offset`), but the rows are made
+// by `fill` a piece of at most `piece_bytes` (at least one row) at a time: an array
+// converted or interleaved for the file then needs that buffer, not a whole copy of itself.
+void write_rows_in_pieces(hid_t parent, const std::string& name, hid_t file_type,
+                          hid_t memory_type, const RankRows& rows, int64_t count, int columns,
+                          const RowFiller& fill, const WriteProperties& props,
+                          size_t piece_bytes = kPieceBytes);
 // Collective. Reads this rank's block of dataset `name` in one collective call, agreed like
 // a write; a block that fails its checksum is reported as "... fails its checksum".
 void read_dataset(hid_t parent, const std::string& name, hid_t memory_type, const Selection& file,

@@ -74,6 +74,7 @@ enum RankCounter {
   kMigratedParticles,
   kMigrationBytes,
   kPeakRss,
+  kPeakRiseOutsideStages,
   kCounters
 };
 
@@ -81,8 +82,17 @@ struct StageSummary {
   double max = 0, mean = 0, min = 0;
 };
 
+// One rank's peak-memory rises: outside the stages, then each stage that raised it.
+Json peak_rises(const RunTimings& local, const int64_t* counters, const int64_t* stage_rises) {
+  Json rises = {{"outside_stages", counters[kPeakRiseOutsideStages]}};
+  for (size_t s = 0; s < local.stage_seconds.size(); ++s)
+    if (stage_rises[s] != 0) rises[local.stage_seconds[s].first] = stage_rises[s];
+  return rises;
+}
+
 std::string render(const RunTimings& local, int ranks, double wall_seconds,
-                   const std::vector<int64_t>& counters, const std::vector<double>& seconds) {
+                   const std::vector<int64_t>& counters, const std::vector<double>& seconds,
+                   const std::vector<int64_t>& stage_rises) {
   const size_t stages = local.stage_seconds.size();
   std::vector<StageSummary> summaries(stages);
   double sum_of_means = 0;
@@ -148,6 +158,7 @@ std::string render(const RunTimings& local, int ranks, double wall_seconds,
                         {"migrated_particles_sent", c[kMigratedParticles]},
                         {"migration_bytes_sent", c[kMigrationBytes]},
                         {"peak_rss_bytes", c[kPeakRss]},
+                        {"peak_rss_rise_bytes", peak_rises(local, c, &stage_rises[size_t(r) * stages])},
                         {"stage_seconds", std::move(stage_seconds)}});
   }
 
@@ -200,14 +211,20 @@ void write_timing_report(MPI_Comm comm, const std::string& path, const RunTiming
   for (const auto& stage : local.stage_seconds) my_seconds.push_back(stage.second);
   const int64_t my_counters[kCounters] = {local.particles, local.halo_bytes_sent,
                                           local.migrated_particles_sent,
-                                          local.migration_bytes_sent, local.peak_rss_bytes};
+                                          local.migration_bytes_sent, local.peak_rss_bytes,
+                                          local.peak_rise_outside_stages};
+  std::vector<int64_t> my_rises = local.stage_peak_rise;
+  my_rises.resize(stages, 0);
 
   std::vector<double> seconds(rank == 0 ? stages * size_t(ranks) : 0);
   std::vector<int64_t> counters(rank == 0 ? size_t(kCounters) * size_t(ranks) : 0);
+  std::vector<int64_t> stage_rises(rank == 0 ? stages * size_t(ranks) : 0);
   MPI_Gather(my_seconds.data(), int(stages), MPI_DOUBLE, seconds.data(), int(stages), MPI_DOUBLE,
              0, comm);
   MPI_Gather(my_counters, kCounters, MPI_INT64_T, counters.data(), kCounters, MPI_INT64_T, 0,
              comm);
+  MPI_Gather(my_rises.data(), int(stages), MPI_INT64_T, stage_rises.data(), int(stages),
+             MPI_INT64_T, 0, comm);
   // The run lasted as long as its slowest rank.
   double wall_seconds = 0;
   MPI_Reduce(&local.wall_seconds, &wall_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
@@ -215,7 +232,7 @@ void write_timing_report(MPI_Comm comm, const std::string& path, const RunTiming
   std::string error;
   if (rank == 0) {
     try {
-      write_file(path, render(local, ranks, wall_seconds, counters, seconds));
+      write_file(path, render(local, ranks, wall_seconds, counters, seconds, stage_rises));
     } catch (const std::exception& e) { error = e.what(); }
   }
   // Every rank learns whether rank 0 managed, so all of them throw or none does.

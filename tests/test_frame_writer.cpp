@@ -231,7 +231,8 @@ void check_frame(const std::string& path, int64_t total, int frame, double time,
 }
 
 // Writes two frames where rank r holds count(r) particles, then checks files and series.
-void write_and_check(const std::string& name, const std::function<int64_t(int)>& count) {
+void write_and_check(const std::string& name, const std::function<int64_t(int)>& count,
+                     const FrameOptions& options = {}) {
   const std::string dir = fresh_directory(name);
   const std::array<int, 3> cells{7, 5, 3};
   const double cell_size = 0.1;
@@ -242,7 +243,8 @@ void write_and_check(const std::string& name, const std::function<int64_t(int)>&
     total += count(r);
   }
 
-  FrameWriter writer(MPI_COMM_WORLD, dir, "sandbox", {"water", "sand"}, cells, cell_size);
+  FrameWriter writer(MPI_COMM_WORLD, dir, "sandbox", {"water", "sand"}, cells, cell_size, {},
+                     options);
   const Box owned = owned_block(cells);
   Array3<double> pressure(owned.grown(2), Stagger::Cell, kGhostGarbage);
 
@@ -295,6 +297,16 @@ TEST(FrameWriter, EveryRankHoldsADifferentNumberOfParticles) {
 TEST(FrameWriter, RanksWithoutParticlesJoinWithEmptySelections) {
   // Rank 0 and every third rank hold nothing; on one rank the frame is empty altogether.
   write_and_check("empty_ranks", [](int r) { return r % 3 == 0 ? int64_t(0) : int64_t(11 * r); });
+}
+
+// Arrays converted for the file (positions and velocities interleaved, connectivity) are
+// written a few rows per collective call, so that a large frame needs no copy of them. With
+// pieces of two rows the ranks make different numbers of calls (rank r holds 5 + 9 r rows),
+// and every row must still land in its place.
+TEST(FrameWriter, RowsConvertedInPiecesLandInPlace) {
+  FrameOptions options;
+  options.piece_bytes = 2 * 3 * sizeof(double);
+  write_and_check("pieces", [](int r) { return int64_t(5 + 9 * r); }, options);
 }
 
 // Single precision: position and velocity are stored as float32 and read back within
@@ -413,6 +425,8 @@ RunTimings sample_timings(int rank) {
   t.particles = 100 * (rank + 1);
   t.halo_bytes_sent = 1000 + rank;
   t.peak_rss_bytes = 1 << 20;
+  t.stage_peak_rise = {0, 4096 * (rank + 1), 0};  // only pressure_solve raised the peak
+  t.peak_rise_outside_stages = 8192;
   return t;
 }
 
@@ -437,6 +451,12 @@ TEST(TimingReport, RankZeroWritesGatheredFigures) {
       << json;
   EXPECT_NE(json.find("\"rank\": " + std::to_string(ranks - 1) + ","), std::string::npos);
   EXPECT_EQ(json.find("\"rank\": " + std::to_string(ranks) + ","), std::string::npos);
+  // Each rank's own rises of its peak memory, naming only the stages that raised it.
+  EXPECT_NE(json.find(fmt::format("\"peak_rss_rise_bytes\": {{\"outside_stages\": 8192, "
+                                  "\"pressure_solve\": {}}}",
+                                  4096 * ranks)),
+            std::string::npos)
+      << json;
   // particles 100 * (r + 1): max / mean = ranks / ((ranks + 1) / 2).
   const double imbalance = 2.0 * ranks / (ranks + 1);
   EXPECT_NE(json.find(fmt::format("\"particle_imbalance\": {},", imbalance)), std::string::npos)

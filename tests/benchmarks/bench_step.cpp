@@ -6,7 +6,6 @@
 // pressure iterations, and peak memory per particle.
 #include <mpi.h>
 #include <petscsys.h>
-#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -36,12 +35,6 @@ int64_t current_rss_bytes() {
     std::getline(status, key);
   }
   return 0;
-}
-
-int64_t peak_rss_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return int64_t(usage.ru_maxrss) * 1024;
 }
 
 }  // namespace
