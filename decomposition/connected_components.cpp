@@ -13,7 +13,11 @@ namespace dunesim {
 
 namespace {
 
-int64_t find_root(std::vector<int64_t>& parent, int64_t x) {
+// Indices within one rank's box: 32 bits halve the scratch of a large labelling (a rank's
+// box holds far fewer than 2^31 cells: that many would need over 100 GB of grid).
+using LocalIndex = int32_t;
+
+LocalIndex find_root(std::vector<LocalIndex>& parent, LocalIndex x) {
   while (parent[x] != x) {
     parent[x] = parent[parent[x]];  // path halving
     x = parent[x];
@@ -21,7 +25,7 @@ int64_t find_root(std::vector<int64_t>& parent, int64_t x) {
   return x;
 }
 
-void unite(std::vector<int64_t>& parent, int64_t a, int64_t b) {
+void unite(std::vector<LocalIndex>& parent, LocalIndex a, LocalIndex b) {
   a = find_root(parent, a);
   b = find_root(parent, b);
   if (a != b) parent[std::max(a, b)] = std::min(a, b);
@@ -47,11 +51,13 @@ void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& m
   // while labels travel between ranks, so union-find runs once, over the marked box only.
   const Index3 extent{marked.hi[0] - marked.lo[0], marked.hi[1] - marked.lo[1],
                       marked.hi[2] - marked.lo[2]};
+  if (box.volume() > std::numeric_limits<LocalIndex>::max())
+    throw std::length_error("label_components: a rank's block has 2^31 cells or more");
   auto node = [&](int i, int j, int k) {
-    return (i - marked.lo[0]) +
-           extent[0] * (int64_t(j - marked.lo[1]) + extent[1] * int64_t(k - marked.lo[2]));
+    return LocalIndex((i - marked.lo[0]) + extent[0] * (int64_t(j - marked.lo[1]) +
+                                                        extent[1] * int64_t(k - marked.lo[2])));
   };
-  std::vector<int64_t> parent(size_t(marked.volume()), -1);
+  std::vector<LocalIndex> parent(size_t(marked.volume()), -1);
   for_each_index(marked, [&](int i, int j, int k) {
     if (!mask(i, j, k)) return;
     parent[node(i, j, k)] = node(i, j, k);
@@ -68,23 +74,23 @@ void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& m
   });
 
   // Marked cells (offsets in label_of) with a dense id of their local component.
-  std::vector<int64_t> cells;
-  std::vector<int64_t> component_of_root(parent.size(), -1);
-  std::vector<int64_t> component;
-  int64_t components = 0;
+  std::vector<LocalIndex> cells;
+  std::vector<LocalIndex> component_of_root(parent.size(), -1);
+  std::vector<LocalIndex> component;
+  LocalIndex components = 0;
   for_each_index(marked, [&](int i, int j, int k) {
-    const int64_t n = node(i, j, k);
+    const LocalIndex n = node(i, j, k);
     if (parent[n] < 0) return;
-    const int64_t root = find_root(parent, n);
+    const LocalIndex root = find_root(parent, n);
     if (component_of_root[root] < 0) component_of_root[root] = components++;
-    cells.push_back(label_of.offset(i, j, k));
+    cells.push_back(LocalIndex(label_of.offset(i, j, k)));
     component.push_back(component_of_root[root]);
   });
   parent = {};
   component_of_root = {};
 
   int64_t* label = label_of.data();
-  std::vector<int64_t> smallest(components), before(cells.size());
+  std::vector<int64_t> smallest(static_cast<size_t>(components)), before(cells.size());
   for (;;) {
     // Every local component takes the smallest label any of its cells carries.
     std::fill(smallest.begin(), smallest.end(), std::numeric_limits<int64_t>::max());

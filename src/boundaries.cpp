@@ -39,7 +39,7 @@ void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid) {
   });
 }
 
-void mark_wall_friction(const CaseConfig& config, Array3<double>& wall_mu) {
+void mark_wall_friction(const CaseConfig& config, Array3<float>& wall_mu) {
   for_each_index(wall_mu.box(), [&](int i, int j, int k) {
     const int solid = solid_at(config, i, j, k);
     double mu = 0.0;

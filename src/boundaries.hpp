@@ -17,7 +17,7 @@ void mark_static_solids(const CaseConfig& config, Array3<uint8_t>& solid);
 // Coulomb coefficient of every solid cell in `wall_mu`'s box: the case's wall_friction for
 // the box walls (0 beyond its frictionless_walls), each collider's friction inside it, 0
 // elsewhere.
-void mark_wall_friction(const CaseConfig& config, Array3<double>& wall_mu);
+void mark_wall_friction(const CaseConfig& config, Array3<float>& wall_mu);
 
 // The faces between a solid and a non-solid cell, as offsets into grid.vel[a] for each
 // component a. `solid` is nonzero in solid cells; cells outside its box count as solid.

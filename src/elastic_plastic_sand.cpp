@@ -49,8 +49,14 @@ void edges_around_cell(const Index3& c, ShearPair p, F&& f) {
     for (int db : {0, 1}) f(shifted(shifted(c, p.a, da), p.b, db));
 }
 
-double at(const Array3<double>& a, const Index3& c) { return a(c[0], c[1], c[2]); }
-double& at(Array3<double>& a, const Index3& c) { return a(c[0], c[1], c[2]); }
+template <class T>
+double at(const Array3<T>& a, const Index3& c) {
+  return a(c[0], c[1], c[2]);
+}
+template <class T>
+T& at(Array3<T>& a, const Index3& c) {
+  return a(c[0], c[1], c[2]);
+}
 
 // du_a/dx_b at edge e of a pair containing a and b (a != b), and D_aa at cell c.
 double edge_gradient(const MacGrid& g, const Index3& e, int a, int b) {
@@ -65,7 +71,7 @@ double cell_stretch(const MacGrid& g, const Index3& c, int a) {
 }
 
 void fill_stress_halo(Halo& halo, StressField& s) {
-  halo.fill<double>({&s[0], &s[1], &s[2], &s[3], &s[4], &s[5]});
+  halo.fill<float>({&s[0], &s[1], &s[2], &s[3], &s[4], &s[5]});
 }
 
 }  // namespace
@@ -98,7 +104,7 @@ void gather_particle_stress(const Topology& topo, Halo& halo, const Particles& p
                                                                              int k) {
     const double count = g.sand_count(i, j, k);
     if (!sand_at(g, g.sand, {i, j, k}) || count <= 0) return;
-    for (Array3<double>& s : start) s(i, j, k) /= count;
+    for (Array3<float>& s : start) s(i, j, k) = float(s(i, j, k) / count);
     const double mean = (start[0](i, j, k) + start[1](i, j, k) + start[2](i, j, k)) / 3;
     for (int a = 0; a < 3; ++a) start[a](i, j, k) -= mean;
   });
@@ -218,7 +224,7 @@ void return_edges_to_yield(const StageContext& s) {
     for (int n = 0; n < 3; ++n) {
       double scale = 1.0;
       cells_around_edge(e, kPairs[n],
-                        [&](const Index3& c) { scale = std::min(scale, at(g.yield_scale, c)); });
+                        [&](const Index3& c) { scale = std::min(scale, double(at(g.yield_scale, c))); });
       g.stress[3 + n](i, j, k) *= scale;
     }
   });
@@ -283,7 +289,7 @@ SandPlasticityStats apply_elastic_plastic_sand(const Topology& topo, Halo& halo,
   elastic_trial(s);
   fill_stress_halo(halo, g.stress);
   return_cells_to_yield(s, stats);
-  halo.fill<double>({&g.stress[0], &g.stress[1], &g.stress[2], &g.yield_scale});
+  halo.fill<float>({&g.stress[0], &g.stress[1], &g.stress[2], &g.yield_scale});
   return_edges_to_yield(s);
   apply_stress_force(s);
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
@@ -296,7 +302,7 @@ void apply_mud_viscosity(const Topology& topo, Halo& halo, MacGrid& g,
                          const Array3<uint8_t>& sand_cells, const MaterialSpec& sand, double dt) {
   if (!sand.wet.holds_water() || !g.has_pore_water() || sand.wet.mud_viscosity <= 0) return;
   StressField& stress = g.stress;
-  for (Array3<double>& component : stress)
+  for (Array3<float>& component : stress)
     component.fill(neighbourhood(g.sand_region, 1, topo.local(Stagger::Cell)), 0.0);
   for_each_index(topo.owned_cells(topo.rank()).intersect(g.sand_region), [&](int i, int j,
                                                                              int k) {

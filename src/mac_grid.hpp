@@ -35,22 +35,25 @@ struct MacGrid {
   // yielding and stress are zero outside it, and wall_normal_speed covers only the faces
   // near it.
   Array3<uint8_t> sand;       // fluid cells whose particles are mostly sand
-  Array3<double> sand_count;  // sand particles per owned cell (P2G)
+  Array3<float> sand_count;   // sand particles per owned cell (P2G); whole numbers, exact
   Box sand_region;            // bounding box of the sand cells, ghosts included
   Array3<uint8_t> rigid;      // sand cells that did not yield this step
   Array3<uint8_t> yielding;   // sand cells that yielded this step
-  Array3<double> wall_mu;     // Coulomb coefficient of each solid cell
-  std::array<Array3<double>, 3> wall_normal_speed;  // |u_n| the walls remove, near the sand
+  Array3<float> wall_mu;      // Coulomb coefficient of each solid cell
+  std::array<Array3<float>, 3> wall_normal_speed;  // |u_n| the walls remove, near the sand
   ComponentLabels rigid_clusters;                   // connected groups of rigid cells; scratch
   Array3<double> pressure_correction;               // of the second projection, Pa
-  std::array<Array3<double>, 6> stress;  // sand stress (xx yy zz xy xz yz), Pa; scratch
+  // Sand stress (xx yy zz xy xz yz), Pa; scratch. Single precision, as the particles carry
+  // it: seven digits are far finer than the yield test and the friction it feeds, and the
+  // six components are the largest share of a sand grid's memory.
+  std::array<Array3<float>, 6> stress;
 
   // Elastic-plastic sand only (allocate_elastic_sand()). grid.stress then holds the stress
   // at the start of the stage's substep, its diagonal at cell centres and its shear
   // components on cell edges (src/elastic_plastic_sand.hpp); these keep what it was when the
   // step began, so that the particles receive the change, and the substeps' yield scale.
-  std::array<Array3<double>, 6> stress_at_step_start;
-  Array3<double> yield_scale;
+  std::array<Array3<float>, 6> stress_at_step_start;
+  Array3<float> yield_scale;
 
   // Wet sand only: allocated by allocate_pore_water() when the sand holds water.
   Array3<float> saturation;      // mean S of the cell's sand particles (P2G)
@@ -68,12 +71,13 @@ struct MacGrid {
                                           + sizeof(float)        // density
                                           + 2 * sizeof(double);  // pressure, cell_scratch
   static constexpr size_t kSandBytesPerCell =
-      3 * sizeof(uint8_t)   // sand, rigid, yielding
-      + 3 * sizeof(double)  // sand_count, wall_mu, pressure_correction
-      + 6 * sizeof(double)  // stress
-      + sizeof(int64_t);    // rigid_clusters
+      3 * sizeof(uint8_t)  // sand, rigid, yielding
+      + 2 * sizeof(float)  // sand_count, wall_mu
+      + sizeof(double)     // pressure_correction
+      + 6 * sizeof(float)  // stress
+      + sizeof(int64_t);   // rigid_clusters
   static constexpr size_t kElasticSandBytesPerCell =
-      7 * sizeof(double);  // stress_at_step_start, yield_scale
+      7 * sizeof(float);  // stress_at_step_start, yield_scale
   static constexpr size_t kPoreWaterBytesPerCell =
       sizeof(float) + 4 * sizeof(double);  // saturation; pore_count .. pore_uptake
 
@@ -99,21 +103,21 @@ struct MacGrid {
   void allocate_sand(const Topology& topo) {
     Box c = topo.local(Stagger::Cell);
     sand.reset(c, Stagger::Cell, 0);
-    sand_count.reset(c, Stagger::Cell, 0.0);
+    sand_count.reset(c, Stagger::Cell, 0.0f);
     sand_region = Box{};
     rigid.reset(c, Stagger::Cell, 0);
     yielding.reset(c, Stagger::Cell, 0);
-    wall_mu.reset(c, Stagger::Cell, 0.0);
-    for (Array3<double>& speed : wall_normal_speed) speed = {};  // sized by the friction stage
+    wall_mu.reset(c, Stagger::Cell, 0.0f);
+    for (Array3<float>& speed : wall_normal_speed) speed = {};  // sized by the friction stage
     rigid_clusters = {};
     pressure_correction.reset(c, Stagger::Cell, 0.0);
-    for (Array3<double>& component : stress) component.reset(c, Stagger::Cell, 0.0);
+    for (Array3<float>& component : stress) component.reset(c, Stagger::Cell, 0.0f);
   }
 
   void allocate_elastic_sand(const Topology& topo) {
     Box c = topo.local(Stagger::Cell);
-    for (Array3<double>& component : stress_at_step_start) component.reset(c, Stagger::Cell, 0.0);
-    yield_scale.reset(c, Stagger::Cell, 1.0);
+    for (Array3<float>& component : stress_at_step_start) component.reset(c, Stagger::Cell, 0.0f);
+    yield_scale.reset(c, Stagger::Cell, 1.0f);
   }
 
   void allocate_pore_water(const Topology& topo) {

@@ -42,7 +42,7 @@ struct RigidClusterStats {
 // translation only. Without it the projection conserves momentum exactly.
 struct WallContact {
   double dt = 0;                            // s
-  const Array3<double>* wall_mu = nullptr;  // Coulomb coefficient of each solid cell
+  const Array3<float>* wall_mu = nullptr;  // Coulomb coefficient of each solid cell
 };
 RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGrid& grid,
                                          const Array3<uint8_t>& rigid,

@@ -142,7 +142,7 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
   // address them all in the loop below.
   const Array3<uint8_t>& type = g.cell_type;
   bool same_boxes = yielding.box() == type.box() && g.density.box() == type.box();
-  for (const Array3<double>& component : stress)
+  for (const Array3<float>& component : stress)
     same_boxes = same_boxes && component.box() == type.box();
   if (!same_boxes)
     throw std::invalid_argument(
@@ -157,7 +157,7 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
   const float* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
-    const double* sigma_aa = stress[a].data();
+    const float* sigma_aa = stress[a].data();
     const Box faces = topo.owned(face_stagger(a))
                           .intersect(topo.global(face_stagger(a)))
                           .intersect(faces_of_cells(yielding_box, a));
@@ -168,11 +168,11 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
       double div = (sigma_aa[R] - sigma_aa[L]) / g.dx;
       for (int b = 0; b < 3; ++b) {
         if (b == a) continue;
-        const double* sigma_ab = stress[SymTensor::index(a, b)].data();
+        const float* sigma_ab = stress[SymTensor::index(a, b)].data();
         const int64_t step = type.stride(b);
         // sigma_ab of `cell`, the neighbour along b of `row` (L or R); see above.
         auto edge = [&](int64_t cell, int64_t row) {
-          if (!(rigids && rigids[cell] && yields[row])) return sigma_ab[cell];
+          if (!(rigids && rigids[cell] && yields[row])) return double(sigma_ab[cell]);
           const double p_row = pressure[row];
           return p_row > 0 ? sigma_ab[row] * std::max(pressure[cell], 0.0) / p_row : 0.0;
         };
@@ -200,7 +200,7 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
       array.reset(local, Stagger::Cell, zero);
   };
   StressField& stress = g.stress;
-  for (Array3<double>& s : stress) clear(s, 0.0);
+  for (Array3<float>& s : stress) clear(s, 0.0f);
   clear(g.yielding, uint8_t(0));
   clear(g.rigid, uint8_t(0));
   // Ghost cells included: the halo fills below write only where the owner has sand.
@@ -222,7 +222,7 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     cell.wet =
         wet ? wet_sand_properties(sand, g.saturation(i, j, k)) : WetSandProperties{sand.cohesion};
     const auto [sigma, is_rigid] = sand_cell_stress(friction, cell);
-    for (int n = 0; n < 6; ++n) stress[n](i, j, k) = sigma.c[n];
+    for (int n = 0; n < 6; ++n) stress[n](i, j, k) = float(sigma.c[n]);
     if (is_rigid) {
       g.rigid(i, j, k) = 1;
       ++stats.rigid_cells;
@@ -232,7 +232,7 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     }
   });
 
-  halo.fill<double, uint8_t>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4],
+  halo.fill<float, uint8_t>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4],
                               &stress[5]},
                              {&g.yielding, &g.rigid});
   apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt);

@@ -40,7 +40,7 @@ struct SymTensor {
 };
 
 // One Array3 per SymTensor component (same order), at cell centres.
-using StressField = std::array<Array3<double>, 6>;
+using StressField = std::array<Array3<float>, 6>;
 
 // Strain rate D at the centre of cell (i,j,k) from the MAC velocities; stencil in the .cpp.
 // Reads faces up to one cell beyond the cell and cell_type around them.

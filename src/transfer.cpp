@@ -19,7 +19,7 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
   particle_count.fill(0.0);
   g.density.fill(0.0f);
   const bool track_sand = g.has_sand();
-  if (track_sand) g.sand_count.fill(0.0);
+  if (track_sand) g.sand_count.fill(0.0f);
   const bool track_saturation = g.has_pore_water();
   if (track_saturation) g.saturation.fill(0.0f);
 
@@ -49,7 +49,7 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     const int i = pt.node[0], j = pt.node[1], k = pt.node[2];
     particle_count(i, j, k) += share;
     g.density(i, j, k) += float(share * density);
-    if (track_sand && is_sand) g.sand_count(i, j, k) += 1.0;
+    if (track_sand && is_sand) g.sand_count(i, j, k) += 1.0f;
     if (track_saturation && is_sand && material.wet.holds_water())
       g.saturation(i, j, k) += float(p.water_content[n] / material.wet.porosity);
   }

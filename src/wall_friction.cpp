@@ -17,8 +17,8 @@ Index3 shifted(Index3 p, int axis, int by) {
 }  // namespace
 
 void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
-                         const Array3<uint8_t>& sand_cells, const Array3<double>& wall_mu,
-                         const std::array<Array3<double>, 3>& normal_speed) {
+                         const Array3<uint8_t>& sand_cells, const Array3<float>& wall_mu,
+                         const std::array<Array3<float>, 3>& normal_speed) {
   const Array3<uint8_t>& type = g.cell_type;
   const Box& cells = type.box();
   auto solid = [&](const Index3& c) {
@@ -30,7 +30,7 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
     const Index3 wall = shifted(c, a, s);
     if (!solid(wall)) return 0.0;
     const Index3 n = s < 0 ? c : wall;  // the a-face between c and the wall
-    return wall_mu(wall[0], wall[1], wall[2]) * normal_speed[a](n[0], n[1], n[2]);
+    return double(wall_mu(wall[0], wall[1], wall[2])) * normal_speed[a](n[0], n[1], n[2]);
   };
 
   // Only faces of a cell that touches a wall, with sand on one side, can change: collect the
@@ -123,24 +123,24 @@ void for_each_normal_face(const MacGrid& g, int a, const Box& faces, F&& f) {
 
 void normal_speed_removed_by_enforcement(const MacGrid& g,
                                          const std::array<Array3<double>, 3>& before,
-                                         std::array<Array3<double>, 3>& normal_speed) {
+                                         std::array<Array3<float>, 3>& normal_speed) {
   for (int a = 0; a < 3; ++a) {
-    normal_speed[a].fill(0.0);
+    normal_speed[a].fill(0.0f);
     for_each_normal_face(g, a, g.vel[a].box(), [&](const Index3& f, const Index3&, int s) {
       const double removed = before[a](f[0], f[1], f[2]) - g.vel[a](f[0], f[1], f[2]);
-      normal_speed[a](f[0], f[1], f[2]) = std::max(0.0, s * removed);
+      normal_speed[a](f[0], f[1], f[2]) = float(std::max(0.0, s * removed));
     });
   }
 }
 
 void normal_speed_from_wall_pressure(const MacGrid& g, double dt, const Box& cells,
-                                     std::array<Array3<double>, 3>& normal_speed) {
+                                     std::array<Array3<float>, 3>& normal_speed) {
   for (int a = 0; a < 3; ++a) {
     const Box faces = faces_of_cells(cells, a).intersect(g.vel[a].box());
-    normal_speed[a].reset(faces, face_stagger(a), 0.0);
+    normal_speed[a].reset(faces, face_stagger(a), 0.0f);
     for_each_normal_face(g, a, faces, [&](const Index3& f, const Index3& c, int) {
       const double p = std::max(0.0, g.pressure(c[0], c[1], c[2]));
-      normal_speed[a](f[0], f[1], f[2]) = p * dt / (g.density(c[0], c[1], c[2]) * g.dx);
+      normal_speed[a](f[0], f[1], f[2]) = float(p * dt / (g.density(c[0], c[1], c[2]) * g.dx));
     });
   }
 }

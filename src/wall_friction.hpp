@@ -39,19 +39,19 @@ namespace dunesim {
 // `normal_speed` must cover the faces of the cells within two cells of a sand cell.
 // Updates owned faces, then halo-fills the velocities.
 void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& grid,
-                         const Array3<uint8_t>& sand_cells, const Array3<double>& wall_mu,
-                         const std::array<Array3<double>, 3>& normal_speed);
+                         const Array3<uint8_t>& sand_cells, const Array3<float>& wall_mu,
+                         const std::array<Array3<float>, 3>& normal_speed);
 
 // |u_n| = max(0, s (u_before - u_after)) on each normal face: only motion into the solid
 // presses sand against it; sand leaving a wall feels no friction.
 void normal_speed_removed_by_enforcement(const MacGrid& grid,
                                          const std::array<Array3<double>, 3>& before,
-                                         std::array<Array3<double>, 3>& normal_speed);
+                                         std::array<Array3<float>, 3>& normal_speed);
 
 // |u_n| = max(0, p) dt / (rho dx) on each normal face, from the pressure and density of the
 // fluid cell next to the wall (call after the projection). Only the faces of `cells` are
 // visited: normal_speed[a] is resized to cover just those (0 where no wall is).
 void normal_speed_from_wall_pressure(const MacGrid& grid, double dt, const Box& cells,
-                                     std::array<Array3<double>, 3>& normal_speed);
+                                     std::array<Array3<float>, 3>& normal_speed);
 
 }  // namespace dunesim
