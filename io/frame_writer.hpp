@@ -14,7 +14,6 @@
 
 namespace dunesim {
 
-
 // A cell-centred grid field to write next to the particles: each rank passes its array
 // and the box of cells it owns; the file holds the global cells[0] x cells[1] x cells[2] array.
 struct GridFieldView {

@@ -233,11 +233,10 @@ void write_selection(hid_t dataset, hid_t memory_type, const Selection& file,
   agree_across_ranks(props.comm, [&] {
     H5Handle file_space = file.space();
     H5Handle memory_space = memory.space();
-    if (H5Dwrite(dataset, memory_type, memory_space.get(), file_space.get(),
-                 props.transfer.get(), data ? data : &no_data) < 0)
+    if (H5Dwrite(dataset, memory_type, memory_space.get(), file_space.get(), props.transfer.get(),
+                 data ? data : &no_data) < 0)
       throw std::runtime_error(fmt::format("cannot write '{}'{}: {}", object_path(dataset),
-                                           write_failure_cause(dataset),
-                                           hdf5_error_detail()));
+                                           write_failure_cause(dataset), hdf5_error_detail()));
   });
 }
 

@@ -152,14 +152,15 @@ std::string render(const RunTimings& local, int ranks, double wall_seconds,
     Json stage_seconds = Json::object();
     for (size_t s = 0; s < stages; ++s)
       stage_seconds[local.stage_seconds[s].first] = seconds[size_t(r) * stages + s];
-    per_rank.push_back({{"rank", r},
-                        {"particles", c[kParticles]},
-                        {"halo_bytes_sent", c[kHaloBytes]},
-                        {"migrated_particles_sent", c[kMigratedParticles]},
-                        {"migration_bytes_sent", c[kMigrationBytes]},
-                        {"peak_rss_bytes", c[kPeakRss]},
-                        {"peak_rss_rise_bytes", peak_rises(local, c, &stage_rises[size_t(r) * stages])},
-                        {"stage_seconds", std::move(stage_seconds)}});
+    per_rank.push_back(
+        {{"rank", r},
+         {"particles", c[kParticles]},
+         {"halo_bytes_sent", c[kHaloBytes]},
+         {"migrated_particles_sent", c[kMigratedParticles]},
+         {"migration_bytes_sent", c[kMigrationBytes]},
+         {"peak_rss_bytes", c[kPeakRss]},
+         {"peak_rss_rise_bytes", peak_rises(local, c, &stage_rises[size_t(r) * stages])},
+         {"stage_seconds", std::move(stage_seconds)}});
   }
 
   const Json report = {
@@ -209,9 +210,11 @@ void write_timing_report(MPI_Comm comm, const std::string& path, const RunTiming
   const size_t stages = local.stage_seconds.size();
   std::vector<double> my_seconds;
   for (const auto& stage : local.stage_seconds) my_seconds.push_back(stage.second);
-  const int64_t my_counters[kCounters] = {local.particles, local.halo_bytes_sent,
+  const int64_t my_counters[kCounters] = {local.particles,
+                                          local.halo_bytes_sent,
                                           local.migrated_particles_sent,
-                                          local.migration_bytes_sent, local.peak_rss_bytes,
+                                          local.migration_bytes_sent,
+                                          local.peak_rss_bytes,
                                           local.peak_rise_outside_stages};
   std::vector<int64_t> my_rises = local.stage_peak_rise;
   my_rises.resize(stages, 0);

@@ -24,7 +24,7 @@ struct RunTimings {
   int64_t halo_bytes_sent = 0;
   int64_t migrated_particles_sent = 0;
   int64_t migration_bytes_sent = 0;
-  int64_t peak_rss_bytes = 0;                     // this process
+  int64_t peak_rss_bytes = 0;  // this process
   // How much each stage (in stage_seconds' order) raised this process's peak resident
   // memory, and how much the time outside the stages did (setup and seeding included).
   std::vector<int64_t> stage_peak_rise;

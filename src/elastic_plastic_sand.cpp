@@ -223,8 +223,9 @@ void return_edges_to_yield(const StageContext& s) {
     const Index3 e{i, j, k};
     for (int n = 0; n < 3; ++n) {
       double scale = 1.0;
-      cells_around_edge(e, kPairs[n],
-                        [&](const Index3& c) { scale = std::min(scale, double(at(g.yield_scale, c))); });
+      cells_around_edge(e, kPairs[n], [&](const Index3& c) {
+        scale = std::min(scale, double(at(g.yield_scale, c)));
+      });
       g.stress[3 + n](i, j, k) *= scale;
     }
   });

@@ -34,15 +34,15 @@ struct MacGrid {
   // small part of most grids, so the sand stages look only near sand_region: rigid,
   // yielding and stress are zero outside it, and wall_normal_speed covers only the faces
   // near it.
-  Array3<uint8_t> sand;       // fluid cells whose particles are mostly sand
-  Array3<float> sand_count;   // sand particles per owned cell (P2G); whole numbers, exact
-  Box sand_region;            // bounding box of the sand cells, ghosts included
-  Array3<uint8_t> rigid;      // sand cells that did not yield this step
-  Array3<uint8_t> yielding;   // sand cells that yielded this step
-  Array3<float> wall_mu;      // Coulomb coefficient of each solid cell
+  Array3<uint8_t> sand;      // fluid cells whose particles are mostly sand
+  Array3<float> sand_count;  // sand particles per owned cell (P2G); whole numbers, exact
+  Box sand_region;           // bounding box of the sand cells, ghosts included
+  Array3<uint8_t> rigid;     // sand cells that did not yield this step
+  Array3<uint8_t> yielding;  // sand cells that yielded this step
+  Array3<float> wall_mu;     // Coulomb coefficient of each solid cell
   std::array<Array3<float>, 3> wall_normal_speed;  // |u_n| the walls remove, near the sand
-  ComponentLabels rigid_clusters;                   // connected groups of rigid cells; scratch
-  Array3<double> pressure_correction;               // of the second projection, Pa
+  ComponentLabels rigid_clusters;                  // connected groups of rigid cells; scratch
+  Array3<double> pressure_correction;              // of the second projection, Pa
   // Sand stress (xx yy zz xy xz yz), Pa; scratch. Single precision, as the particles carry
   // it: seven digits are far finer than the yield test and the friction it feeds, and the
   // six components are the largest share of a sand grid's memory.
@@ -67,15 +67,14 @@ struct MacGrid {
   // Ghost cells, the extra layer of faces and the arrays sized to the sand's region are left out,
   // so a grid needs at least this much. Keep in step with the allocate functions below.
   static constexpr size_t kBytesPerCell = 3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
-                                          + 2 * sizeof(uint8_t)  // cell_type, solid
-                                          + sizeof(float)        // density
-                                          + 2 * sizeof(double);  // pressure, cell_scratch
-  static constexpr size_t kSandBytesPerCell =
-      3 * sizeof(uint8_t)  // sand, rigid, yielding
-      + 2 * sizeof(float)  // sand_count, wall_mu
-      + sizeof(double)     // pressure_correction
-      + 6 * sizeof(float)  // stress
-      + sizeof(int64_t);   // rigid_clusters
+                                          + 2 * sizeof(uint8_t)    // cell_type, solid
+                                          + sizeof(float)          // density
+                                          + 2 * sizeof(double);    // pressure, cell_scratch
+  static constexpr size_t kSandBytesPerCell = 3 * sizeof(uint8_t)  // sand, rigid, yielding
+                                              + 2 * sizeof(float)  // sand_count, wall_mu
+                                              + sizeof(double)     // pressure_correction
+                                              + 6 * sizeof(float)  // stress
+                                              + sizeof(int64_t);   // rigid_clusters
   static constexpr size_t kElasticSandBytesPerCell =
       7 * sizeof(float);  // stress_at_step_start, yield_scale
   static constexpr size_t kPoreWaterBytesPerCell =

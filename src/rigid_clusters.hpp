@@ -41,7 +41,7 @@ struct RigidClusterStats {
 // velocity is reduced by mu times that and clamped at zero. Friction acts on the
 // translation only. Without it the projection conserves momentum exactly.
 struct WallContact {
-  double dt = 0;                            // s
+  double dt = 0;                           // s
   const Array3<float>* wall_mu = nullptr;  // Coulomb coefficient of each solid cell
 };
 RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGrid& grid,

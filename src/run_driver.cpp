@@ -311,7 +311,8 @@ void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
   timings.migrated_particles_sent = sim.migrated_particles_sent();
   timings.migration_bytes_sent = sim.migration_bytes_sent();
   timings.peak_rss_bytes = peak_rss_bytes();
-  for (const auto& stage : sim.clock().peak_rises()) timings.stage_peak_rise.push_back(stage.second);
+  for (const auto& stage : sim.clock().peak_rises())
+    timings.stage_peak_rise.push_back(stage.second);
   timings.peak_rise_outside_stages = sim.clock().peak_rise_outside_stages();
   timings.imbalance_history = sim.imbalance_history();
   write_timing_report(comm, result.report_path, timings);

@@ -233,8 +233,8 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   });
 
   halo.fill<float, uint8_t>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4],
-                              &stress[5]},
-                             {&g.yielding, &g.rigid});
+                             &stress[5]},
+                            {&g.yielding, &g.rigid});
   apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt);
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
   return stats;

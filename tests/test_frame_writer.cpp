@@ -306,7 +306,8 @@ TEST(FrameWriter, RanksWithoutParticlesJoinWithEmptySelections) {
 TEST(FrameWriter, RowsConvertedInPiecesLandInPlace) {
   FrameOptions options;
   options.piece_bytes = 2 * 3 * sizeof(double);
-  write_and_check("pieces", [](int r) { return int64_t(5 + 9 * r); }, options);
+  write_and_check(
+      "pieces", [](int r) { return int64_t(5 + 9 * r); }, options);
 }
 
 // Single precision: position and velocity are stored as float32 and read back within
