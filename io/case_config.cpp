@@ -671,6 +671,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
                   "kind",
                   "density",
                   "flip_ratio",
+                  "transfer",
                   "friction_angle",
                   "cohesion",
                   "c_dry",
@@ -711,6 +712,10 @@ void read_materials(const Table& root, CaseConfig& cfg) {
     // Mostly PIC suits Zhu & Bridson's sand (thesis 3.2); elastic-plastic sand takes small
     // steps, at which PIC's damping would be a strong viscosity (src/README.md, "Sand").
     const bool mostly_pic = sand && spec.rheology.kind != SandRheology::Kind::ElasticPlastic;
+    const bool apic = m.has("transfer") && m.choice("transfer", {"flip", "apic"}) == "apic";
+    spec.transfer = apic ? Transfer::Apic : Transfer::Flip;
+    if (spec.transfer == Transfer::Apic && m.has("flip_ratio"))
+      m.fail("flip_ratio", "applies to transfer = \"flip\" only (this material's is \"apic\")");
     spec.flip_ratio = m.number("flip_ratio", kUnitInterval, mostly_pic ? 0.05 : 0.95);
     if (!sand) {
       m.forbid({"friction_angle", "cohesion", "c_dry", "porosity", "ideal_saturation", "c_wet",

@@ -64,11 +64,17 @@ struct SandRheology {
   double shear_modulus = 2e5;
 };
 
+// How a material's particles and the grid exchange velocities: PIC/FLIP blended by
+// flip_ratio, or the affine particle-in-cell method (Jiang et al. 2015), whose particles
+// carry a velocity gradient and take the grid's velocity without FLIP's noise.
+enum class Transfer { Flip, Apic };
+
 struct MaterialSpec {
   std::string name;
   MaterialKind kind = MaterialKind::Water;
-  double density = 1000.0;   // kg/m^3
-  double flip_ratio = 0.95;  // 1 = pure FLIP, 0 = pure PIC
+  double density = 1000.0;  // kg/m^3
+  Transfer transfer = Transfer::Flip;
+  double flip_ratio = 0.95;  // transfer = flip: 1 = pure FLIP, 0 = pure PIC
   // Sand only (ignored for water).
   double friction_angle_deg = 30.0;
   double cohesion = 0.0;  // Pa; the dry cohesion c_dry when the sand holds water

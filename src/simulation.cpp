@@ -343,6 +343,10 @@ void Simulation::restore(Particles particles, double time, int64_t steps) {
   // written otherwise starts unloaded or drops it.
   if (particles_.carries_stress != needs_particle_stress(config_))
     particles_.carry_stress(needs_particle_stress(config_));
+  // Likewise the affine velocity: a checkpoint without it starts the APIC particles from a
+  // uniform velocity, which the first G2P replaces.
+  if (particles_.carries_affine != needs_particle_affine(config_))
+    particles_.carry_affine(needs_particle_affine(config_));
   time_ = time;
   steps_ = steps;
 }
