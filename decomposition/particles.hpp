@@ -32,7 +32,7 @@ struct Particles {
   bool carries_stress = false;
   // The affine velocity of the APIC transfer (Jiang et al. 2015), 1/s: affine[3 a + d] is
   // d(v_a)/d(x_d) around the particle, so that P2G spreads v_a + c_a . (x_face - x_p)
-  // instead of v_a alone. Only runs with a material whose transfer is APIC carry it
+  // instead of v_a alone. Only runs with a material whose transfer is APIC or RPIC carry it
   // (carries_affine); particles of the other materials keep it at zero.
   std::array<ParticleVector<float>, 9> affine;
   bool carries_affine = false;

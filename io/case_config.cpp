@@ -712,10 +712,14 @@ void read_materials(const Table& root, CaseConfig& cfg) {
     // Mostly PIC suits Zhu & Bridson's sand (thesis 3.2); elastic-plastic sand takes small
     // steps, at which PIC's damping would be a strong viscosity (src/README.md, "Sand").
     const bool mostly_pic = sand && spec.rheology.kind != SandRheology::Kind::ElasticPlastic;
-    const bool apic = m.has("transfer") && m.choice("transfer", {"flip", "apic"}) == "apic";
-    spec.transfer = apic ? Transfer::Apic : Transfer::Flip;
-    if (spec.transfer == Transfer::Apic && m.has("flip_ratio"))
-      m.fail("flip_ratio", "applies to transfer = \"flip\" only (this material's is \"apic\")");
+    const std::string transfer =
+        m.has("transfer") ? m.choice("transfer", {"flip", "apic", "rpic"}) : "flip";
+    spec.transfer = transfer == "apic"   ? Transfer::Apic
+                    : transfer == "rpic" ? Transfer::Rpic
+                                         : Transfer::Flip;
+    if (spec.transfer != Transfer::Flip && m.has("flip_ratio"))
+      m.fail("flip_ratio", "applies to transfer = \"flip\" only (this material's is " +
+                               in_quotes(transfer) + ")");
     spec.flip_ratio = m.number("flip_ratio", kUnitInterval, mostly_pic ? 0.05 : 0.95);
     if (!sand) {
       m.forbid({"friction_angle", "cohesion", "c_dry", "porosity", "ideal_saturation", "c_wet",

@@ -66,8 +66,9 @@ struct SandRheology {
 
 // How a material's particles and the grid exchange velocities: PIC/FLIP blended by
 // flip_ratio, or the affine particle-in-cell method (Jiang et al. 2015), whose particles
-// carry a velocity gradient and take the grid's velocity without FLIP's noise.
-enum class Transfer { Flip, Apic };
+// carry a velocity gradient and take the grid's velocity without FLIP's noise; RPIC, from
+// the same paper, carries only the gradient's rotation (angular momentum, not strain).
+enum class Transfer { Flip, Apic, Rpic };
 
 struct MaterialSpec {
   std::string name;

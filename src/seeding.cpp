@@ -77,7 +77,7 @@ bool needs_particle_stress(const CaseConfig& config) {
 
 bool needs_particle_affine(const CaseConfig& config) {
   for (const MaterialSpec& m : config.materials)
-    if (m.transfer == Transfer::Apic) return true;
+    if (m.transfer != Transfer::Flip) return true;
   return false;
 }
 

@@ -43,7 +43,7 @@ void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpe
 // Whether the case's particles carry a stress (Particles::stress): elastic-plastic sand.
 bool needs_particle_stress(const CaseConfig& config);
 // Whether the case's particles carry an affine velocity (Particles::affine): a material
-// with transfer = "apic".
+// with transfer = "apic" or "rpic".
 bool needs_particle_affine(const CaseConfig& config);
 
 double water_content_of_new_particle(const SourceSpec& source,

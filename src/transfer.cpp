@@ -47,6 +47,19 @@ void take_grid_velocity_affine(const MacGrid& g, const GridPoint& pt, size_t n, 
   }
 }
 
+// Keeps only the rotation of particle n's affine velocity, (C - C^T) / 2 (RPIC, Jiang et al.
+// 2015, section 5.2): angular momentum is still carried, the strain rate is dropped as PIC
+// drops it.
+void keep_rotation_only(size_t n, Particles& p) {
+  for (int a = 0; a < 3; ++a)
+    for (int d = 0; d < a; ++d) {
+      const float skew = 0.5f * (p.affine[3 * a + d][n] - p.affine[3 * d + a][n]);
+      p.affine[3 * a + d][n] = skew;
+      p.affine[3 * d + a][n] = -skew;
+    }
+  for (int a = 0; a < 3; ++a) p.affine[4 * a][n] = 0.0f;
+}
+
 // G2P of one PIC/FLIP particle: the blend of the new grid velocity (PIC) and the particle's
 // own plus the grid's change since P2G (FLIP).
 void blend_grid_velocity(const MacGrid& g, const GridPoint& pt, double flip, size_t n,
@@ -145,10 +158,12 @@ void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materi
   for (size_t n = 0; n < p.size(); ++n) {
     const MaterialSpec& material = materials[p.material[n]];
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
-    if (material.transfer == Transfer::Apic)
-      take_grid_velocity_affine(g, pt, n, p);
-    else
+    if (material.transfer == Transfer::Flip) {
       blend_grid_velocity(g, pt, material.flip_ratio, n, p);
+      continue;
+    }
+    take_grid_velocity_affine(g, pt, n, p);
+    if (material.transfer == Transfer::Rpic) keep_rotation_only(n, p);
   }
 }
 

@@ -793,7 +793,7 @@ TEST(CaseConfigErrors, SandRheology) {
   expect_error(kMinimal + "[[material]]\nname = \"w2\"\nkind = \"water\"\nrheology = \"mu_i\"\n",
                {"rheology"});
 }
-// A material's transfer: PIC/FLIP unless it says apic, which takes no flip_ratio.
+// A material's transfer: PIC/FLIP unless it says apic or rpic, which take no flip_ratio.
 TEST(CaseConfig, Transfer) {
   const std::string sand_source =
       "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
@@ -808,8 +808,12 @@ TEST(CaseConfig, Transfer) {
                 .materials[0]
                 .transfer,
             Transfer::Apic);
+  EXPECT_EQ(parse_case_text(sand + "transfer = \"rpic\"\n" + sand_source, "x.toml")
+                .materials[0]
+                .transfer,
+            Transfer::Rpic);
   expect_error(sand + "transfer = \"mpm\"\n" + sand_source,
-               {"material[0].transfer", "\"flip\" or \"apic\""});
+               {"material[0].transfer", "\"flip\" or \"apic\" or \"rpic\""});
   expect_error(sand + "transfer = \"apic\"\nflip_ratio = 0.5\n" + sand_source,
                {"material[0].flip_ratio", "transfer = \"flip\" only"});
 }
