@@ -1022,11 +1022,14 @@ CaseConfig parse_case(const std::string& text, const std::string& file,
       balance.number("sand_particle_work", kPositive, cfg.load_balance.sand_particle_work);
 
   Table pressure = root.table("pressure");
-  pressure.allow_only({"rtol", "max_iterations", "petsc_options"});
+  pressure.allow_only({"rtol", "max_iterations", "petsc_options", "free_surface"});
   cfg.pressure.rtol = pressure.number("rtol", Range{0.0, 1.0, false, false}, cfg.pressure.rtol);
   cfg.pressure.max_iterations = static_cast<int>(
       pressure.integer("max_iterations", 1, INT_MAX, cfg.pressure.max_iterations));
   cfg.pressure.petsc_options = pressure.string("petsc_options", cfg.pressure.petsc_options);
+  if (pressure.has("free_surface") &&
+      pressure.choice("free_surface", {"first_order", "ghost_fluid"}) == "ghost_fluid")
+    cfg.pressure.free_surface = FreeSurface::GhostFluid;
 
   read_materials(root, cfg);
   read_sources(root, cfg, mesh_text);

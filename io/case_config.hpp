@@ -149,10 +149,16 @@ struct CheckpointSpec {
   std::string directory;        // empty = <output directory>/checkpoints
 };
 
+// Where the pressure's free-surface condition p = 0 holds: at the centre of the first air
+// cell (first order), or where the particles' smoothed surface crosses the line between a
+// fluid and an air cell centre (ghost fluid, src/free_surface.hpp).
+enum class FreeSurface { FirstOrder, GhostFluid };
+
 struct PressureSolverSpec {
   double rtol = 1e-6;
   int max_iterations = 500;
   std::string petsc_options;  // e.g. "-pc_type gamg", added to PETSc's options
+  FreeSurface free_surface = FreeSurface::FirstOrder;
 };
 
 // Dynamic load balancing: every interval_steps the ranks measure their work (particles,

@@ -12,6 +12,7 @@
 #include "src/darcy_drag.hpp"
 #include "src/elastic_plastic_sand.hpp"
 #include "src/extrapolation.hpp"
+#include "src/free_surface.hpp"
 #include "src/particle_sort.hpp"
 #include "src/percolation.hpp"
 #include "src/projection.hpp"
@@ -94,6 +95,7 @@ void Simulation::lay_out_grid() {
     mark_wall_friction(config_, grid_.wall_mu);
   }
   if (has_pore_water()) grid_.allocate_pore_water(*topo_);
+  if (config_.pressure.free_surface == FreeSurface::GhostFluid) grid_.allocate_surface(*topo_);
 }
 
 namespace {
@@ -191,6 +193,7 @@ void Simulation::step(double dt) {
 void Simulation::particles_to_grid() {
   auto t = clock_.time(kParticlesToGrid);
   dunesim::particles_to_grid(particles_, config_.materials, *halo_, *topo_, grid_);
+  if (grid_.has_surface_phi()) compute_surface_phi(particles_, *halo_, *topo_, grid_);
 }
 
 void Simulation::save_grid_velocity() {

@@ -818,6 +818,19 @@ TEST(CaseConfig, Transfer) {
                {"material[0].flip_ratio", "transfer = \"flip\" only"});
 }
 
+// [pressure] free_surface: first order unless it says ghost_fluid.
+TEST(CaseConfig, FreeSurface) {
+  EXPECT_EQ(parse_case_text(kMinimal, "x.toml").pressure.free_surface, FreeSurface::FirstOrder);
+  EXPECT_EQ(parse_case_text(kMinimal + "[pressure]\nfree_surface = \"ghost_fluid\"\n", "x.toml")
+                .pressure.free_surface,
+            FreeSurface::GhostFluid);
+  EXPECT_EQ(parse_case_text(kMinimal + "[pressure]\nfree_surface = \"first_order\"\n", "x.toml")
+                .pressure.free_surface,
+            FreeSurface::FirstOrder);
+  expect_error(kMinimal + "[pressure]\nfree_surface = \"sharp\"\n",
+               {"pressure.free_surface", "\"first_order\" or \"ghost_fluid\""});
+}
+
 // [output] precision and particle_stride: read, and refused with the key named.
 TEST(CaseConfig, OutputPrecisionAndStride) {
   CaseConfig plain = parse_case_text(kMinimal, "x.toml");
