@@ -13,9 +13,12 @@ namespace {
 void count_fill(const Particles& p, const Topology& topo, double dx, Array3<float>& fill) {
   fill.fill(0.0f);
   const float share = 1.0f / float(kParticlesPerCell);
-  for (size_t n = 0; n < p.size(); ++n)
-    fill(int(std::floor(p.x[n] / dx)), int(std::floor(p.y[n] / dx)),
-         int(std::floor(p.z[n] / dx))) += share;
+  const Box& box = fill.box();
+  for (size_t n = 0; n < p.size(); ++n) {
+    const int i = int(std::floor(p.x[n] / dx)), j = int(std::floor(p.y[n] / dx)),
+              k = int(std::floor(p.z[n] / dx));
+    if (box.contains(i, j, k)) fill(i, j, k) += share;  // always, once particles migrated
+  }
   for_each_index(topo.owned_cells(topo.rank()),
                  [&](int i, int j, int k) { fill(i, j, k) = std::min(fill(i, j, k), 1.0f); });
 }
