@@ -30,6 +30,12 @@ struct Particles {
   // run's memory. Without it these arrays stay empty and nothing visits them.
   std::array<ParticleVector<float>, 6> stress;
   bool carries_stress = false;
+  // The affine velocity of the APIC transfer (Jiang et al. 2015), 1/s: affine[3 a + d] is
+  // d(v_a)/d(x_d) around the particle, so that P2G spreads v_a + c_a . (x_face - x_p)
+  // instead of v_a alone. Only runs with a material whose transfer is APIC or RPIC carry it
+  // (carries_affine); particles of the other materials keep it at zero.
+  std::array<ParticleVector<float>, 9> affine;
+  bool carries_affine = false;
 
   // Visits every per-particle array, so packing, sorting and I/O never miss one when an
   // attribute is added: add it here, and set it where particles are created
@@ -47,6 +53,8 @@ struct Particles {
     f(water_content);
     if (carries_stress)
       for (ParticleVector<float>& component : stress) f(component);
+    if (carries_affine)
+      for (ParticleVector<float>& component : affine) f(component);
   }
   // The same, read-only; it visits the one list above.
   template <class F>
@@ -55,15 +63,30 @@ struct Particles {
   }
 
   size_t size() const { return id.size(); }
-  // Starts or stops carrying the stress arrays (zero for every particle when started).
-  void carry_stress(bool carry) {
-    carries_stress = carry;
-    for (ParticleVector<float>& component : stress) {
+  // Fills each of `arrays` with a zero per particle, or frees them.
+  template <size_t N>
+  void start_or_drop(std::array<ParticleVector<float>, N>& arrays, bool carry) {
+    for (ParticleVector<float>& component : arrays) {
       if (carry)
         component.assign(size(), 0.0f);
       else
         ParticleVector<float>().swap(component);
     }
+  }
+  // Starts or stops carrying the stress arrays (zero for every particle when started).
+  void carry_stress(bool carry) {
+    carries_stress = carry;
+    start_or_drop(stress, carry);
+  }
+  // Starts or stops carrying the affine velocity (zero for every particle when started).
+  void carry_affine(bool carry) {
+    carries_affine = carry;
+    start_or_drop(affine, carry);
+  }
+  // Carries the same optional arrays as `other` (for a copy built by append_packed).
+  void carry_like(const Particles& other) {
+    carry_stress(other.carries_stress);
+    carry_affine(other.carries_affine);
   }
   double speed_squared(size_t n) const {
     const double u = vx[n], v = vy[n], w = vz[n];

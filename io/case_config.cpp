@@ -671,6 +671,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
                   "kind",
                   "density",
                   "flip_ratio",
+                  "transfer",
                   "friction_angle",
                   "cohesion",
                   "c_dry",
@@ -711,6 +712,14 @@ void read_materials(const Table& root, CaseConfig& cfg) {
     // Mostly PIC suits Zhu & Bridson's sand (thesis 3.2); elastic-plastic sand takes small
     // steps, at which PIC's damping would be a strong viscosity (src/README.md, "Sand").
     const bool mostly_pic = sand && spec.rheology.kind != SandRheology::Kind::ElasticPlastic;
+    const std::string transfer =
+        m.has("transfer") ? m.choice("transfer", {"flip", "apic", "rpic"}) : "flip";
+    spec.transfer = transfer == "apic"   ? Transfer::Apic
+                    : transfer == "rpic" ? Transfer::Rpic
+                                         : Transfer::Flip;
+    if (spec.transfer != Transfer::Flip && m.has("flip_ratio"))
+      m.fail("flip_ratio", "applies to transfer = \"flip\" only (this material's is " +
+                               in_quotes(transfer) + ")");
     spec.flip_ratio = m.number("flip_ratio", kUnitInterval, mostly_pic ? 0.05 : 0.95);
     if (!sand) {
       m.forbid({"friction_angle", "cohesion", "c_dry", "porosity", "ideal_saturation", "c_wet",
@@ -1013,11 +1022,14 @@ CaseConfig parse_case(const std::string& text, const std::string& file,
       balance.number("sand_particle_work", kPositive, cfg.load_balance.sand_particle_work);
 
   Table pressure = root.table("pressure");
-  pressure.allow_only({"rtol", "max_iterations", "petsc_options"});
+  pressure.allow_only({"rtol", "max_iterations", "petsc_options", "free_surface"});
   cfg.pressure.rtol = pressure.number("rtol", Range{0.0, 1.0, false, false}, cfg.pressure.rtol);
   cfg.pressure.max_iterations = static_cast<int>(
       pressure.integer("max_iterations", 1, INT_MAX, cfg.pressure.max_iterations));
   cfg.pressure.petsc_options = pressure.string("petsc_options", cfg.pressure.petsc_options);
+  if (pressure.has("free_surface") &&
+      pressure.choice("free_surface", {"first_order", "ghost_fluid"}) == "ghost_fluid")
+    cfg.pressure.free_surface = FreeSurface::GhostFluid;
 
   read_materials(root, cfg);
   read_sources(root, cfg, mesh_text);

@@ -64,11 +64,18 @@ struct SandRheology {
   double shear_modulus = 2e5;
 };
 
+// How a material's particles and the grid exchange velocities: PIC/FLIP blended by
+// flip_ratio, or the affine particle-in-cell method (Jiang et al. 2015), whose particles
+// carry a velocity gradient and take the grid's velocity without FLIP's noise; RPIC, from
+// the same paper, carries only the gradient's rotation (angular momentum, not strain).
+enum class Transfer { Flip, Apic, Rpic };
+
 struct MaterialSpec {
   std::string name;
   MaterialKind kind = MaterialKind::Water;
-  double density = 1000.0;   // kg/m^3
-  double flip_ratio = 0.95;  // 1 = pure FLIP, 0 = pure PIC
+  double density = 1000.0;  // kg/m^3
+  Transfer transfer = Transfer::Flip;
+  double flip_ratio = 0.95;  // transfer = flip: 1 = pure FLIP, 0 = pure PIC
   // Sand only (ignored for water).
   double friction_angle_deg = 30.0;
   double cohesion = 0.0;  // Pa; the dry cohesion c_dry when the sand holds water
@@ -142,10 +149,16 @@ struct CheckpointSpec {
   std::string directory;        // empty = <output directory>/checkpoints
 };
 
+// Where the pressure's free-surface condition p = 0 holds: at the centre of the first air
+// cell (first order), or where the particles' smoothed surface crosses the line between a
+// fluid and an air cell centre (ghost fluid, src/free_surface.hpp).
+enum class FreeSurface { FirstOrder, GhostFluid };
+
 struct PressureSolverSpec {
   double rtol = 1e-6;
   int max_iterations = 500;
   std::string petsc_options;  // e.g. "-pc_type gamg", added to PETSc's options
+  FreeSurface free_surface = FreeSurface::FirstOrder;
 };
 
 // Dynamic load balancing: every interval_steps the ranks measure their work (particles,

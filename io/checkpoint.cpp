@@ -30,7 +30,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kFormat = "dunesim checkpoint";
-constexpr int64_t kFormatVersion = 3;  // 2: velocities in single precision; 3: sand stress
+// 2: velocities in single precision; 3: sand stress. The affine velocity, optional like the
+// stress, needs no new version: files without it read as before.
+constexpr int64_t kFormatVersion = 3;
 constexpr const char* kLatestName = "checkpoint_latest";
 constexpr const char* kAxisNames[3] = {"x", "y", "z"};
 
@@ -70,7 +72,16 @@ std::string attribute_name(const Particles& p, const ParticleVector<T>& array, i
                                                        {&p.stress[2], "stress_zz"},
                                                        {&p.stress[3], "stress_xy"},
                                                        {&p.stress[4], "stress_xz"},
-                                                       {&p.stress[5], "stress_yz"}};
+                                                       {&p.stress[5], "stress_yz"},
+                                                       {&p.affine[0], "affine_xx"},
+                                                       {&p.affine[1], "affine_xy"},
+                                                       {&p.affine[2], "affine_xz"},
+                                                       {&p.affine[3], "affine_yx"},
+                                                       {&p.affine[4], "affine_yy"},
+                                                       {&p.affine[5], "affine_yz"},
+                                                       {&p.affine[6], "affine_zx"},
+                                                       {&p.affine[7], "affine_zy"},
+                                                       {&p.affine[8], "affine_zz"}};
   for (const auto& [address, name] : named)
     if (address == static_cast<const void*>(&array)) return name;
   return "attribute_" + std::to_string(index);
@@ -335,19 +346,26 @@ void require_finite(const std::string& dataset, const ParticleVector<T>& values,
   }
 }
 
-// Whether the checkpoint's particles carry a stress (elastic-plastic sand; Particles::stress).
-bool stores_stress(hid_t group) {
+// No particles, carrying the optional arrays the checkpoint stores: the stress of
+// elastic-plastic sand and the affine velocity of APIC (Particles::stress, ::affine).
+Particles stored_layout(hid_t group) {
   const std::vector<std::string> stored = link_names(group);
-  return std::find(stored.begin(), stored.end(), "stress_xx") != stored.end();
+  const auto holds = [&](const char* name) {
+    return std::find(stored.begin(), stored.end(), name) != stored.end();
+  };
+  Particles layout;
+  layout.carry_stress(holds("stress_xx"));
+  layout.carry_affine(holds("affine_xx"));
+  return layout;
 }
 
-// Every attribute this build has (with the stress when the file carries it) must be there
+// Every attribute this build has (with the optional arrays `layout` carries) must be there
 // with particle_count rows of its type, and nothing this build would drop.
-void check_particle_datasets(hid_t group, int64_t particle_count, bool carries_stress) {
+void check_particle_datasets(hid_t group, int64_t particle_count, const Particles& layout) {
   std::vector<std::string> stored = link_names(group);
   std::set<std::string> unread(stored.begin(), stored.end());
   Particles none;
-  none.carry_stress(carries_stress);
+  none.carry_like(layout);
   for_each_named_array(none, [&](const std::string& dataset, auto& array) {
     using T = typename std::decay_t<decltype(array)>::value_type;
     if (!unread.erase(dataset))
@@ -490,11 +508,11 @@ Particles CheckpointReader::read_particles() {
   MPI_Comm_size(comm_, &size);
   QuietHdf5Errors quiet;
   H5Handle group;
-  bool carries_stress = false;
+  Particles layout;
   run_agreed(comm_, path_, [&] {
     group = open_group(file_->handle.get(), "particles");
-    carries_stress = stores_stress(group.get());
-    check_particle_datasets(group.get(), particle_count_, carries_stress);
+    layout = stored_layout(group.get());
+    check_particle_datasets(group.get(), particle_count_, layout);
   });
   // The table was checked against particle_count, and the datasets' rows against it.
   int64_t first = 0, count = 0;
@@ -506,7 +524,7 @@ Particles CheckpointReader::read_particles() {
     count = particle_count_ * (rank + 1) / size - first;
   }
   Particles particles;
-  particles.carry_stress(carries_stress);
+  particles.carry_like(layout);
   particles.resize(size_t(count));
   run_agreed(comm_, path_, [&] {
     const ReadProperties reading = make_read_properties(comm_);

@@ -144,7 +144,7 @@ Particles particles_with_stride(const Particles& p, int64_t stride) {
   char* out = packed.data();
   for (size_t n : kept) out = p.pack(n, out);
   Particles selected;
-  selected.carry_stress(p.carries_stress);  // the packed layout includes it then
+  selected.carry_like(p);  // the packed layout includes the optional arrays then
   selected.append_packed(packed.data(), kept.size());
   return selected;
 }

@@ -11,6 +11,7 @@ struct Stencil {
   int64_t base = 0;  // offset of the lowest corner in the array
   double w[8];       // weight of corner (di + 2 dj + 4 dk)
   int64_t off[8];    // offset of each corner relative to base
+  double frac[3];    // the point's place in the block along each axis, 0 to 1, in cells
 };
 
 // A point in grid units, computed once and shared by the three MAC components: along its
@@ -52,6 +53,7 @@ inline Stencil make_stencil(const Array3<T>& arr, int a, const GridPoint& pt) {
     }
   }
   Stencil s;
+  for (int d = 0; d < 3; ++d) s.frac[d] = f[d];
   s.base = arr.offset(base[0], base[1], base[2]);
   const int64_t sx = arr.stride(0), sy = arr.stride(1), sz = arr.stride(2);
   const double gx[2] = {1 - f[0], f[0]}, gy[2] = {1 - f[1], f[1]}, gz[2] = {1 - f[2], f[2]};
@@ -76,6 +78,32 @@ inline double interpolate(const Array3<T>& arr, const Stencil& s) {
   double v = 0;
   for (int c = 0; c < 8; ++c) v += s.w[c] * d[s.off[c]];
   return v;
+}
+
+// Offset of corner c of a stencil's block from its point, in cells (multiply by dx for m).
+inline void corner_offset(const Stencil& s, int c, double r[3]) {
+  for (int d = 0; d < 3; ++d) r[d] = double((c >> d) & 1) - s.frac[d];
+}
+
+// Gradient of the trilinear interpolant of a stencil's block at its point, per cell (divide
+// by dx for per metre): sum over the corners of grad(w_c) v_c.
+template <class T>
+inline void interpolate_gradient(const Array3<T>& arr, const Stencil& s, double grad[3]) {
+  const T* d = arr.data() + s.base;
+  const double* f = s.frac;
+  grad[0] = grad[1] = grad[2] = 0.0;
+  for (int c = 0; c < 8; ++c) {
+    const int bit[3] = {c & 1, (c >> 1) & 1, (c >> 2) & 1};
+    double g1[3], dg[3];  // each axis' 1D weight, and its derivative
+    for (int a = 0; a < 3; ++a) {
+      g1[a] = bit[a] ? f[a] : 1.0 - f[a];
+      dg[a] = bit[a] ? 1.0 : -1.0;
+    }
+    const double v = d[s.off[c]];
+    grad[0] += dg[0] * g1[1] * g1[2] * v;
+    grad[1] += g1[0] * dg[1] * g1[2] * v;
+    grad[2] += g1[0] * g1[1] * dg[2] * v;
+  }
 }
 
 }  // namespace dunesim

@@ -62,8 +62,14 @@ struct MacGrid {
   Array3<double> pore_exchange;  // ... absorption and percolation stages
   Array3<double> pore_uptake;
 
+  // Ghost-fluid free surface only (allocate_surface()): the level set of the cells'
+  // smoothed fill at cell centres, negative inside (free_surface.hpp), and a scratch array.
+  Array3<float> surface_phi;
+  Array3<float> surface_scratch;
+
   // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (with the
-  // rigid-cluster labels the step fills), allocate_elastic_sand() and allocate_pore_water() add.
+  // rigid-cluster labels the step fills), allocate_elastic_sand(), allocate_pore_water() and
+  // allocate_surface() add.
   // Ghost cells, the extra layer of faces and the arrays sized to the sand's region are left out,
   // so a grid needs at least this much. Keep in step with the allocate functions below.
   static constexpr size_t kBytesPerCell = 3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
@@ -79,9 +85,12 @@ struct MacGrid {
       7 * sizeof(float);  // stress_at_step_start, yield_scale
   static constexpr size_t kPoreWaterBytesPerCell =
       sizeof(float) + 4 * sizeof(double);  // saturation; pore_count .. pore_uptake
+  static constexpr size_t kSurfaceBytesPerCell =
+      2 * sizeof(float);  // surface_phi, surface_scratch
 
   bool has_sand() const { return sand.size() > 0; }
   bool has_pore_water() const { return saturation.size() > 0; }
+  bool has_surface_phi() const { return surface_phi.size() > 0; }
 
   void allocate(const Topology& topo, double cell_size) {
     dx = cell_size;
@@ -124,6 +133,12 @@ struct MacGrid {
     saturation.reset(c, Stagger::Cell, 0.0f);
     for (Array3<double>* a : {&pore_count, &pore_water, &pore_exchange, &pore_uptake})
       a->reset(c, Stagger::Cell, 0.0);
+  }
+
+  void allocate_surface(const Topology& topo) {
+    Box c = topo.local(Stagger::Cell);
+    surface_phi.reset(c, Stagger::Cell, 0.0f);
+    surface_scratch.reset(c, Stagger::Cell, 0.0f);
   }
 
   // Position of face (i,j,k) of component a, and of a cell centre, in metres.

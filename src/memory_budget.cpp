@@ -15,6 +15,8 @@ namespace {
 
 size_t grid_bytes_per_cell(const CaseConfig& config) {
   size_t bytes = MacGrid::kBytesPerCell;
+  if (config.pressure.free_surface == FreeSurface::GhostFluid)
+    bytes += MacGrid::kSurfaceBytesPerCell;
   for (const MaterialSpec& m : config.materials) {
     if (m.kind != MaterialKind::Sand) continue;
     bytes += MacGrid::kSandBytesPerCell;

@@ -130,9 +130,9 @@ void MultigridPreconditioner::setup(const MacGrid& g) {
   for (int a = 0; a < 3; ++a)
     for_each_index(faces, [&](int i, int j, int k) {
       Index3 lo = lower_cell(a, i, j, k);
-      const uint8_t t_lo = g.cell_type(lo[0], lo[1], lo[2]), t_hi = g.cell_type(i, j, k);
       top.stencil(i, j, k).coeff[a] =
-          float(face_coefficient(t_lo, g.density(lo[0], lo[1], lo[2]), t_hi, g.density(i, j, k)));
+          float(face_coefficient(g, g.cell_type.offset(lo[0], lo[1], lo[2]),
+                                 g.cell_type.offset(i, j, k)));
     });
   top.finish_operator();
 
@@ -402,8 +402,6 @@ void MultigridPreconditioner::multiply(const double* p, double* Ap) {
   }
   top.halo->fill<double>({&top.x});
 
-  const uint8_t* type = grid_->cell_type.data();
-  const float* rho = grid_->density.data();
   const int64_t gy = grid_->cell_type.stride(1), gz = grid_->cell_type.stride(2);
   const int64_t sy = top.x.stride(1), sz = top.x.stride(2);
   const int64_t grid_step[6] = {-1, 1, -gy, gy, -gz, gz};
@@ -411,11 +409,11 @@ void MultigridPreconditioner::multiply(const double* p, double* Ap) {
   for (const Run& run : unknown_runs_) {
     int64_t g = grid_->cell_type.offset(run.i, run.j, run.k);
     for (int64_t o = run.offset, end = run.offset + run.length; o < end; ++o, ++g) {
-      const double rho_c = rho[g], x_c = x[o];
+      const double x_c = x[o];
       double sum = 0.0;
       for (int f = 0; f < 6; ++f) {
         const int64_t n = g + grid_step[f];
-        sum += face_coefficient(kFluid, rho_c, type[n], rho[n]) * (x_c - x[o + x_step[f]]);
+        sum += face_coefficient(*grid_, g, n) * (x_c - x[o + x_step[f]]);
       }
       *Ap++ = sum;
     }

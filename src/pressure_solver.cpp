@@ -243,13 +243,13 @@ void PressureSolver::assemble_matrix(const MacGrid& g, int64_t first, Halo& halo
     PetscScalar vals[7];
     int n = 0;
     double diag = 0;
-    const double rho_c = g.density(i, j, k);
     for (int a = 0; a < 3; ++a)
       for (int side : {-1, 1}) {
         Index3 nb{i, j, k};
         nb[a] += side;
         const uint8_t t = type(nb[0], nb[1], nb[2]);
-        const double coeff = face_coefficient(kFluid, rho_c, t, g.density(nb[0], nb[1], nb[2]));
+        const double coeff = face_coefficient(g, g.cell_type.offset(i, j, k),
+                                              g.cell_type.offset(nb[0], nb[1], nb[2]));
         diag += coeff;
         if (t == kFluid) {
           cols[n] = PetscInt(unknown(nb[0], nb[1], nb[2]));

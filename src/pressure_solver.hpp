@@ -15,6 +15,7 @@
 #include "decomposition/halo.hpp"
 #include "decomposition/topology.hpp"
 #include "io/case_config.hpp"
+#include "src/free_surface.hpp"
 #include "src/mac_grid.hpp"
 #include "src/multigrid_preconditioner.hpp"
 
@@ -114,6 +115,29 @@ inline double face_coefficient(uint8_t type_lo, double rho_lo, uint8_t type_hi, 
   if (type_lo == kSolid || type_hi == kSolid || (type_lo != kFluid && type_hi != kFluid))
     return 0.0;
   return 1.0 / face_density(type_lo, rho_lo, type_hi, rho_hi);
+}
+
+// The density the pressure gradient divides by at the face between the cells at offsets lo
+// and hi of the grid's cell arrays: face_density, and under the ghost-fluid condition
+// (grid.surface_phi allocated) at a fluid-air face that times theta (surface_fraction), as
+// if the air cell's pressure were the ghost value -p_fluid (1 - theta) / theta that reaches
+// 0 at the surface. 0 where the face has no fluid side.
+inline double face_density(const MacGrid& g, int64_t lo, int64_t hi) {
+  const uint8_t t_lo = g.cell_type.data()[lo], t_hi = g.cell_type.data()[hi];
+  if (t_lo != kFluid && t_hi != kFluid) return 0.0;
+  const double rho = face_density(t_lo, g.density.data()[lo], t_hi, g.density.data()[hi]);
+  if (!g.has_surface_phi() || t_lo == t_hi || t_lo == kSolid || t_hi == kSolid) return rho;
+  const float* phi = g.surface_phi.data();
+  const bool fluid_lo = t_lo == kFluid;
+  return rho * surface_fraction(phi[fluid_lo ? lo : hi], phi[fluid_lo ? hi : lo]);
+}
+
+// face_coefficient of the face between the cells at offsets lo and hi of the grid's cell
+// arrays, with the ghost-fluid condition's theta where the grid has one (see above).
+inline double face_coefficient(const MacGrid& g, int64_t lo, int64_t hi) {
+  const uint8_t t_lo = g.cell_type.data()[lo], t_hi = g.cell_type.data()[hi];
+  if (t_lo == kSolid || t_hi == kSolid || (t_lo != kFluid && t_hi != kFluid)) return 0.0;
+  return 1.0 / face_density(g, lo, hi);
 }
 
 }  // namespace dunesim

@@ -31,7 +31,8 @@ void subtract_pressure_gradient(MacGrid& g, const Array3<double>& p, double dt,
       uint8_t t_lo = type(lo[0], lo[1], lo[2]), t_hi = type(i, j, k);
       if (t_lo == kSolid || t_hi == kSolid) return;
       if (t_lo != kFluid && t_hi != kFluid) return;
-      double rho = face_density(t_lo, g.density(lo[0], lo[1], lo[2]), t_hi, g.density(i, j, k));
+      const double rho =
+          face_density(g, g.cell_type.offset(lo[0], lo[1], lo[2]), g.cell_type.offset(i, j, k));
       v(i, j, k) -= dt / (rho * g.dx) * (p(i, j, k) - p(lo[0], lo[1], lo[2]));
     });
   }

@@ -75,6 +75,12 @@ bool needs_particle_stress(const CaseConfig& config) {
   return false;
 }
 
+bool needs_particle_affine(const CaseConfig& config) {
+  for (const MaterialSpec& m : config.materials)
+    if (m.transfer != Transfer::Flip) return true;
+  return false;
+}
+
 double water_content_of_new_particle(const SourceSpec& source,
                                      const std::vector<MaterialSpec>& materials) {
   const MaterialSpec& m = materials[source.material];
@@ -94,6 +100,8 @@ void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpe
   p.water_content.push_back(water_content_of_new_particle(source, materials));
   if (p.carries_stress)
     for (ParticleVector<float>& component : p.stress) component.push_back(0.0f);  // unloaded
+  if (p.carries_affine)
+    for (ParticleVector<float>& component : p.affine) component.push_back(0.0f);  // uniform
 }
 
 Particles seed_particles(const CaseConfig& config, const Topology& topo,
@@ -103,6 +111,7 @@ Particles seed_particles(const CaseConfig& config, const Topology& topo,
   for_each_seed(config, topo, solid, [&](const Vec3&, int, int64_t) { ++count; });
   Particles p;
   p.carry_stress(needs_particle_stress(config));
+  p.carry_affine(needs_particle_affine(config));
   p.reserve(count + count / 8);  // room to grow without copying: see Particles::resize
   for_each_seed(config, topo, solid, [&](const Vec3& pos, int source, int64_t id) {
     add_source_particle(config.sources[source], config.materials, pos, id, p);

@@ -42,6 +42,9 @@ void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpe
 // A new particle's water content: 1 for water (a whole particle), n S for sand.
 // Whether the case's particles carry a stress (Particles::stress): elastic-plastic sand.
 bool needs_particle_stress(const CaseConfig& config);
+// Whether the case's particles carry an affine velocity (Particles::affine): a material
+// with transfer = "apic" or "rpic".
+bool needs_particle_affine(const CaseConfig& config);
 
 double water_content_of_new_particle(const SourceSpec& source,
                                      const std::vector<MaterialSpec>& materials);

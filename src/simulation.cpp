@@ -12,6 +12,7 @@
 #include "src/darcy_drag.hpp"
 #include "src/elastic_plastic_sand.hpp"
 #include "src/extrapolation.hpp"
+#include "src/free_surface.hpp"
 #include "src/particle_sort.hpp"
 #include "src/percolation.hpp"
 #include "src/projection.hpp"
@@ -94,6 +95,7 @@ void Simulation::lay_out_grid() {
     mark_wall_friction(config_, grid_.wall_mu);
   }
   if (has_pore_water()) grid_.allocate_pore_water(*topo_);
+  if (config_.pressure.free_surface == FreeSurface::GhostFluid) grid_.allocate_surface(*topo_);
 }
 
 namespace {
@@ -191,6 +193,7 @@ void Simulation::step(double dt) {
 void Simulation::particles_to_grid() {
   auto t = clock_.time(kParticlesToGrid);
   dunesim::particles_to_grid(particles_, config_.materials, *halo_, *topo_, grid_);
+  if (grid_.has_surface_phi()) compute_surface_phi(particles_, *halo_, *topo_, grid_);
 }
 
 void Simulation::save_grid_velocity() {
@@ -343,6 +346,10 @@ void Simulation::restore(Particles particles, double time, int64_t steps) {
   // written otherwise starts unloaded or drops it.
   if (particles_.carries_stress != needs_particle_stress(config_))
     particles_.carry_stress(needs_particle_stress(config_));
+  // Likewise the affine velocity: a checkpoint without it starts the APIC particles from a
+  // uniform velocity, which the first G2P replaces.
+  if (particles_.carries_affine != needs_particle_affine(config_))
+    particles_.carry_affine(needs_particle_affine(config_));
   time_ = time;
   steps_ = steps;
 }

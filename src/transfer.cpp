@@ -7,6 +7,75 @@
 
 namespace dunesim {
 
+namespace {
+
+// Particle n's affine velocity for component a, c_a (Particles::affine), per cell: the
+// change of v_a across one cell along each axis.
+void affine_per_cell(const Particles& p, size_t n, int a, double dx, double c[3]) {
+  for (int d = 0; d < 3; ++d) c[d] = double(p.affine[3 * a + d][n]) * dx;
+}
+
+// Adds particle n's velocity component `va` to the weighted sums of the stencil's faces
+// (velocities v, weights w). With an affine velocity c (per cell; nullptr for PIC/FLIP) each
+// face gets the particle's velocity at the face, va + c . (x_face - x_p) (APIC, Jiang et al.
+// 2015, eq. 9 with trilinear weights).
+void spread_component(const Stencil& s, double va, const double* c, double* v, float* w) {
+  for (int corner = 0; corner < 8; ++corner) {
+    double at_face = va;
+    if (c) {
+      double r[3];
+      corner_offset(s, corner, r);
+      at_face += c[0] * r[0] + c[1] * r[1] + c[2] * r[2];
+    }
+    v[s.off[corner]] += s.w[corner] * at_face;
+    w[s.off[corner]] += float(s.w[corner]);
+  }
+}
+
+// G2P of one APIC particle: its velocity becomes the grid's (PIC) and its affine velocity
+// the gradient of the trilinear interpolant, sum_i u_i grad(w_i) (for trilinear weights
+// the same as Jiang et al.'s B D^-1, whose D is diagonal).
+void take_grid_velocity_affine(const MacGrid& g, const GridPoint& pt, size_t n, Particles& p) {
+  float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  const double inv_dx = 1.0 / g.dx;
+  for (int a = 0; a < 3; ++a) {
+    const Stencil s = make_stencil(g.vel[a], a, pt);
+    vel_of[a][n] = float(interpolate(g.vel[a], s));
+    double grad[3];
+    interpolate_gradient(g.vel[a], s, grad);
+    for (int d = 0; d < 3; ++d) p.affine[3 * a + d][n] = float(grad[d] * inv_dx);
+  }
+}
+
+// Keeps only the rotation of particle n's affine velocity, (C - C^T) / 2 (RPIC, Jiang et al.
+// 2015, section 5.2): angular momentum is still carried, the strain rate is dropped as PIC
+// drops it.
+void keep_rotation_only(size_t n, Particles& p) {
+  for (int a = 0; a < 3; ++a)
+    for (int d = 0; d < a; ++d) {
+      const float skew = 0.5f * (p.affine[3 * a + d][n] - p.affine[3 * d + a][n]);
+      p.affine[3 * a + d][n] = skew;
+      p.affine[3 * d + a][n] = -skew;
+    }
+  for (int a = 0; a < 3; ++a) p.affine[4 * a][n] = 0.0f;
+}
+
+// G2P of one PIC/FLIP particle: the blend of the new grid velocity (PIC) and the particle's
+// own plus the grid's change since P2G (FLIP).
+void blend_grid_velocity(const MacGrid& g, const GridPoint& pt, double flip, size_t n,
+                         Particles& p) {
+  float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  for (int a = 0; a < 3; ++a) {
+    const Stencil s = make_stencil(g.vel[a], a, pt);
+    const double v_new = interpolate(g.vel[a], s);
+    const double v_old = interpolate(g.vel_saved[a], s);
+    float& vp = vel_of[a][n];
+    vp = float(flip * (double(vp) + v_new - v_old) + (1.0 - flip) * v_new);
+  }
+}
+
+}  // namespace
+
 void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& materials, Halo& halo,
                        const Topology& topo, MacGrid& g) {
   // The saved velocities are overwritten after P2G, so they hold the weight sums meanwhile.
@@ -30,13 +99,10 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
     for (int a = 0; a < 3; ++a) {
       Stencil s = make_stencil(g.vel[a], a, pt);
-      double* v = g.vel[a].data() + s.base;
-      float* w = weight[a].data() + s.base;
-      const double va = vel_of[a][n];
-      for (int c = 0; c < 8; ++c) {
-        v[s.off[c]] += s.w[c] * va;
-        w[s.off[c]] += float(s.w[c]);
-      }
+      double c[3];
+      if (p.carries_affine) affine_per_cell(p, n, a, dx, c);
+      spread_component(s, vel_of[a][n], p.carries_affine ? c : nullptr, g.vel[a].data() + s.base,
+                       weight[a].data() + s.base);
     }
     // A water particle partly absorbed into sand weighs what is left of it; a sand particle
     // carries its pore water.
@@ -89,17 +155,15 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
 void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials,
                        Particles& p) {
   const double inv_dx = 1.0 / g.dx;
-  float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
   for (size_t n = 0; n < p.size(); ++n) {
-    const double flip = materials[p.material[n]].flip_ratio;
+    const MaterialSpec& material = materials[p.material[n]];
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
-    for (int a = 0; a < 3; ++a) {
-      Stencil s = make_stencil(g.vel[a], a, pt);
-      double v_new = interpolate(g.vel[a], s);
-      double v_old = interpolate(g.vel_saved[a], s);
-      float& vp = vel_of[a][n];
-      vp = float(flip * (double(vp) + v_new - v_old) + (1.0 - flip) * v_new);
+    if (material.transfer == Transfer::Flip) {
+      blend_grid_velocity(g, pt, material.flip_ratio, n, p);
+      continue;
     }
+    take_grid_velocity_affine(g, pt, n, p);
+    if (material.transfer == Transfer::Rpic) keep_rotation_only(n, p);
   }
 }
 

@@ -35,6 +35,7 @@ struct RunComparison {
   int64_t duplicated = 0;           // reference particles that the run holds more than once
   double position = 0;  // largest difference in a coordinate, over matched particles (m)
   double velocity = 0;  // largest difference in a velocity component (m/s)
+  double affine = 0;    // largest difference in an affine velocity component (APIC, 1/s)
 };
 
 namespace detail {
@@ -59,6 +60,9 @@ inline RunComparison compare_local(const Particles& p, const Particles& r,
     c.velocity =
         std::max({c.velocity, double(std::abs(p.vx[n] - r.vx[q])),
                   double(std::abs(p.vy[n] - r.vy[q])), double(std::abs(p.vz[n] - r.vz[q]))});
+    if (p.carries_affine && r.carries_affine)
+      for (int m = 0; m < 9; ++m)
+        c.affine = std::max(c.affine, double(std::abs(p.affine[m][n] - r.affine[m][q])));
   }
   return c;
 }
@@ -87,6 +91,7 @@ inline RunComparison compare_with_reference(const Simulation& sim, const Simulat
   }
   c.position = global_max(topo, c.position);
   c.velocity = global_max(topo, c.velocity);
+  c.affine = global_max(topo, c.affine);
   return c;
 }
 

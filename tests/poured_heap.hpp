@@ -13,23 +13,24 @@
 namespace dunesim::test {
 
 struct PourSpec {
-  double friction_angle = 30;   // degrees
-  double cell = 0.01;           // m
-  double length = 0.6;          // m, the floor along x
-  double height = 0.3;          // m, the domain's height
-  int slab_cells = 4;           // cells across the slab (y)
-  double nozzle_width = 0.04;   // m, along x, centred
-  double nozzle_height = 0.2;   // m, the nozzle's lower edge above the floor
-  double nozzle_speed = 0.5;    // m/s, downward speed of the poured sand
-  double pour_time = 1.0;       // s, emit_until
-  double settle_time = 0.5;     // s after the pour ends
-  double rest_window = 0.5;     // s before the end over which surface_change is taken
-  double floor_friction = 0.6;  // Coulomb mu of the floor
-  uint64_t seed = 1;            // of the seeding jitter
-  int balance_interval = 20;    // steps between load-balance checks (0: never)
-  double flip_ratio = 0.05;     // of the sand
-  double cfl = 1.0;             // cells a particle may cross per step
-  double max_dt = 0.01;         // s
+  double friction_angle = 30;          // degrees
+  double cell = 0.01;                  // m
+  double length = 0.6;                 // m, the floor along x
+  double height = 0.3;                 // m, the domain's height
+  int slab_cells = 4;                  // cells across the slab (y)
+  double nozzle_width = 0.04;          // m, along x, centred
+  double nozzle_height = 0.2;          // m, the nozzle's lower edge above the floor
+  double nozzle_speed = 0.5;           // m/s, downward speed of the poured sand
+  double pour_time = 1.0;              // s, emit_until
+  double settle_time = 0.5;            // s after the pour ends
+  double rest_window = 0.5;            // s before the end over which surface_change is taken
+  double floor_friction = 0.6;         // Coulomb mu of the floor
+  uint64_t seed = 1;                   // of the seeding jitter
+  int balance_interval = 20;           // steps between load-balance checks (0: never)
+  double flip_ratio = 0.05;            // of the sand
+  Transfer transfer = Transfer::Flip;  // the sand's (flip_ratio is used with Flip only)
+  double cfl = 1.0;                    // cells a particle may cross per step
+  double max_dt = 0.01;                // s
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
@@ -44,6 +45,7 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.kind = MaterialKind::Sand;
   sand.density = 1600;
   sand.flip_ratio = s.flip_ratio;
+  sand.transfer = s.transfer;
   sand.friction_angle_deg = s.friction_angle;
   c.materials.push_back(sand);
   SourceSpec nozzle;

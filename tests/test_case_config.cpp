@@ -793,6 +793,44 @@ TEST(CaseConfigErrors, SandRheology) {
   expect_error(kMinimal + "[[material]]\nname = \"w2\"\nkind = \"water\"\nrheology = \"mu_i\"\n",
                {"rheology"});
 }
+// A material's transfer: PIC/FLIP unless it says apic or rpic, which take no flip_ratio.
+TEST(CaseConfig, Transfer) {
+  const std::string sand_source =
+      "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
+      "0.2]\n";
+  const std::string sand = kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
+  EXPECT_EQ(parse_case_text(sand + sand_source, "x.toml").materials[0].transfer, Transfer::Flip);
+  EXPECT_EQ(parse_case_text(sand + "transfer = \"flip\"\n" + sand_source, "x.toml")
+                .materials[0]
+                .transfer,
+            Transfer::Flip);
+  EXPECT_EQ(parse_case_text(sand + "transfer = \"apic\"\n" + sand_source, "x.toml")
+                .materials[0]
+                .transfer,
+            Transfer::Apic);
+  EXPECT_EQ(parse_case_text(sand + "transfer = \"rpic\"\n" + sand_source, "x.toml")
+                .materials[0]
+                .transfer,
+            Transfer::Rpic);
+  expect_error(sand + "transfer = \"mpm\"\n" + sand_source,
+               {"material[0].transfer", "\"flip\" or \"apic\" or \"rpic\""});
+  expect_error(sand + "transfer = \"apic\"\nflip_ratio = 0.5\n" + sand_source,
+               {"material[0].flip_ratio", "transfer = \"flip\" only"});
+}
+
+// [pressure] free_surface: first order unless it says ghost_fluid.
+TEST(CaseConfig, FreeSurface) {
+  EXPECT_EQ(parse_case_text(kMinimal, "x.toml").pressure.free_surface, FreeSurface::FirstOrder);
+  EXPECT_EQ(parse_case_text(kMinimal + "[pressure]\nfree_surface = \"ghost_fluid\"\n", "x.toml")
+                .pressure.free_surface,
+            FreeSurface::GhostFluid);
+  EXPECT_EQ(parse_case_text(kMinimal + "[pressure]\nfree_surface = \"first_order\"\n", "x.toml")
+                .pressure.free_surface,
+            FreeSurface::FirstOrder);
+  expect_error(kMinimal + "[pressure]\nfree_surface = \"sharp\"\n",
+               {"pressure.free_surface", "\"first_order\" or \"ghost_fluid\""});
+}
+
 // [output] precision and particle_stride: read, and refused with the key named.
 TEST(CaseConfig, OutputPrecisionAndStride) {
   CaseConfig plain = parse_case_text(kMinimal, "x.toml");

@@ -46,6 +46,7 @@ T attribute_value(int64_t g, int attribute) {
 Particles numbered_particles(int64_t first, int64_t count) {
   Particles p;
   p.carry_stress(true);  // every attribute there is
+  p.carry_affine(true);
   p.resize(size_t(count));
   int attribute = 0;
   p.for_each_array([&](auto& array) {

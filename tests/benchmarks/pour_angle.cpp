@@ -6,13 +6,15 @@
 //
 // Prints the slope of each flank, the heap's height and base, the largest speed left and
 // the particle count against the particles created. --report-every follows the heap while
-// it is poured and settles; --flip-ratio, --cfl and --max-dt vary the numerics.
+// it is poured and settles; --flip-ratio, --transfer, --cfl and --max-dt vary the numerics.
 #include <mpi.h>
 #include <petscsys.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include "tests/poured_heap.hpp"
 
@@ -36,6 +38,13 @@ int main(int argc, char** argv) {
   app.add_option("--balance-interval", s.balance_interval,
                  "steps between load-balance checks (0: never)");
   app.add_option("--flip-ratio", s.flip_ratio, "FLIP share of the sand's velocity update");
+  const std::map<std::string, Transfer> transfers = {{"flip", Transfer::Flip},
+                                                     {"apic", Transfer::Apic},
+                                                     {"rpic", Transfer::Rpic}};
+  app.add_option("--transfer", s.transfer,
+                 "the sand's transfer: flip (with --flip-ratio), "
+                 "apic or rpic")
+      ->transform(CLI::CheckedTransformer(transfers));
   app.add_option("--cfl", s.cfl, "cells a particle may cross per step");
   app.add_option("--max-dt", s.max_dt, "longest step, s");
   double report_every = 0;
