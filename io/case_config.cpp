@@ -796,12 +796,17 @@ void read_colliders(const Table& root, CaseConfig& cfg, const MeshTextReader& me
 }
 
 // [catalyst]: pipeline script paths are relative to the case file, like mesh files.
+// The largest particle stride a frame or Catalyst accepts: beyond any particle count.
+constexpr int64_t kMaxParticleStride = int64_t(1) << 40;
+
 void read_catalyst(const Table& root, CaseConfig& cfg) {
   Table catalyst = root.table("catalyst");
-  catalyst.allow_only({"scripts", "interval_steps"});
+  catalyst.allow_only({"scripts", "interval_steps", "particle_stride"});
   cfg.catalyst.interval_steps =
       catalyst.integer("interval_steps", 1, std::numeric_limits<int64_t>::max(),
                        cfg.catalyst.interval_steps);
+  cfg.catalyst.particle_stride =
+      catalyst.integer("particle_stride", 1, kMaxParticleStride, cfg.catalyst.particle_stride);
   const toml::node* node = catalyst.find("scripts");
   if (!node) return;
   const toml::array* scripts = node->as_array();
@@ -885,7 +890,7 @@ void read_output(const Table& root, CaseConfig& cfg) {
   cfg.output.grid_fields = output.boolean("grid_fields", cfg.output.grid_fields);
   cfg.output.single_precision =
       output.has("precision") && output.choice("precision", {"double", "single"}) == "single";
-  cfg.output.particle_stride = output.integer("particle_stride", 1, int64_t(1) << 40, 1);
+  cfg.output.particle_stride = output.integer("particle_stride", 1, kMaxParticleStride, 1);
 }
 
 // Reads the whole file; on failure returns false and puts the reason into `out`.

@@ -138,6 +138,9 @@ struct OutputSpec {
 struct CatalystSpec {
   std::vector<std::string> scripts;  // resolved against the case file's directory; empty = off
   int64_t interval_steps = 10;       // run the scripts after every this many steps
+  // Catalyst's particle channel holds the particles whose id this divides (1 = all): at a
+  // hundred million particles a full copy into VTK would take ~100 bytes each.
+  int64_t particle_stride = 1;
 };
 
 // Checkpoints for restarts: written every so many steps and/or wall-clock seconds, and when

@@ -133,11 +133,12 @@ vtkSmartPointer<vtkImageData> cells_to_vtk(const Array3<double>& field, const Bo
 CatalystAdaptor::CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
                                  const std::string& extracts_directory,
                                  std::array<int, 3> global_cells, double cell_size,
-                                 std::vector<double> material_porosity)
+                                 std::vector<double> material_porosity, int64_t particle_stride)
     : comm_(comm),
       global_cells_(global_cells),
       cell_size_(cell_size),
-      material_porosity_(std::move(material_porosity)) {
+      material_porosity_(std::move(material_porosity)),
+      particle_stride_(particle_stride) {
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   std::error_code error;
@@ -184,8 +185,12 @@ void CatalystAdaptor::coprocess(const Particles& particles, const GridFieldView&
 
   vtkCPInputDataDescription* particle_input =
       description->GetInputDescriptionByName(kParticleChannel);
-  if (particle_input->GetIfGridIsNecessary())
-    particle_input->SetGrid(particles_to_vtk(particles, material_porosity_));
+  if (particle_input->GetIfGridIsNecessary()) {
+    const bool subset = particle_stride_ > 1;
+    particle_input->SetGrid(
+        particles_to_vtk(subset ? particles_with_stride(particles, particle_stride_) : particles,
+                         material_porosity_));
+  }
   vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel);
   if (grid->GetIfGridIsNecessary()) {
     grid->SetGrid(

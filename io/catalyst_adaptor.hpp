@@ -23,10 +23,12 @@ class CatalystAdaptor {
   // `extracts_directory` the directory that the scripts' extracts go to. Throws
   // std::runtime_error on every rank if Catalyst or a script cannot be set up. The grid is
   // global_cells cells of size cell_size, with the origin at 0. `material_porosity` (one
-  // per material, as for FrameWriter) turns water content into saturation.
+  // per material, as for FrameWriter) turns water content into saturation. The particle
+  // channel holds the particles whose id `particle_stride` divides (1: all of them).
   CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
                   const std::string& extracts_directory, std::array<int, 3> global_cells,
-                  double cell_size, std::vector<double> material_porosity);
+                  double cell_size, std::vector<double> material_porosity,
+                  int64_t particle_stride = 1);
   // Finalises Catalyst; must run before MPI_Finalize, which Catalyst's communicator outlives
   // otherwise.
   ~CatalystAdaptor();
@@ -47,6 +49,7 @@ class CatalystAdaptor {
   std::array<int, 3> global_cells_;
   double cell_size_;
   std::vector<double> material_porosity_;
+  int64_t particle_stride_ = 1;
   vtkCPProcessor* processor_ = nullptr;
 };
 

@@ -280,7 +280,8 @@ std::unique_ptr<CatalystAdaptor> start_catalyst(const CaseConfig& config, MPI_Co
   if (config.catalyst.scripts.empty()) return nullptr;
   return std::make_unique<CatalystAdaptor>(comm, config.catalyst.scripts,
                                            config.output.directory + "/catalyst", config.cells,
-                                           config.cell_size, material_porosity(config));
+                                           config.cell_size, material_porosity(config),
+                                           config.catalyst.particle_stride);
 }
 #endif
 

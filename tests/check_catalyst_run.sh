@@ -9,8 +9,9 @@
 # extract of both steps holding exactly what extract_reduced.py asks for: every particle
 # whose id is a multiple of 10, each once (the ids of the run's first frame).
 # Then runs WET_CASE (water soaking into porous sand, no [catalyst] table) for 20 steps on
-# 2 ranks with extract_reduced.py and requires the extract of step 20 to carry each
-# particle's water_content and saturation: S = water_content / porosity for the sand, some
+# 2 ranks with extract_reduced.py and [catalyst] particle_stride = 3, and requires the
+# extract of step 20 to hold only ids divisible by 30 and to carry each particle's
+# water_content and saturation: S = water_content / porosity for the sand, some
 # of it wet, and 1 for water.
 set -euo pipefail
 
@@ -104,10 +105,12 @@ for step in (10, 20):
     if not np.array_equal(held, expected):
         sys.exit(f"FAIL: the step {step} extract holds other particles than every 10th by id")
 PY
-# The wet case with a [catalyst] table added (a table of its own, so appending is valid TOML).
+# The wet case with a [catalyst] table added (a table of its own, so appending is valid TOML),
+# handing Catalyst every third particle by id.
 {
   cat "$wet_case"
-  printf '\n[catalyst]\nscripts = ["%s"]\ninterval_steps = 10\n' "$extract_script"
+  printf '\n[catalyst]\nscripts = ["%s"]\ninterval_steps = 10\nparticle_stride = 3\n' \
+    "$extract_script"
 } > "$work/wet.toml"
 timeout 90 mpiexec -n 2 --oversubscribe "$exe" run "$work/wet.toml" --output "$work/wet" \
   --max-steps 20 --no-frames --quiet
@@ -133,6 +136,12 @@ for name in ("material", "water_content", "saturation"):
         sys.exit(f"FAIL: the extract has no point array '{name}'")
     arrays[name] = vtk_to_numpy(points.GetArray(name))
 material, water, saturation = arrays["material"], arrays["water_content"], arrays["saturation"]
+# particle_stride = 3, then extract_reduced.py's every 10th: ids divisible by 30 only.
+ids = vtk_to_numpy(points.GetArray("id"))
+if ids.size == 0 or np.any(ids % 30 != 0):
+    sys.exit(f"FAIL: with particle_stride = 3 the extract should hold ids divisible by 30 only; "
+             f"it holds {ids.size} points, ids {np.unique(ids % 30)[:5]}... mod 30")
+print(f"{ids.size} points in the strided extract, every id divisible by 30")
 sand = porosity[material] > 0
 print(f"{sand.sum()} sand particles, mean S {saturation[sand].mean():.3f}, "
       f"{(~sand).sum()} water particles")

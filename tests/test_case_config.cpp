@@ -849,4 +849,15 @@ TEST(CaseConfig, OutputPrecisionAndStride) {
                {"output.particle_stride", "expected an integer"});
 }
 
+// [catalyst] particle_stride: 1 unless given, read, and refused with the key named. (Read
+// without scripts too: the table's keys are checked whether or not Catalyst runs.)
+TEST(CaseConfig, CatalystParticleStride) {
+  EXPECT_EQ(parse_case_text(kMinimal, "x.toml").catalyst.particle_stride, 1);
+  EXPECT_EQ(parse_case_text(kMinimal + "[catalyst]\nparticle_stride = 100\n", "x.toml")
+                .catalyst.particle_stride,
+            100);
+  expect_error(kMinimal + "[catalyst]\nparticle_stride = 0\n",
+               {"catalyst.particle_stride", "integer in [1,"});
+}
+
 }  // namespace dunesim

@@ -7,12 +7,15 @@
 # 1 mm, so h = 1 mm (1.05e9 / PARTICLES)^(1/3), rounded so that 0.5 m is a whole number of
 # cells. Then, on RANKS ranks (default 2):
 #   1. dd's streaming write speed into WORK_DIR (the disk the run writes to);
-#   2. `dunesim run` for 20 steps, with the frame of t = 0 and a checkpoint after step 20;
+#   2. `dunesim run` for 20 steps, with the frame of t = 0, a checkpoint after step 20, and
+#      Catalyst running postproc/catalyst/extract_reduced.py after steps 10 and 20 on every
+#      100th particle ([catalyst] particle_stride = 100; the script keeps a tenth of those);
 #   3. a restart from that checkpoint for 5 steps on RANKS ranks, and on 1 rank.
 # Prints particle-steps per second, seconds per step of every stage (slowest rank), the peak
 # resident memory of all ranks together per particle (each rank's peak from /usr/bin/time,
 # summed: everything, MPI and PETSc included), and the frame's and the checkpoint's write
-# speed (file size over the write_frame and write_checkpoint stages) next to dd's. A
+# speed (file size over the write_frame and write_checkpoint stages) next to dd's, and
+# Catalyst's share of the run's wall time (needs a dunesim built with Catalyst). A
 # checkpoint is synced to disk before it counts as written, as dd's conv=fdatasync is; a
 # frame is not, so below the page cache's size its speed is the copy into memory.
 # WORK_DIR defaults to a new folder under /tmp and is kept (the checkpoint is large).
@@ -41,6 +44,8 @@ sed -e "s#^cell_size = .*#cell_size = $cell_size#" \
     "$root/cases/dune.toml" > "$case_file"
 printf '\n[checkpoint]\ninterval_steps = 20\nkeep = 1\ndirectory = "%s/checkpoints"\n' \
   "$work" >> "$case_file"
+printf '\n[catalyst]\nscripts = ["%s"]\ninterval_steps = 10\nparticle_stride = 100\n' \
+  "$root/postproc/catalyst/extract_reduced.py" >> "$case_file"
 echo "dune_at_size: about $particles particles, cell_size $cell_size m ($cells cells across 0.5 m), $ranks ranks, work $work"
 
 echo
@@ -79,6 +84,9 @@ def speed(kind, files, seconds):
         return
     size = sum(os.path.getsize(f) for f in files)
     print(f"  {kind}: {size / 1e9:.2f} GB in {seconds:.2f} s = {size / seconds / 1e6:.0f} MB/s")
+if stage.get("catalyst", 0) > 0:
+    share = stage["catalyst"] / t["wall_seconds"]
+    print(f"  catalyst: {stage['catalyst']:.2f} s in all, {100 * share:.1f}% of the wall time")
 if frames != "-":
     speed("frame write", frames, stage.get("write_frame", 0))
 if checkpoints != "-":
