@@ -68,10 +68,12 @@ BlockCuts balanced_initial_cuts(const CaseConfig& config, MPI_Comm comm, int gho
 
 }  // namespace
 
-Simulation::Simulation(const CaseConfig& config, MPI_Comm comm)
-    : Simulation(config, comm, balanced_initial_cuts(config, comm, ghost_width(config.cfl))) {}
+Simulation::Simulation(const CaseConfig& config, MPI_Comm comm, Seeding seeding)
+    : Simulation(config, comm, balanced_initial_cuts(config, comm, ghost_width(config.cfl)),
+                 seeding) {}
 
-Simulation::Simulation(const CaseConfig& config, MPI_Comm comm, const BlockCuts& cuts)
+Simulation::Simulation(const CaseConfig& config, MPI_Comm comm, const BlockCuts& cuts,
+                       Seeding seeding)
     : config_(config), clock_(stage_names()) {
   topo_ = std::make_unique<Topology>(comm, config_.cells, ghost_width(config_.cfl), cuts);
   halo_ = std::make_unique<Halo>(*topo_);
@@ -79,7 +81,7 @@ Simulation::Simulation(const CaseConfig& config, MPI_Comm comm, const BlockCuts&
   for (const MaterialSpec& m : config_.materials)
     if (m.kind == MaterialKind::Sand) sand_material_ = &m;
   lay_out_grid();
-  particles_ = seed_particles(config_, *topo_, grid_.solid);
+  if (seeding == Seeding::kSeed) particles_ = seed_particles(config_, *topo_, grid_.solid);
 }
 
 void Simulation::lay_out_grid() {

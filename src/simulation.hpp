@@ -85,10 +85,14 @@ static_assert(stage_names_match_stages(), "kStageNames must list every Stage onc
 
 class Simulation {
  public:
+  // Whether a new simulation seeds the case's particles, or starts without any because a
+  // restart brings its own (seeding them first would hold two sets at once).
+  enum class Seeding { kSeed, kNone };
   // Collective over comm: lays out the ranks, marks solids and seeds particles.
-  Simulation(const CaseConfig& config, MPI_Comm comm);
+  Simulation(const CaseConfig& config, MPI_Comm comm, Seeding seeding = Seeding::kSeed);
   // The same with the given block cuts (e.g. a checkpoint's) instead of balanced ones.
-  Simulation(const CaseConfig& config, MPI_Comm comm, const BlockCuts& cuts);
+  Simulation(const CaseConfig& config, MPI_Comm comm, const BlockCuts& cuts,
+             Seeding seeding = Seeding::kSeed);
 
   // Max / mean particles per rank now (collective).
   double particle_imbalance() const;

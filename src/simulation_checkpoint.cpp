@@ -62,8 +62,10 @@ std::unique_ptr<Simulation> restore_simulation(const CaseConfig& config,
     throw std::runtime_error(checkpoint.path() +
                              ": the checkpoint's grid has other cell "
                              "counts than the case being restored");
-  auto sim = same_layout ? std::make_unique<Simulation>(config, comm, checkpoint.cuts())
-                         : std::make_unique<Simulation>(config, comm);
+  // The checkpoint brings the particles: seeding the case's too would hold two sets at once.
+  const Simulation::Seeding none = Simulation::Seeding::kNone;
+  auto sim = same_layout ? std::make_unique<Simulation>(config, comm, checkpoint.cuts(), none)
+                         : std::make_unique<Simulation>(config, comm, none);
   const Topology& topo = sim->topology();
   Particles particles = checkpoint.read_particles();
   const RankError damage =
