@@ -82,6 +82,33 @@ CaseConfig full_box(double jitter) {
   return test::water_box_case({0.24, 0.2, 0.16}, 0.02, {0, 0, 0}, {0.24, 0.2, 0.16}, jitter);
 }
 
+// Expects every owned face inside the domain (not on its walls) to hold linear_velocity
+// after P2G; returns how many faces it checked.
+int64_t expect_faces_hold_linear_field(Simulation& sim, const Index3& n) {
+  const MacGrid& g = sim.grid();
+  int64_t checked = 0;
+  for (int a = 0; a < 3; ++a)
+    for_each_index(sim.topology().owned(face_stagger(a)), [&](int i, int j, int k) {
+      const int idx[3] = {i, j, k};
+      for (int b = 0; b < 3; ++b)  // the face's weight support lies inside the particles
+        if (idx[b] < 1 || idx[b] > n[b] - (b == a ? 1 : 2)) return;
+      auto x = g.face_position(a, i, j, k);
+      ASSERT_NEAR(g.vel[a](i, j, k), linear_velocity(a, x[0], x[1], x[2]),
+                  kSinglePrecisionRoundOff);
+      ++checked;
+    });
+  return checked;
+}
+
+// Whether particle q lies at least two cells inside the domain, where G2P's stencil sees
+// only faces that P2G filled from all sides.
+bool deep_inside(const Particles& p, size_t q, double dx, const Index3& n) {
+  const int c[3] = {int(p.x[q] / dx), int(p.y[q] / dx), int(p.z[q] / dx)};
+  for (int b = 0; b < 3; ++b)
+    if (c[b] < 2 || c[b] > n[b] - 3) return false;
+  return true;
+}
+
 }  // namespace
 
 // With particles on the 2x2x2 sub-grid the trilinear weights around each face are
@@ -101,28 +128,11 @@ TEST(Transfer, LinearFieldSurvivesP2GThenG2PExactly) {
   particles_to_grid(p, config.materials, sim.halo(), sim.topology(), g);
 
   const Index3 n = config.cells;
-  int64_t checked = 0;
-  for (int a = 0; a < 3; ++a)
-    for_each_index(sim.topology().owned(face_stagger(a)), [&](int i, int j, int k) {
-      // Faces whose weight support lies wholly inside the particle-filled domain.
-      const int idx[3] = {i, j, k};
-      for (int b = 0; b < 3; ++b) {
-        if (b == a && (idx[b] < 1 || idx[b] > n[b] - 1)) return;
-        if (b != a && (idx[b] < 1 || idx[b] > n[b] - 2)) return;
-      }
-      auto x = g.face_position(a, i, j, k);
-      ASSERT_NEAR(g.vel[a](i, j, k), linear_velocity(a, x[0], x[1], x[2]),
-                  kSinglePrecisionRoundOff);
-      ++checked;
-    });
-  EXPECT_GT(checked, 0);
+  EXPECT_GT(expect_faces_hold_linear_field(sim, n), 0);
 
   grid_to_particles(g, config.materials, p);
   for (size_t q = 0; q < p.size(); ++q) {
-    int c[3] = {int(p.x[q] / g.dx), int(p.y[q] / g.dx), int(p.z[q] / g.dx)};
-    bool interior = true;
-    for (int b = 0; b < 3; ++b) interior = interior && c[b] >= 2 && c[b] <= n[b] - 3;
-    if (!interior) continue;
+    if (!deep_inside(p, q, g.dx, n)) continue;
     EXPECT_NEAR(p.vx[q], linear_velocity(0, p.x[q], p.y[q], p.z[q]), kSinglePrecisionRoundOff);
     EXPECT_NEAR(p.vy[q], linear_velocity(1, p.x[q], p.y[q], p.z[q]), kSinglePrecisionRoundOff);
     EXPECT_NEAR(p.vz[q], linear_velocity(2, p.x[q], p.y[q], p.z[q]), kSinglePrecisionRoundOff);
@@ -148,25 +158,11 @@ TEST(Transfer, ApicCarriesALinearFieldExactlyAtAnyJitter) {
   MacGrid& g = sim.grid();
   particles_to_grid(p, config.materials, sim.halo(), sim.topology(), g);
   const Index3 n = config.cells;
-  int64_t checked = 0;
-  for (int a = 0; a < 3; ++a)
-    for_each_index(sim.topology().owned(face_stagger(a)), [&](int i, int j, int k) {
-      const int idx[3] = {i, j, k};
-      for (int b = 0; b < 3; ++b)  // faces inside the domain, not on its walls
-        if (idx[b] < 1 || idx[b] > n[b] - (b == a ? 1 : 2)) return;
-      auto x = g.face_position(a, i, j, k);
-      ASSERT_NEAR(g.vel[a](i, j, k), linear_velocity(a, x[0], x[1], x[2]),
-                  kSinglePrecisionRoundOff);
-      ++checked;
-    });
-  EXPECT_GT(checked, 0);
+  EXPECT_GT(expect_faces_hold_linear_field(sim, n), 0);
 
   grid_to_particles(g, config.materials, p);
   for (size_t q = 0; q < p.size(); ++q) {
-    int c[3] = {int(p.x[q] / g.dx), int(p.y[q] / g.dx), int(p.z[q] / g.dx)};
-    bool interior = true;
-    for (int b = 0; b < 3; ++b) interior = interior && c[b] >= 2 && c[b] <= n[b] - 3;
-    if (!interior) continue;
+    if (!deep_inside(p, q, g.dx, n)) continue;
     for (int a = 0; a < 3; ++a) {
       EXPECT_NEAR(vel_of[a][q], linear_velocity(a, p.x[q], p.y[q], p.z[q]),
                   kSinglePrecisionRoundOff);
