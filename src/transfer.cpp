@@ -19,10 +19,13 @@ void affine_per_cell(const Particles& p, size_t n, int a, double dx, double c[3]
 // (velocities v, weights w). With an affine velocity c (per cell; nullptr for PIC/FLIP) each
 // face gets the particle's velocity at the face, va + c . (x_face - x_p) (APIC, Jiang et al.
 // 2015, eq. 9 with trilinear weights).
+// The affine branch is a template argument: P2G is a hot loop, and PIC/FLIP runs should
+// not test it at every corner of every particle.
+template <bool kAffine>
 void spread_component(const Stencil& s, double va, const double* c, double* v, float* w) {
   for (int corner = 0; corner < 8; ++corner) {
     double at_face = va;
-    if (c) {
+    if constexpr (kAffine) {
       double r[3];
       corner_offset(s, corner, r);
       at_face += c[0] * r[0] + c[1] * r[1] + c[2] * r[2];
@@ -99,10 +102,15 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
     for (int a = 0; a < 3; ++a) {
       Stencil s = make_stencil(g.vel[a], a, pt);
-      double c[3];
-      if (p.carries_affine) affine_per_cell(p, n, a, dx, c);
-      spread_component(s, vel_of[a][n], p.carries_affine ? c : nullptr, g.vel[a].data() + s.base,
-                       weight[a].data() + s.base);
+      double* v = g.vel[a].data() + s.base;
+      float* w = weight[a].data() + s.base;
+      if (p.carries_affine) {
+        double c[3];
+        affine_per_cell(p, n, a, dx, c);
+        spread_component<true>(s, vel_of[a][n], c, v, w);
+      } else {
+        spread_component<false>(s, vel_of[a][n], nullptr, v, w);
+      }
     }
     // A water particle partly absorbed into sand weighs what is left of it; a sand particle
     // carries its pore water.
