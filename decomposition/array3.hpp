@@ -17,14 +17,26 @@ class Array3 {
   Array3(const Box& box, Stagger stagger, T value = T{}) { reset(box, stagger, value); }
 
   void reset(const Box& box, Stagger stagger, T value = T{}) {
-    box_ = box;
+    reset_within(box, Box::everywhere(), stagger, value);
+  }
+
+  // An array over the part of `block` (a rank's block plus ghosts) inside `window`, a box of
+  // the global grid that every rank agrees on: data that lives only near some material (sand
+  // in a large domain) then takes memory only there. The halo verbs accept such arrays,
+  // since each rank can work out what its neighbours' arrays cover.
+  void reset_within(const Box& block, const Box& window, Stagger stagger, T value = T{}) {
+    box_ = overlap(block, window);
+    window_ = window;
     stagger_ = stagger;
-    nx_ = box.hi[0] - box.lo[0];
-    nxy_ = int64_t(nx_) * (box.hi[1] - box.lo[1]);
-    data_.assign(static_cast<size_t>(box.volume()), value);
+    nx_ = box_.hi[0] - box_.lo[0];
+    nxy_ = int64_t(nx_) * (box_.hi[1] - box_.lo[1]);
+    const size_t size = static_cast<size_t>(box_.volume());
+    if (size != data_.size()) data_ = {};  // assign() would keep a larger allocation
+    data_.assign(size, value);
   }
 
   const Box& box() const { return box_; }
+  const Box& window() const { return window_; }
   Stagger stagger() const { return stagger_; }
 
   int64_t offset(int i, int j, int k) const {
@@ -54,6 +66,7 @@ class Array3 {
 
  private:
   Box box_;
+  Box window_ = Box::everywhere();
   Stagger stagger_ = Stagger::Cell;
   int nx_ = 0;
   int64_t nxy_ = 0;
@@ -65,6 +78,7 @@ class Array3 {
 template <class T, class Predicate>
 Box bounding_box_where(const Array3<T>& array, Predicate&& is_marked) {
   const Box& b = array.box();
+  if (b.empty()) return Box{};
   Box found{b.hi, b.lo};
   const int nx = b.hi[0] - b.lo[0];
   for (int k = b.lo[2]; k < b.hi[2]; ++k)

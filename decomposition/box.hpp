@@ -46,7 +46,18 @@ struct Box {
     return r;
   }
   bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }
+
+  // A box larger than any grid: arrays cut to it cover their whole block.
+  static Box everywhere() { return Box{{-kFar, -kFar, -kFar}, {kFar, kFar, kFar}}; }
+  static constexpr int kFar = 1 << 29;
 };
+
+// The common part of two boxes; Box{} when they do not overlap, so that every rank names an
+// empty part the same way.
+inline Box overlap(const Box& a, const Box& b) {
+  const Box r = a.intersect(b);
+  return r.empty() ? Box{} : r;
+}
 
 // The cells within `reach` of box b, clipped to `limit`; empty when b is.
 inline Box neighbourhood(const Box& b, int reach, const Box& limit) {

@@ -35,12 +35,12 @@ void unite(std::vector<LocalIndex>& parent, LocalIndex a, LocalIndex b) {
 
 void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& mask,
                       ComponentLabels& labels) {
-  const Box box = topo.local(Stagger::Cell);
+  const Box box = mask.box();
   Array3<int64_t>& label_of = labels.of_cell;
-  if (label_of.box() == box)
+  if (label_of.box() == box && label_of.window() == mask.window())
     label_of.fill(labels.labelled, -1);
   else
-    label_of.reset(box, Stagger::Cell, -1);
+    label_of.reset_within(topo.local(Stagger::Cell), mask.window(), Stagger::Cell, -1);
   // Ghosts included. The halo fills below bring labels only to cells the mask marks here
   // too, so every label stays inside this box.
   const Box marked =

@@ -26,7 +26,7 @@ inline Index3 cell_of_global_index(const Topology& topo, int64_t index) {
 // Component labels of a rank's cells. They are kept between calls so that a call clears
 // only the box the previous one labelled, not the whole block.
 struct ComponentLabels {
-  Array3<int64_t> of_cell;  // over the local cell box; -1 for cells in no component
+  Array3<int64_t> of_cell;  // over the mask's box; -1 for cells in no component
   Box labelled;             // of_cell is -1 outside this box
 
   int64_t operator()(int i, int j, int k) const { return of_cell(i, j, k); }
@@ -34,8 +34,9 @@ struct ComponentLabels {
 
 // Labels the 6-connected components of the in-domain cells with mask != 0. Each cell of a
 // component gets the smallest global linear index of the component's cells, so labels do
-// not depend on the rank layout; other cells get -1. `mask` must be halo-consistent; the
-// labels come back over the local cell box, halo-consistent. The work grows with the
+// not depend on the rank layout; other cells get -1. `mask` must be halo-consistent and cover
+// the local cell box, or its part in a window; the labels come back over the mask's box,
+// halo-consistent. The work grows with the
 // bounding box of the marked cells, not with the block. Collective.
 void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& mask,
                       ComponentLabels& labels);

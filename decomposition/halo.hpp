@@ -2,9 +2,11 @@
 //
 // Both work on any staggering and any element types, and batch several arrays (of one or
 // several types) into one message per neighbour. Every rank must call them with the same
-// lists of arrays. The boxes each array sends and receives are worked out once per layout
-// (a plan per staggering and array box, as AMReX caches its fill-boundary plans) and the
-// message buffers are kept, so a steady-state exchange only packs, sends and unpacks.
+// lists of arrays. An array covers its rank's block, or the block's part inside a window that
+// all ranks share (Array3::reset_within). The boxes each array sends and receives are worked
+// out once per layout (a plan per staggering, array box and window, as AMReX caches its
+// fill-boundary plans) and the message buffers are kept, so a steady-state exchange only
+// packs, sends and unpacks.
 #pragma once
 #include <mpi.h>
 
@@ -29,14 +31,23 @@ class Halo {
   //   halo.fill<double, uint8_t>({&u, &v}, {&mask});
   template <class... Ts>
   void fill(std::initializer_list<Array3<Ts>*>... arrays) {
-    exchange<false>(arrays...);
+    exchange<false>([] {}, arrays...);
+  }
+
+  // fill, with `work()` run while the messages travel: work that needs no ghost entry of
+  // these arrays (the interior of a block) hides the exchange's latency. work must not write
+  // the arrays' owned entries, which are sent as it runs.
+  //   halo.fill_during<double>([&] { interior(); }, {&x});
+  template <class... Ts, class Work>
+  void fill_during(Work&& work, std::initializer_list<Array3<Ts>*>... arrays) {
+    exchange<false>(work, arrays...);
   }
 
   // Ghost entries are added into the owner's entries (P2G). Ghosts are left as they were;
   // call fill afterwards to make them consistent again.
   template <class... Ts>
   void sum(std::initializer_list<Array3<Ts>*>... arrays) {
-    exchange<true>(arrays...);
+    exchange<true>([] {}, arrays...);
   }
 
   // Layers of ghosts around each rank's block.
@@ -53,13 +64,13 @@ class Halo {
   // order, so they agree on every message without exchanging its size.
   struct Plan {
     Stagger stagger;
-    Box box;  // the array's box: an array of another box never reuses this plan
+    Box box, window;  // the array's: an array of another box or window never reuses this plan
     std::vector<Box> owned_in_theirs, theirs_in_mine;
   };
   using Side = std::vector<Box> Plan::*;
 
-  template <bool summing, class... Ts>
-  void exchange(std::initializer_list<Array3<Ts>*>... arrays) {
+  template <bool summing, class Work, class... Ts>
+  void exchange(Work&& work, std::initializer_list<Array3<Ts>*>... arrays) {
     (check_full_block(arrays), ...);
     drop_stale_plans();
     constexpr Side out = summing ? &Plan::theirs_in_mine : &Plan::owned_in_theirs;
@@ -68,6 +79,7 @@ class Halo {
     requests_.reserve(2 * send_.size());  // allocates only after a re-cut adds neighbours
     for (size_t q = 0; q < recv_.size(); ++q) post_receive(q, message_bytes(in, q, arrays...));
     for (size_t q = 0; q < send_.size(); ++q) pack_and_send(out, q, arrays...);
+    work();
     MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     for (size_t q = 0; q < recv_.size(); ++q) {
       const char* from = recv_[q].data();
@@ -75,17 +87,20 @@ class Halo {
     }
   }
 
-  // A rank sends what it assumes its neighbours' arrays cover (their local boxes), so every
-  // array must cover its own.
+  // A rank sends what it assumes its neighbours' arrays cover (their local boxes, cut to the
+  // array's window), so every array must cover its own.
   template <class T>
   void check_full_block(std::initializer_list<Array3<T>*> list) const {
     for (auto* a : list)
-      if (!(a->box() == topo_.local(a->stagger())))
-        throw std::logic_error("halo exchange on an array that is not a full local block");
+      if (!(a->box() == overlap(topo_.local(a->stagger()), a->window())))
+        throw std::logic_error(
+            "halo exchange on an array that is not its window's part of the local block");
   }
 
   // Plans and buffers follow one layout: after a re-cut, plans are rebuilt as arrays ask.
+  // Windows that follow moving sand leave plans behind too; past a handful they all go.
   void drop_stale_plans() {
+    if (plans_.size() > kMaxPlans) plans_.clear();
     if (plans_layout_ == topo_.layout_version()) return;
     plans_.clear();
     send_.resize(topo_.neighbours().size());
@@ -93,19 +108,20 @@ class Halo {
     plans_layout_ = topo_.layout_version();
   }
 
-  // The plan of an array's staggering and box, built on first use.
+  // The plan of an array's staggering, box and window, built on first use.
   template <class T>
   const Plan& plan_for(const Array3<T>& a) {
     for (const Plan& p : plans_)
-      if (p.stagger == a.stagger() && p.box == a.box()) return p;
-    return build_plan(a.stagger(), a.box());
+      if (p.stagger == a.stagger() && p.box == a.box() && p.window == a.window()) return p;
+    return build_plan(a.stagger(), a.box(), a.window());
   }
 
-  const Plan& build_plan(Stagger s, const Box& box) {
-    Plan p{s, box, {}, {}};
+  // The array covers local(s) cut to the window, and so does each neighbour's.
+  const Plan& build_plan(Stagger s, const Box& box, const Box& window) {
+    Plan p{s, box, window, {}, {}};
     for (int n : topo_.neighbours()) {
-      p.owned_in_theirs.push_back(topo_.owned(s).intersect(topo_.local(s, n)));
-      p.theirs_in_mine.push_back(box.intersect(topo_.owned(s, n)));
+      p.owned_in_theirs.push_back(overlap(topo_.owned(s).intersect(window), topo_.local(s, n)));
+      p.theirs_in_mine.push_back(overlap(box, topo_.owned(s, n)));
     }
     plans_.push_back(std::move(p));
     return plans_.back();  // a deque keeps earlier plans where they are
@@ -172,11 +188,12 @@ class Halo {
   }
 
   static constexpr int kTag = 7301;
+  static constexpr size_t kMaxPlans = 32;
   static constexpr uint64_t kNoLayout = ~uint64_t(0);
   const Topology& topo_;
   int64_t bytes_sent_ = 0;
-  uint64_t plans_layout_ = kNoLayout;           // the layout version the plans were built for
-  std::deque<Plan> plans_;                      // a handful: one per staggering and box in use
+  uint64_t plans_layout_ = kNoLayout;  // the layout version the plans were built for
+  std::deque<Plan> plans_;             // a handful: one per staggering, box and window in use
   std::vector<std::vector<char>> send_, recv_;  // per neighbour, kept between calls
   std::vector<MPI_Request> requests_;
 };

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <climits>
 #include <utility>
 
 namespace dunesim {
@@ -16,6 +17,19 @@ double global_min(const Topology& topo, double local) {
   double r;
   MPI_Allreduce(&local, &r, 1, MPI_DOUBLE, MPI_MIN, topo.comm());
   return r;
+}
+
+Box global_bounding_box(const Topology& topo, const Box& local) {
+  // One MPI_MIN over the low corner and the negated high corner.
+  int corners[6] = {INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX};
+  if (!local.empty())
+    for (int a = 0; a < 3; ++a) {
+      corners[a] = local.lo[a];
+      corners[3 + a] = -local.hi[a];
+    }
+  MPI_Allreduce(MPI_IN_PLACE, corners, 6, MPI_INT, MPI_MIN, topo.comm());
+  if (corners[0] == INT_MAX) return Box{};
+  return Box{{corners[0], corners[1], corners[2]}, {-corners[3], -corners[4], -corners[5]}};
 }
 
 double global_sum(const Topology& topo, double local) {

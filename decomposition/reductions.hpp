@@ -17,6 +17,8 @@ int64_t global_sum(const Topology& topo, int64_t local);
 void global_sum_in_place(const Topology& topo, double* values, int count);
 // Sum of `local` over the ranks before this one (0 on rank 0).
 int64_t exclusive_prefix_sum(const Topology& topo, int64_t local);
+// The smallest box holding every rank's `local` box (Box{} if all are empty).
+Box global_bounding_box(const Topology& topo, const Box& local);
 // True on every rank if it is true on any rank.
 bool any_rank(const Topology& topo, bool local);
 // Returns when every rank has called it (a barrier): for measuring load imbalance.

@@ -31,9 +31,12 @@ struct MacGrid {
                                 // right-hand side (one array, never both)
 
   // Sand only: allocated by allocate_sand() when the case has a sand material. Sand fills a
-  // small part of most grids, so the sand stages look only near sand_region: rigid,
-  // yielding and stress are zero outside it, and wall_normal_speed covers only the faces
-  // near it.
+  // small part of most grids, so its arrays cover only the block's part of the sand window,
+  // a box of the global grid around all the sand particles that every rank agrees on
+  // (sand_window.hpp); outside it there is no sand. Within it the sand stages look only near
+  // sand_region: rigid, yielding and stress are zero outside it, and wall_normal_speed
+  // covers only the faces near it.
+  Box sand_window;           // global; Box{} until the first step fits it to the sand
   Array3<uint8_t> sand;      // fluid cells whose particles are mostly sand
   Array3<float> sand_count;  // sand particles per owned cell (P2G); whole numbers, exact
   Box sand_region;           // bounding box of the sand cells, ghosts included
@@ -42,7 +45,7 @@ struct MacGrid {
   Array3<float> wall_mu;     // Coulomb coefficient of each solid cell
   std::array<Array3<float>, 3> wall_normal_speed;  // |u_n| the walls remove, near the sand
   ComponentLabels rigid_clusters;                  // connected groups of rigid cells; scratch
-  Array3<double> pressure_correction;              // of the second projection, Pa
+  Array3<double> pressure_correction;  // of the second projection, Pa: the whole block
   // Sand stress (xx yy zz xy xz yz), Pa; scratch. Single precision, as the particles carry
   // it: seven digits are far finer than the yield test and the friction it feeds, and the
   // six components are the largest share of a sand grid's memory.
@@ -67,28 +70,30 @@ struct MacGrid {
   Array3<float> surface_phi;
   Array3<float> surface_scratch;
 
-  // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (with the
-  // rigid-cluster labels the step fills), allocate_elastic_sand(), allocate_pore_water() and
-  // allocate_surface() add.
-  // Ghost cells, the extra layer of faces and the arrays sized to the sand's region are left out,
-  // so a grid needs at least this much. Keep in step with the allocate functions below.
+  // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (over the
+  // block, and over the sand window with the rigid-cluster labels the step fills),
+  // allocate_elastic_sand() (over the sand window), allocate_pore_water() and
+  // allocate_surface() add. Ghost cells, the extra layer of faces and the arrays sized to the
+  // sand's region are left out, so a grid needs at least its block's share of the per-block
+  // bytes. Keep in step with the allocate functions below.
   static constexpr size_t kBytesPerCell = 3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
-                                          + 2 * sizeof(uint8_t)    // cell_type, solid
-                                          + sizeof(float)          // density
-                                          + 2 * sizeof(double);    // pressure, cell_scratch
-  static constexpr size_t kSandBytesPerCell = 3 * sizeof(uint8_t)  // sand, rigid, yielding
-                                              + 2 * sizeof(float)  // sand_count, wall_mu
-                                              + sizeof(double)     // pressure_correction
-                                              + 6 * sizeof(float)  // stress
-                                              + sizeof(int64_t);   // rigid_clusters
-  static constexpr size_t kElasticSandBytesPerCell =
+                                          + 2 * sizeof(uint8_t)          // cell_type, solid
+                                          + sizeof(float)                // density
+                                          + 2 * sizeof(double);          // pressure, cell_scratch
+  static constexpr size_t kSandBytesPerCell = sizeof(double);            // pressure_correction
+  static constexpr size_t kSandWindowBytesPerCell = 3 * sizeof(uint8_t)  // sand, rigid, yielding
+                                                    + 2 * sizeof(float)  // sand_count, wall_mu
+                                                    + 6 * sizeof(float)  // stress
+                                                    + sizeof(int64_t);   // rigid_clusters
+  static constexpr size_t kElasticSandWindowBytesPerCell =
       7 * sizeof(float);  // stress_at_step_start, yield_scale
   static constexpr size_t kPoreWaterBytesPerCell =
       sizeof(float) + 4 * sizeof(double);  // saturation; pore_count .. pore_uptake
   static constexpr size_t kSurfaceBytesPerCell =
       2 * sizeof(float);  // surface_phi, surface_scratch
 
-  bool has_sand() const { return sand.size() > 0; }
+  // The same on every rank: a rank whose block misses the window still joins the halo calls.
+  bool has_sand() const { return !sand_window.empty(); }
   bool has_pore_water() const { return saturation.size() > 0; }
   bool has_surface_phi() const { return surface_phi.size() > 0; }
 
@@ -108,24 +113,42 @@ struct MacGrid {
     cell_scratch.reset(c, Stagger::Cell, 0.0);
   }
 
-  void allocate_sand(const Topology& topo) {
-    Box c = topo.local(Stagger::Cell);
-    sand.reset(c, Stagger::Cell, 0);
-    sand_count.reset(c, Stagger::Cell, 0.0f);
+  // The sand arrays over the block's part of `window` (the whole block by default), zero;
+  // pressure_correction over the block. wall_mu is the caller's to mark.
+  void allocate_sand(const Topology& topo, const Box& window = Box::everywhere()) {
+    const Box c = topo.local(Stagger::Cell);
+    sand_window = window;
+    auto cut = [&](auto& array, auto value) {
+      array.reset_within(c, window, Stagger::Cell, value);
+    };
+    cut(sand, uint8_t(0));
+    cut(sand_count, 0.0f);
     sand_region = Box{};
-    rigid.reset(c, Stagger::Cell, 0);
-    yielding.reset(c, Stagger::Cell, 0);
-    wall_mu.reset(c, Stagger::Cell, 0.0f);
+    cut(rigid, uint8_t(0));
+    cut(yielding, uint8_t(0));
+    cut(wall_mu, 0.0f);
     for (Array3<float>& speed : wall_normal_speed) speed = {};  // sized by the friction stage
     rigid_clusters = {};
     pressure_correction.reset(c, Stagger::Cell, 0.0);
-    for (Array3<float>& component : stress) component.reset(c, Stagger::Cell, 0.0f);
+    for (Array3<float>& component : stress) cut(component, 0.0f);
   }
 
+  // Over the same part of the sand window as allocate_sand's arrays.
   void allocate_elastic_sand(const Topology& topo) {
-    Box c = topo.local(Stagger::Cell);
-    for (Array3<float>& component : stress_at_step_start) component.reset(c, Stagger::Cell, 0.0f);
-    yield_scale.reset(c, Stagger::Cell, 1.0f);
+    const Box c = topo.local(Stagger::Cell);
+    for (Array3<float>& component : stress_at_step_start)
+      component.reset_within(c, sand_window, Stagger::Cell, 0.0f);
+    yield_scale.reset_within(c, sand_window, Stagger::Cell, 1.0f);
+  }
+
+  // Bytes this rank's sand-window arrays hold now (the rigid-cluster labels included).
+  size_t sand_window_bytes() const {
+    size_t bytes = sand.size() + rigid.size() + yielding.size() +
+                   sizeof(float) * (sand_count.size() + wall_mu.size() + yield_scale.size()) +
+                   sizeof(int64_t) * rigid_clusters.of_cell.size();
+    for (int n = 0; n < 6; ++n)
+      bytes += sizeof(float) * (stress[n].size() + stress_at_step_start[n].size());
+    return bytes;
   }
 
   void allocate_pore_water(const Topology& topo) {

@@ -19,9 +19,8 @@ size_t grid_bytes_per_cell(const CaseConfig& config) {
     bytes += MacGrid::kSurfaceBytesPerCell;
   for (const MaterialSpec& m : config.materials) {
     if (m.kind != MaterialKind::Sand) continue;
+    // The sand window's arrays follow the sand, not the domain: a lower bound leaves them out.
     bytes += MacGrid::kSandBytesPerCell;
-    if (m.rheology.kind == SandRheology::Kind::ElasticPlastic)
-      bytes += MacGrid::kElasticSandBytesPerCell;
     if (m.wet.holds_water()) bytes += MacGrid::kPoreWaterBytesPerCell;
   }
   return bytes;

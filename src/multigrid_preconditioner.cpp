@@ -391,7 +391,8 @@ void MultigridPreconditioner::apply(const double* r, double* z) {
 
 // Uses the finest level's x as the ghosted copy of p. Between cycles x is 0 outside fluid
 // cells (v_cycle writes only those), which is the p = 0 of air cells; apply() resets the
-// fluid cells before each cycle.
+// fluid cells before each cycle. The rows of cells whose six neighbours are in the block
+// need no ghost of p: they are computed while the halo travels, the rest after it.
 void MultigridPreconditioner::multiply(const double* p, double* Ap) {
   Level& top = *levels_[0];
   double* x = top.x.data();
@@ -400,23 +401,44 @@ void MultigridPreconditioner::multiply(const double* p, double* Ap) {
     std::copy_n(in, run.length, x + run.offset);
     in += run.length;
   }
-  top.halo->fill<double>({&top.x});
+  const Box inner = fine_topo_.owned_cells(fine_topo_.rank()).grown(-1);
+  top.halo->fill_during<double>([&] { multiply_rows(Ap, inner, true); }, {&top.x});
+  multiply_rows(Ap, inner, false);
+}
 
+// The rows of A p (in unknown order) of the cells inside `inner`, or of those outside it.
+void MultigridPreconditioner::multiply_rows(double* Ap, const Box& inner, bool inside) const {
+  const Level& top = *levels_[0];
+  const double* x = top.x.data();
   const int64_t gy = grid_->cell_type.stride(1), gz = grid_->cell_type.stride(2);
   const int64_t sy = top.x.stride(1), sz = top.x.stride(2);
   const int64_t grid_step[6] = {-1, 1, -gy, gy, -gz, gz};
   const int64_t x_step[6] = {-1, 1, -sy, sy, -sz, sz};
-  for (const Run& run : unknown_runs_) {
-    int64_t g = grid_->cell_type.offset(run.i, run.j, run.k);
-    for (int64_t o = run.offset, end = run.offset + run.length; o < end; ++o, ++g) {
+  auto rows = [&](const Run& run, double* out, int from, int to) {
+    int64_t g = grid_->cell_type.offset(run.i, run.j, run.k) + from;
+    for (int64_t o = run.offset + from, end = run.offset + to; o < end; ++o, ++g) {
       const double x_c = x[o];
       double sum = 0.0;
-      for (int f = 0; f < 6; ++f) {
-        const int64_t n = g + grid_step[f];
-        sum += face_coefficient(*grid_, g, n) * (x_c - x[o + x_step[f]]);
-      }
-      *Ap++ = sum;
+      for (int f = 0; f < 6; ++f)
+        sum += face_coefficient(*grid_, g, g + grid_step[f]) * (x_c - x[o + x_step[f]]);
+      out[o - run.offset] = sum;
     }
+  };
+  for (const Run& run : unknown_runs_) {
+    // [a, b): the run's cells inside `inner`, counted from its start.
+    int a = 0, b = 0;
+    if (run.j >= inner.lo[1] && run.j < inner.hi[1] && run.k >= inner.lo[2] &&
+        run.k < inner.hi[2]) {
+      a = std::clamp(inner.lo[0] - run.i, 0, run.length);
+      b = std::clamp(inner.hi[0] - run.i, a, run.length);
+    }
+    if (inside) {
+      rows(run, Ap, a, b);
+    } else {
+      rows(run, Ap, 0, a);
+      rows(run, Ap, b, run.length);
+    }
+    Ap += run.length;
   }
 }
 

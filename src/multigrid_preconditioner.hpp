@@ -69,6 +69,7 @@ class MultigridPreconditioner {
   void v_cycle(size_t l);
   void gather_coarsest_operator();
   void solve_coarsest();
+  void multiply_rows(double* Ap, const Box& inner, bool inside) const;
 
   const Topology& fine_topo_;
   std::array<std::vector<int>, 3> built_for_starts_;  // fine cuts the levels were built for

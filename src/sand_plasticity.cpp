@@ -138,21 +138,19 @@ void add_viscous_stress(SymTensor& sigma, const SymTensor& strain_rate, double v
 void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField& stress,
                              const Array3<uint8_t>& yielding, const Box& yielding_box,
                              double dt) {
-  // Every cell array covers the local cell box, so one offset and one set of strides
-  // address them all in the loop below.
-  const Array3<uint8_t>& type = g.cell_type;
-  bool same_boxes = yielding.box() == type.box() && g.density.box() == type.box();
+  // The stress and yielding arrays share one box (the grid's, or its part in the sand
+  // window), so one offset and one set of strides address them all in the loop below; the
+  // grid's cell arrays have their own.
+  bool same_boxes = true;
   for (const Array3<float>& component : stress)
-    same_boxes = same_boxes && component.box() == type.box();
+    same_boxes = same_boxes && component.box() == yielding.box();
   if (!same_boxes)
-    throw std::invalid_argument(
-        "apply_stress_divergence: stress and yielding must cover the "
-        "grid's cell box");
+    throw std::invalid_argument("apply_stress_divergence: stress and yielding must share a box");
+  const Array3<uint8_t>& type = g.cell_type;
   const uint8_t* types = type.data();
   const uint8_t* yields = yielding.data();
   // grid.rigid is zero where no cell was classified (then sigma_ab is used as it is).
-  const uint8_t* rigids =
-      g.rigid.box() == type.box() && g.pressure.box() == type.box() ? g.rigid.data() : nullptr;
+  const uint8_t* rigids = g.rigid.box() == yielding.box() ? g.rigid.data() : nullptr;
   const double* pressure = g.pressure.data();
   const float* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
@@ -162,22 +160,25 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
                           .intersect(topo.global(face_stagger(a)))
                           .intersect(faces_of_cells(yielding_box, a));
     for_each_index(faces, [&](int i, int j, int k) {
+      // R and L in the grid's cell arrays, Rs and Ls in the sand's.
       const int64_t R = type.offset(i, j, k), L = R - type.stride(a);
+      const int64_t Rs = yielding.offset(i, j, k), Ls = Rs - yielding.stride(a);
       if (types[L] == kSolid || types[R] == kSolid) return;
-      if (!yields[L] && !yields[R]) return;
-      double div = (sigma_aa[R] - sigma_aa[L]) / g.dx;
+      if (!yields[Ls] && !yields[Rs]) return;
+      double div = (sigma_aa[Rs] - sigma_aa[Ls]) / g.dx;
       for (int b = 0; b < 3; ++b) {
         if (b == a) continue;
         const float* sigma_ab = stress[SymTensor::index(a, b)].data();
-        const int64_t step = type.stride(b);
-        // sigma_ab of `cell`, the neighbour along b of `row` (L or R); see above.
-        auto edge = [&](int64_t cell, int64_t row) {
-          if (!(rigids && rigids[cell] && yields[row])) return double(sigma_ab[cell]);
+        const int64_t step = type.stride(b), step_s = yielding.stride(b);
+        // sigma_ab of the neighbour along b (by `side`) of `row` (L or R); see above.
+        auto edge = [&](int64_t row, int64_t row_s, int side) {
+          const int64_t cell = row + side * step, cell_s = row_s + side * step_s;
+          if (!(rigids && rigids[cell_s] && yields[row_s])) return double(sigma_ab[cell_s]);
           const double p_row = pressure[row];
-          return p_row > 0 ? sigma_ab[row] * std::max(pressure[cell], 0.0) / p_row : 0.0;
+          return p_row > 0 ? sigma_ab[row_s] * std::max(pressure[cell], 0.0) / p_row : 0.0;
         };
-        const double above = edge(L + step, L) + edge(R + step, R);
-        const double below = edge(L - step, L) + edge(R - step, R);
+        const double above = edge(L, Ls, 1) + edge(R, Rs, 1);
+        const double below = edge(L, Ls, -1) + edge(R, Rs, -1);
         div += (above - below) / (4 * g.dx);
       }
       const double rho = face_density(types[L], density[L], types[R], density[R]);
@@ -192,12 +193,12 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   const Box local = topo.local(Stagger::Cell);
   // The grid keeps these arrays between steps and they are zero outside the last step's
   // sand region: allocating or clearing them whole each step cost more than the plasticity
-  // itself on large, mostly empty grids.
+  // itself on large, mostly empty grids. They cover what the sand cells' array covers.
   auto clear = [&](auto& array, auto zero) {
-    if (array.box() == local)
+    if (array.box() == sand_cells.box() && array.window() == sand_cells.window())
       array.fill(g.sand_region, zero);
     else
-      array.reset(local, Stagger::Cell, zero);
+      array.reset_within(local, sand_cells.window(), Stagger::Cell, zero);
   };
   StressField& stress = g.stress;
   for (Array3<float>& s : stress) clear(s, 0.0f);

@@ -18,6 +18,7 @@
 #include "src/projection.hpp"
 #include "src/rigid_clusters.hpp"
 #include "src/sand_plasticity.hpp"
+#include "src/sand_window.hpp"
 #include "src/seeding.hpp"
 #include "src/seepage.hpp"
 #include "src/transfer.hpp"
@@ -90,14 +91,18 @@ void Simulation::lay_out_grid() {
   mark_static_solids(config_, grid_.solid);
   solid_faces_ = find_solid_boundary_faces(grid_.solid, grid_);
   emitter_ = std::make_unique<ParticleEmitter>(config_, *topo_);
-  if (sand_material_) {
-    grid_.allocate_sand(*topo_);
-    if (sand_material_->rheology.kind == SandRheology::Kind::ElasticPlastic)
-      grid_.allocate_elastic_sand(*topo_);
-    mark_wall_friction(config_, grid_.wall_mu);
-  }
+  if (sand_material_) allocate_sand(grid_.sand_window);
   if (has_pore_water()) grid_.allocate_pore_water(*topo_);
   if (config_.pressure.free_surface == FreeSurface::GhostFluid) grid_.allocate_surface(*topo_);
+}
+
+// The window stays when a re-cut lays the grid out again, and is Box{} (no sand arrays)
+// until the first step fits it to the particles.
+void Simulation::allocate_sand(const Box& window) {
+  grid_.allocate_sand(*topo_, window);
+  if (sand_material_->rheology.kind == SandRheology::Kind::ElasticPlastic)
+    grid_.allocate_elastic_sand(*topo_);
+  mark_wall_friction(config_, grid_.wall_mu);
 }
 
 namespace {
@@ -194,6 +199,11 @@ void Simulation::step(double dt) {
 
 void Simulation::particles_to_grid() {
   auto t = clock_.time(kParticlesToGrid);
+  if (sand_material_) {
+    const Box window = fit_sand_window(*topo_, particles_, config_.materials, config_.cell_size,
+                                       grid_.sand_window);
+    if (!(window == grid_.sand_window)) allocate_sand(window);
+  }
   dunesim::particles_to_grid(particles_, config_.materials, *halo_, *topo_, grid_);
   if (grid_.has_surface_phi()) compute_surface_phi(particles_, *halo_, *topo_, grid_);
 }

@@ -173,6 +173,7 @@ class Simulation {
   // (Re)allocates everything laid out by the topology: halo, pressure solver, grid block,
   // emitter.
   void lay_out_grid();
+  void allocate_sand(const Box& window);
 
   CaseConfig config_;
   std::unique_ptr<Topology> topo_;

@@ -150,11 +150,18 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     } else {
       g.density(i, j, k) = 0.0;
     }
-    // A cell behaves as sand when most of its particles are sand.
-    if (track_sand) g.sand(i, j, k) = fluid && 2.0 * g.sand_count(i, j, k) > count ? 1 : 0;
-    if (track_saturation && g.sand_count(i, j, k) > 0)
-      g.saturation(i, j, k) /= float(g.sand_count(i, j, k));
   });
+  // A cell behaves as sand when most of its particles are sand. Every sand particle lies in
+  // the sand window, so the cells outside it have none.
+  if (track_sand)
+    for_each_index(topo.owned_cells(topo.rank()).intersect(g.sand.box()),
+                   [&](int i, int j, int k) {
+                     const double count = particle_count(i, j, k);
+                     const bool fluid = g.cell_type(i, j, k) == kFluid;
+                     g.sand(i, j, k) = fluid && 2.0 * g.sand_count(i, j, k) > count ? 1 : 0;
+                     if (track_saturation && g.sand_count(i, j, k) > 0)
+                       g.saturation(i, j, k) /= float(g.sand_count(i, j, k));
+                   });
   halo.fill<double, float, uint8_t>({&g.vel[0], &g.vel[1], &g.vel[2]}, {&g.density},
                                     {&g.cell_type});
   if (track_sand) halo.fill<uint8_t>({&g.sand});

@@ -141,6 +141,45 @@ TEST(Halo, MixedElementTypesInOneExchange) {
                  [&](int i, int j, int k) { ASSERT_EQ(u(i, j, k), -field_value(1, i, j, k)); });
 }
 
+// Arrays cut to a window (the sand's arrays) exchange what their neighbours' arrays cover,
+// batched with whole-block arrays. The windows cross the cuts of 2 and 4 ranks; the second
+// holds the low-x wall layers and misses the blocks far from it, whose arrays are empty.
+TEST(Halo, ArraysCutToAWindowFillAndSumLikeWholeBlocks) {
+  Topology topo(MPI_COMM_WORLD, {12, 10, 8}, 2);
+  Halo halo(topo);
+  for (const Box& window : {Box{{3, -1, 2}, {8, 6, 9}}, Box{{-2, -2, -2}, {2, 12, 10}}}) {
+    for (int s = 0; s < 4; ++s) {
+      const Stagger st = static_cast<Stagger>(s);
+      Array3<double> cut, whole(topo.local(st), st, -1.0);
+      cut.reset_within(topo.local(st), window, st, -1.0);
+      ASSERT_TRUE(cut.box() == overlap(topo.local(st), window));
+      for_each_index(topo.owned(st), [&](int i, int j, int k) {
+        whole(i, j, k) = field_value(s, i, j, k);
+        if (cut.box().contains(i, j, k)) cut(i, j, k) = -field_value(s, i, j, k);
+      });
+      halo.fill<double>({&cut, &whole});
+      for_each_index(cut.box(), [&](int i, int j, int k) {
+        ASSERT_EQ(cut(i, j, k), -field_value(s, i, j, k))
+            << s << " " << i << "," << j << "," << k;
+      });
+      for_each_index(whole.box(), [&](int i, int j, int k) {
+        ASSERT_EQ(whole(i, j, k), field_value(s, i, j, k))
+            << s << " " << i << "," << j << "," << k;
+      });
+
+      for_each_index(cut.box(),
+                     [&](int i, int j, int k) { cut(i, j, k) = field_value(s, i, j, k); });
+      halo.sum<double>({&cut});
+      for_each_index(topo.owned(st).intersect(cut.box()), [&](int i, int j, int k) {
+        int holders = 0;  // ranks whose cut array covers this entry
+        for (int r = 0; r < topo.size(); ++r)
+          holders += overlap(topo.local(st, r), window).contains(i, j, k);
+        ASSERT_DOUBLE_EQ(cut(i, j, k), holders * field_value(s, i, j, k));
+      });
+    }
+  }
+}
+
 // Halo plans are worked out once per layout; a re-cut must replace them. At 2 ranks every
 // block changes, so the array box in a plan's key alone keeps old plans out. At 4 ranks the
 // last block keeps its box while the re-cut takes rank 1 out of its neighbours: only the
