@@ -35,8 +35,9 @@ class Halo {
   }
 
   // fill, with `work()` run while the messages travel: work that needs no ghost entry of
-  // these arrays (the interior of a block) hides the exchange's latency. work must not write
-  // the arrays' owned entries, which are sent as it runs.
+  // these arrays (the interior of a block) hides the exchange's latency. The messages are
+  // packed before work runs, so the neighbours get the owned entries as they were; work must
+  // neither read nor write the ghosts, which arrive after it.
   //   halo.fill_during<double>([&] { interior(); }, {&x});
   template <class... Ts, class Work>
   void fill_during(Work&& work, std::initializer_list<Array3<Ts>*>... arrays) {

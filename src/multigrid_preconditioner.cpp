@@ -183,20 +183,39 @@ void MultigridPreconditioner::coarsen(const Level& fine, Level& coarse) {
 // One Gauss-Seidel half-sweep over the cells of one colour ((i + j + k) % 2, in global
 // indices, so the result does not depend on the layout). Ghosts of the other colour must be
 // current. Non-fluid cells have inv_diag = 0 and stay 0.
-void MultigridPreconditioner::smooth(Level& L, int colour) {
+// Red-black Gauss-Seidel on one colour, over the cells of `part`: all of them, or those
+// whose six neighbours are in the block (kInside: no ghost is read) or the others. Cells of
+// one colour do not read each other, so the order of the parts changes nothing.
+void MultigridPreconditioner::smooth(Level& L, int colour, Part part) {
   double* x = L.x.data();
   const double* b = L.b.data();
   const Level::Stencil* s = L.stencil.data();
   const int64_t sy = L.x.stride(1), sz = L.x.stride(2);
+  const Box inner = L.owned.grown(-1);
   for (const Run& run : L.runs) {
-    const int skip = (run.i + run.j + run.k + colour) & 1;
-    for (int64_t o = run.offset + skip, end = run.offset + run.length; o < end; o += 2) {
-      const float* c = s[o].coeff;
-      x[o] = s[o].inv_diag *
-             (b[o] + c[0] * x[o - 1] + s[o + 1].coeff[0] * x[o + 1] + c[1] * x[o - sy] +
-              s[o + sy].coeff[1] * x[o + sy] + c[2] * x[o - sz] + s[o + sz].coeff[2] * x[o + sz]);
+    auto cells = [&](int from, int to) {  // counted from the run's start
+      const int skip = (run.i + from + run.j + run.k + colour) & 1;
+      for (int64_t o = run.offset + from + skip, end = run.offset + to; o < end; o += 2) {
+        const float* c = s[o].coeff;
+        x[o] = s[o].inv_diag * (b[o] + c[0] * x[o - 1] + s[o + 1].coeff[0] * x[o + 1] +
+                                c[1] * x[o - sy] + s[o + sy].coeff[1] * x[o + sy] +
+                                c[2] * x[o - sz] + s[o + sz].coeff[2] * x[o + sz]);
+      }
+    };
+    const auto [a, e] = part == Part::kAll ? std::pair{0, 0} : inside_span(run, inner);
+    if (part == Part::kInside) cells(a, e);
+    if (part != Part::kInside) {
+      cells(0, a);
+      cells(e, run.length);
     }
   }
+}
+
+std::pair<int, int> MultigridPreconditioner::inside_span(const Run& run, const Box& inner) {
+  if (run.j < inner.lo[1] || run.j >= inner.hi[1] || run.k < inner.lo[2] || run.k >= inner.hi[2])
+    return {0, 0};
+  const int a = std::clamp(inner.lo[0] - run.i, 0, run.length);
+  return {a, std::clamp(inner.hi[0] - run.i, a, run.length)};
 }
 
 // (b - A x) at the fluid cell at offset o. Ghosts of x must be current.
@@ -267,8 +286,8 @@ void MultigridPreconditioner::v_cycle(size_t l) {
   // Only fluid cells are ever written: the rest of x is already 0.
   for (const Run& run : L.runs) std::fill_n(L.x.data() + run.offset, run.length, 0.0);
   auto sweep = [&](int colour) {
-    L.halo->fill<double>({&L.x});
-    smooth(L, colour);
+    L.halo->fill_during<double>([&] { smooth(L, colour, Part::kInside); }, {&L.x});
+    smooth(L, colour, Part::kOutside);
   };
   if (l + 1 == levels_.size()) {
     if (gathered_) {
@@ -360,12 +379,12 @@ void MultigridPreconditioner::solve_coarsest() {
     G.x(i, j, k) = 0.0;
   });
   for (int s = 0; s < kCoarsestSweeps; ++s) {
-    smooth(G, 0);
-    smooth(G, 1);
+    smooth(G, 0, Part::kAll);
+    smooth(G, 1, Part::kAll);
   }
   for (int s = 0; s < kCoarsestSweeps; ++s) {
-    smooth(G, 1);
-    smooth(G, 0);
+    smooth(G, 1, Part::kAll);
+    smooth(G, 0, Part::kAll);
   }
   for_each_index(C.owned, [&](int i, int j, int k) { C.x(i, j, k) = G.x(i, j, k); });
 }
@@ -425,13 +444,7 @@ void MultigridPreconditioner::multiply_rows(double* Ap, const Box& inner, bool i
     }
   };
   for (const Run& run : unknown_runs_) {
-    // [a, b): the run's cells inside `inner`, counted from its start.
-    int a = 0, b = 0;
-    if (run.j >= inner.lo[1] && run.j < inner.hi[1] && run.k >= inner.lo[2] &&
-        run.k < inner.hi[2]) {
-      a = std::clamp(inner.lo[0] - run.i, 0, run.length);
-      b = std::clamp(inner.hi[0] - run.i, a, run.length);
-    }
+    const auto [a, b] = inside_span(run, inner);
     if (inside) {
       rows(run, Ap, a, b);
     } else {

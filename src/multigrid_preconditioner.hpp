@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "decomposition/array3.hpp"
@@ -60,10 +61,14 @@ class MultigridPreconditioner {
     int64_t offset;
   };
   struct Level;
+  // Which cells a smoothing sweep visits (see smooth()).
+  enum class Part { kAll, kInside, kOutside };
+  // The cells of `run` inside `inner`, as [first, end) counted from the run's start.
+  static std::pair<int, int> inside_span(const Run& run, const Box& inner);
   static double residual_at(const Level& level, int64_t offset);
   void build_levels();
   void coarsen(const Level& fine, Level& coarse);
-  void smooth(Level& level, int colour);
+  void smooth(Level& level, int colour, Part part);
   void restrict_residual(const Level& fine, Level& coarse);
   void prolong_correction(const Level& coarse, Level& fine);
   void v_cycle(size_t l);
