@@ -21,6 +21,24 @@ constexpr int64_t kMaximumGatheredCells = 32768;
 
 int ceil_half(int n) { return (n + 1) / 2; }
 
+// Fluid cells stay this many cells inside a level's window, so that every stencil, the
+// restriction and the prolongation read inside it. kWindowSlack more on each side when the
+// window is refitted, so that moving water refits it only every few steps.
+constexpr int kWindowMargin = 2;
+constexpr int kWindowSlack = 4;
+
+// The next level's window: the coarse cells with a child in `fine`, and one more layer
+// (prolongation reads a parent's neighbour), cut to the coarse grid and its ghost layer.
+Box coarse_window(const Box& fine, const Topology& coarse) {
+  if (fine.empty()) return Box{};
+  Box c;
+  for (int a = 0; a < 3; ++a) {
+    c.lo[a] = (fine.lo[a] >> 1) - 1;      // floor, also below zero
+    c.hi[a] = -((-fine.hi[a]) >> 1) + 1;  // ceil
+  }
+  return overlap(c, coarse.global(Stagger::Cell).grown(1));
+}
+
 // Adds cell (i, j, k) to runs visited in for_each_index order.
 template <class Run>
 void append_to_runs(std::vector<Run>& runs, int i, int j, int k, int64_t offset) {
@@ -33,12 +51,13 @@ void append_to_runs(std::vector<Run>& runs, int i, int j, int k, int64_t offset)
 
 }  // namespace
 
-// One level of the hierarchy. Arrays cover the rank's block plus one ghost layer; a face
-// coefficient is stored at the cell above the face (stencil(c).coeff[a] couples c - e_a and c).
+// One level of the hierarchy. Arrays cover the rank's block plus one ghost layer, cut to the
+// level's window around the fluid; a face coefficient is stored at the cell above the face
+// (stencil(c).coeff[a] couples c - e_a and c).
 struct MultigridPreconditioner::Level {
   std::unique_ptr<Topology> topo;
   std::unique_ptr<Halo> halo;
-  Box owned;  // the rank's cells inside the domain
+  Box owned;  // the rank's cells inside the domain and the window
   // The fluid cells (those with inv_diag != 0) as runs along x: every loop of the cycle
   // visits these only, so its work follows the fluid, not the block or its bounding box.
   std::vector<Run> runs;
@@ -53,15 +72,38 @@ struct MultigridPreconditioner::Level {
   Array3<Stencil> stencil;
   Array3<double> x, b;  // correction, right-hand side
 
-  explicit Level(std::unique_ptr<Topology> t) : topo(std::move(t)) {
+  Box window;  // global, the same on every rank
+
+  explicit Level(std::unique_ptr<Topology> t, const Box& w = Box::everywhere())
+      : topo(std::move(t)) {
     halo = std::make_unique<Halo>(*topo);
-    owned = topo->owned_cells(topo->rank());
-    const Box box = topo->local(Stagger::Cell);
-    // Cells outside the domain are walls: solid, with zero coefficients, never written.
-    type.reset(box, Stagger::Cell, kSolid);
-    stencil.reset(box, Stagger::Cell, Stencil{{0.0f, 0.0f, 0.0f}, 0.0f});
-    x.reset(box, Stagger::Cell, 0.0);
-    b.reset(box, Stagger::Cell, 0.0);
+    cover(w);
+  }
+
+  // Arrays over the block's part of window w. Cells outside the domain are walls: solid,
+  // with zero coefficients, never written.
+  void cover(const Box& w) {
+    window = w;
+    owned = overlap(topo->owned_cells(topo->rank()), w);
+    const Box block = topo->local(Stagger::Cell);
+    type.reset_within(block, w, Stagger::Cell, kSolid);
+    stencil.reset_within(block, w, Stagger::Cell, Stencil{{0.0f, 0.0f, 0.0f}, 0.0f});
+    x.reset_within(block, w, Stagger::Cell, 0.0);
+    b.reset_within(block, w, Stagger::Cell, 0.0);
+  }
+
+  size_t bytes() const {
+    return type.size() * sizeof(uint8_t) + stencil.size() * sizeof(Stencil) +
+           (x.size() + b.size()) * sizeof(double);
+  }
+
+  // Type and coefficients as the whole block would hold them: outside the window there is
+  // no fluid, and kWindowMargin keeps every coefficient a fluid row uses inside it.
+  uint8_t type_at(int i, int j, int k) const {
+    return type.box().contains(i, j, k) ? type(i, j, k) : uint8_t(kSolid);
+  }
+  float coefficient_at(int i, int j, int k, int a) const {
+    return stencil.box().contains(i, j, k) ? stencil(i, j, k).coeff[a] : 0.0f;
   }
 
   // Diagonal from the face coefficients, and the runs of fluid cells.
@@ -101,8 +143,10 @@ void MultigridPreconditioner::build_levels() {
   built_for_starts_ = fine_topo_.starts();
   Index3 cells = fine_topo_.global_cells();
   std::array<std::vector<int>, 3> starts = fine_topo_.starts();
+  // Without arrays until fit_windows() covers them: whole blocks would raise the peak.
   levels_.push_back(
-      std::make_unique<Level>(std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts)));
+      std::make_unique<Level>(std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts),
+                              Box{}));
   while (int(levels_.size()) < kMaximumLevels) {
     bool thick_enough = true;
     for (int a = 0; a < 3; ++a) {
@@ -113,12 +157,38 @@ void MultigridPreconditioner::build_levels() {
     }
     if (!thick_enough) break;
     levels_.push_back(
-        std::make_unique<Level>(std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts)));
+        std::make_unique<Level>(std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts),
+                                Box{}));
   }
+}
+
+// Level 0's window holds the fluid cells of all ranks with kWindowMargin cells around them;
+// each coarser level's follows from it. Kept while the fluid stays inside it.
+void MultigridPreconditioner::fit_windows(const MacGrid& g) {
+  const Box fluid =
+      global_bounding_box(fine_topo_, bounding_box_where(g.cell_type, [](uint8_t t) {
+                                        return t == kFluid;
+                                      }).intersect(fine_topo_.owned_cells(fine_topo_.rank())));
+  const Box grid = fine_topo_.global(Stagger::Cell).grown(1);
+  const Box needed = fluid.empty() ? Box{} : overlap(fluid.grown(kWindowMargin), grid);
+  const Box& current = levels_[0]->window;
+  if (!needed.empty() && overlap(current, needed) == needed) return;
+  Box window = fluid.empty() ? Box{} : overlap(fluid.grown(kWindowMargin + kWindowSlack), grid);
+  for (size_t l = 0; l < levels_.size(); ++l) {
+    if (l > 0) window = coarse_window(window, *levels_[l]->topo);
+    levels_[l]->cover(window);
+  }
+}
+
+size_t MultigridPreconditioner::bytes() const {
+  size_t total = 0;
+  for (const auto& level : levels_) total += level->bytes();
+  return total;
 }
 
 void MultigridPreconditioner::setup(const MacGrid& g) {
   if (levels_.empty() || built_for_starts_ != fine_topo_.starts()) build_levels();
+  fit_windows(g);
 
   // Level 0: the assembled system's cell types and coefficients. Faces are needed up to
   // the block's upper ghost layer (the coarser level reads them there).
@@ -127,6 +197,7 @@ void MultigridPreconditioner::setup(const MacGrid& g) {
   for_each_index(box, [&](int i, int j, int k) { top.type(i, j, k) = g.cell_type(i, j, k); });
   Box faces = top.owned;
   for (int a = 0; a < 3; ++a) faces.hi[a] += 1;
+  faces = overlap(faces, top.stencil.box());
   for (int a = 0; a < 3; ++a)
     for_each_index(faces, [&](int i, int j, int k) {
       Index3 lo = lower_cell(a, i, j, k);
@@ -156,7 +227,7 @@ void MultigridPreconditioner::coarsen(const Level& fine, Level& coarse) {
     for (int dk = 0; dk < 2; ++dk)
       for (int dj = 0; dj < 2; ++dj)
         for (int di = 0; di < 2; ++di) {
-          const uint8_t t = fine.type(2 * I + di, 2 * J + dj, 2 * K + dk);
+          const uint8_t t = fine.type_at(2 * I + di, 2 * J + dj, 2 * K + dk);
           any_air = any_air || t == kAir;
           any_fluid = any_fluid || t == kFluid;
         }
@@ -171,7 +242,7 @@ void MultigridPreconditioner::coarsen(const Level& fine, Level& coarse) {
           Index3 n{2 * I, 2 * J, 2 * K};
           n[b] += e;
           n[c] += f;
-          sum += fine.stencil(n[0], n[1], n[2]).coeff[a];
+          sum += fine.coefficient_at(n[0], n[1], n[2], a);
         }
       coarse.stencil(I, J, K).coeff[a] = 0.25f * sum;
     }

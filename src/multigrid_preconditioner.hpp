@@ -6,6 +6,8 @@
 // set-up every step; here set-up is one pass over the cells per level:
 //   - level 0 is the rank's block with one ghost layer; level l+1 halves it (cell I covers
 //     cells 2I and 2I+1; block cuts at ceil(cut / 2), so any load-balanced layout coarsens);
+//     every level's arrays cover only the block's part of a window around all ranks' fluid
+//     cells, so a small body of fluid in a large domain does not pay for the empty rest;
 //   - a coarse cell is air (p = 0) if any of its 8 children is, else fluid if any is, else
 //     solid; its face coefficient is the mean of the 4 fine faces it covers (0 into solids);
 //   - red-black Gauss-Seidel smoothing (red before black going down, black before red coming
@@ -52,6 +54,8 @@ class MultigridPreconditioner {
   void multiply(const double* p, double* Ap);
 
   int levels() const { return int(levels_.size()); }
+  // Bytes this rank's levels hold (the gathered coarsest level left out).
+  size_t bytes() const;
 
  private:
   // Consecutive cells along x, from (i, j, k); offset is that of (i, j, k) in the level's
@@ -67,6 +71,7 @@ class MultigridPreconditioner {
   static std::pair<int, int> inside_span(const Run& run, const Box& inner);
   static double residual_at(const Level& level, int64_t offset);
   void build_levels();
+  void fit_windows(const MacGrid& grid);
   void coarsen(const Level& fine, Level& coarse);
   void smooth(Level& level, int colour, Part part);
   void restrict_residual(const Level& fine, Level& coarse);

@@ -69,6 +69,9 @@ class PressureSolver {
   // step allocates, is not held while the particle stages allocate theirs.
   void release_system();
 
+  // Bytes the multigrid's levels hold (they stay allocated between solves).
+  size_t multigrid_bytes() const { return multigrid_.bytes(); }
+
  private:
   // Collective. Throws the same std::runtime_error on every rank, with PETSc's message, when
   // `ierr` is an error on any rank: PETSc returns its errors (main pushes

@@ -122,6 +122,8 @@ class Simulation {
   double time() const { return time_; }
   int64_t steps() const { return steps_; }
   const PressureSolveStats& last_pressure_solve() const { return last_solve_; }
+  // Bytes this rank's multigrid levels hold between steps.
+  size_t multigrid_bytes() const { return pressure_solver_->multigrid_bytes(); }
   // Sand only: what the last step's plasticity and rigid-cluster stages found (all ranks).
   struct SandStats {
     int64_t sand_cells = 0, rigid_cells = 0, yielding_cells = 0;

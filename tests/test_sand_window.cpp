@@ -1,6 +1,7 @@
-// The sand's grid arrays follow the sand, not the domain (MacGrid::sand_window): the same
-// small heap in a domain four times taller, the extra height empty air, must not take more
-// sand memory. With arrays over each rank's whole block it would take four times as much.
+// The sand's grid arrays and the pressure solver's multigrid levels follow the sand, not the
+// domain (MacGrid::sand_window, the multigrid's windows): the same small heap in a domain
+// four times taller, the extra height empty air, must not take more of that memory. With
+// arrays over each rank's whole block it would take about four times as much.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -35,6 +36,7 @@ CaseConfig heap_case(double height) {
 // window itself.
 struct SandStorage {
   double bytes;
+  double multigrid_bytes;
   Box window;
   Box grid;  // the global cells with the wall layers around them
 };
@@ -42,7 +44,8 @@ SandStorage sand_storage_after_steps(double height) {
   Simulation sim(heap_case(height), MPI_COMM_WORLD);
   for (int n = 0; n < 5; ++n) sim.step(sim.stable_dt());
   const Topology& topo = sim.topology();
-  return {global_sum(topo, double(sim.grid().sand_window_bytes())), sim.grid().sand_window,
+  return {global_sum(topo, double(sim.grid().sand_window_bytes())),
+          global_sum(topo, double(sim.multigrid_bytes())), sim.grid().sand_window,
           topo.global(Stagger::Cell).grown(topo.ghost())};
 }
 
@@ -60,6 +63,17 @@ TEST(SandWindow, SandStorageDoesNotGrowWithEmptyDomain) {
   const int ranks = test::world_size();
   if (ranks == 1) EXPECT_EQ(tall.bytes, low.bytes);
   EXPECT_LE(tall.bytes, 1.5 * low.bytes) << "the tall domain's sand arrays grew with its air";
+}
+
+// The same bound for the multigrid levels (level l's window is level 0's halved, plus a
+// layer): the heap is the only fluid.
+TEST(SandWindow, MultigridLevelsDoNotGrowWithEmptyDomain) {
+  const SandStorage low = sand_storage_after_steps(0.2);
+  const SandStorage tall = sand_storage_after_steps(0.8);
+  ASSERT_GT(low.multigrid_bytes, 0.0);
+  if (test::world_size() == 1) EXPECT_EQ(tall.multigrid_bytes, low.multigrid_bytes);
+  EXPECT_LE(tall.multigrid_bytes, 1.5 * low.multigrid_bytes)
+      << "the tall domain's multigrid levels grew with its air";
 }
 
 // The window holds the sand cells with the stencils' reach around them, and no more than
