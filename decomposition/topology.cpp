@@ -118,6 +118,16 @@ Box Topology::owned_cells(int rank) const {
   return b;
 }
 
+Box Topology::cells_needing_no_ghosts(int reach) const {
+  Box b = owned_cells(rank_);
+  const Box domain = global(Stagger::Cell);
+  for (int a = 0; a < 3; ++a) {
+    if (b.lo[a] > domain.lo[a]) b.lo[a] += reach;
+    if (b.hi[a] < domain.hi[a]) b.hi[a] -= reach;
+  }
+  return b;
+}
+
 Box Topology::owned(Stagger s, int rank) const {
   const Box cells = owned_cells(rank);
   const Box local_box = local(s, rank);

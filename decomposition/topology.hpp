@@ -53,6 +53,10 @@ class Topology {
 
   // The rank's block of cells inside the domain (what it seeds, solves and writes).
   Box owned_cells(int rank) const;
+  // This rank's cells whose neighbours within `reach` cells are not another rank's: its
+  // block shrunk by `reach` on the sides that face another block (a wall side keeps its
+  // cells, the wall layers being this rank's own). Work there needs no ghost of a cell array.
+  Box cells_needing_no_ghosts(int reach) const;
   // Entries a rank is responsible for in halo exchanges: its block, plus the wall layers
   // outside the domain where the block touches the domain's edge.
   Box owned(Stagger s, int rank) const;

@@ -18,6 +18,9 @@ constexpr int kMinimumBlockCells = 2;
 constexpr int kMaximumLevels = 12;
 // A coarsest level up to this size is gathered onto every rank and swept there whole.
 constexpr int64_t kMaximumGatheredCells = 32768;
+// Work overlapped with a halo fill lets MPI move the messages on after this many runs of
+// cells (a few microseconds).
+constexpr size_t kRunsPerPoll = 64;
 
 int ceil_half(int n) { return (n + 1) / 2; }
 
@@ -257,13 +260,16 @@ void MultigridPreconditioner::coarsen(const Level& fine, Level& coarse) {
 // Red-black Gauss-Seidel on one colour, over the cells of `part`: all of them, or those
 // whose six neighbours are in the block (kInside: no ghost is read) or the others. Cells of
 // one colour do not read each other, so the order of the parts changes nothing.
-void MultigridPreconditioner::smooth(Level& L, int colour, Part part) {
+void MultigridPreconditioner::smooth(Level& L, int colour, Part part,
+                                     const std::function<void()>& poll) {
   double* x = L.x.data();
   const double* b = L.b.data();
   const Level::Stencil* s = L.stencil.data();
   const int64_t sy = L.x.stride(1), sz = L.x.stride(2);
-  const Box inner = L.owned.grown(-1);
+  const Box inner = L.topo->cells_needing_no_ghosts(1);
+  size_t visited = 0;
   for (const Run& run : L.runs) {
+    if (++visited % kRunsPerPoll == 0) poll();
     auto cells = [&](int from, int to) {  // counted from the run's start
       const int skip = (run.i + from + run.j + run.k + colour) & 1;
       for (int64_t o = run.offset + from + skip, end = run.offset + to; o < end; o += 2) {
@@ -357,8 +363,9 @@ void MultigridPreconditioner::v_cycle(size_t l) {
   // Only fluid cells are ever written: the rest of x is already 0.
   for (const Run& run : L.runs) std::fill_n(L.x.data() + run.offset, run.length, 0.0);
   auto sweep = [&](int colour) {
-    L.halo->fill_during<double>([&] { smooth(L, colour, Part::kInside); }, {&L.x});
-    smooth(L, colour, Part::kOutside);
+    L.halo->fill_during<double>([&](const auto& poll) { smooth(L, colour, Part::kInside, poll); },
+                                {&L.x});
+    smooth(L, colour, Part::kOutside, [] {});
   };
   if (l + 1 == levels_.size()) {
     if (gathered_) {
@@ -450,12 +457,12 @@ void MultigridPreconditioner::solve_coarsest() {
     G.x(i, j, k) = 0.0;
   });
   for (int s = 0; s < kCoarsestSweeps; ++s) {
-    smooth(G, 0, Part::kAll);
-    smooth(G, 1, Part::kAll);
+    smooth(G, 0, Part::kAll, [] {});
+    smooth(G, 1, Part::kAll, [] {});
   }
   for (int s = 0; s < kCoarsestSweeps; ++s) {
-    smooth(G, 1, Part::kAll);
-    smooth(G, 0, Part::kAll);
+    smooth(G, 1, Part::kAll, [] {});
+    smooth(G, 0, Part::kAll, [] {});
   }
   for_each_index(C.owned, [&](int i, int j, int k) { C.x(i, j, k) = G.x(i, j, k); });
 }
@@ -491,13 +498,16 @@ void MultigridPreconditioner::multiply(const double* p, double* Ap) {
     std::copy_n(in, run.length, x + run.offset);
     in += run.length;
   }
-  const Box inner = fine_topo_.owned_cells(fine_topo_.rank()).grown(-1);
-  top.halo->fill_during<double>([&] { multiply_rows(Ap, inner, true); }, {&top.x});
-  multiply_rows(Ap, inner, false);
+  const Box inner = fine_topo_.cells_needing_no_ghosts(1);
+  top.halo->fill_during<double>([&](const auto& poll) { multiply_rows(Ap, inner, true, poll); },
+                                {&top.x});
+  multiply_rows(Ap, inner, false, [] {});
 }
 
-// The rows of A p (in unknown order) of the cells inside `inner`, or of those outside it.
-void MultigridPreconditioner::multiply_rows(double* Ap, const Box& inner, bool inside) const {
+// The rows of A p (in unknown order) of the cells inside `inner`, or of those outside it;
+// poll() every kRunsPerPoll runs.
+void MultigridPreconditioner::multiply_rows(double* Ap, const Box& inner, bool inside,
+                                            const std::function<void()>& poll) const {
   const Level& top = *levels_[0];
   const double* x = top.x.data();
   const int64_t gy = grid_->cell_type.stride(1), gz = grid_->cell_type.stride(2);
@@ -514,7 +524,9 @@ void MultigridPreconditioner::multiply_rows(double* Ap, const Box& inner, bool i
       out[o - run.offset] = sum;
     }
   };
+  size_t visited = 0;
   for (const Run& run : unknown_runs_) {
+    if (++visited % kRunsPerPoll == 0) poll();
     const auto [a, b] = inside_span(run, inner);
     if (inside) {
       rows(run, Ap, a, b);

@@ -20,6 +20,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -73,13 +74,14 @@ class MultigridPreconditioner {
   void build_levels();
   void fit_windows(const MacGrid& grid);
   void coarsen(const Level& fine, Level& coarse);
-  void smooth(Level& level, int colour, Part part);
+  void smooth(Level& level, int colour, Part part, const std::function<void()>& poll);
   void restrict_residual(const Level& fine, Level& coarse);
   void prolong_correction(const Level& coarse, Level& fine);
   void v_cycle(size_t l);
   void gather_coarsest_operator();
   void solve_coarsest();
-  void multiply_rows(double* Ap, const Box& inner, bool inside) const;
+  void multiply_rows(double* Ap, const Box& inner, bool inside,
+                     const std::function<void()>& poll) const;
 
   const Topology& fine_topo_;
   std::array<std::vector<int>, 3> built_for_starts_;  // fine cuts the levels were built for
