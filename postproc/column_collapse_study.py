@@ -6,19 +6,31 @@ Usage:
   column_collapse_study.py [--dunesim build/dunesim] [--ranks 2] [--aspect-ratios 0.5,1,2,4,8]
                            [--cell-size 0.005] [--case cases/column_collapse.toml]
                            [--work out/column_collapse_study] [--png FILE] [--csv FILE]
+                           [--max-time 8] [--frame-interval 0.05] [--rest-window 1.5]
+                           [--rest-tolerance 0.25]
 
 Each run is the case file with its geometry rewritten: a quarter column of radius R0 (10 cm
 when a < 1, else 5 cm, so that H0 and R0 both span at least 10 cells at 5 mm) in the corner
-x = y = 0, a domain 1.4 times the runout the law predicts, and an end time of 8 sqrt(H0/g)
-+ 0.6 s (the deposits stop well before; the CSV reports the fastest grain at the end to
-show it). The material and the floor's friction stay as the case file says.
+x = y = 0 and a domain 1.4 times the runout the law predicts. The material and the floor's
+friction stay as the case file says.
+
+Rest: the run writes a frame every --frame-interval seconds and is measured while it runs.
+The deposit is at rest at t_rest when R_inf and H_inf (below) stay within --rest-tolerance
+cells of their values at t_rest over a window of max(--rest-window, 2 sqrt(H0/g)) seconds;
+the run is then stopped (SIGTERM: dunesim checkpoints and exits) and measured on the
+window's last frame. A deposit that never holds that long runs to --max-time and is measured
+on its last frame; the CSV says so (rest_time empty, at_rest 0). R_inf moves in rings of
+dx/2, so a tolerance below half a cell asks the edge to keep its ring. The CSV also records
+the fastest grain on the measured frame and the largest change of R_inf and H_inf over the
+last window, and whether sand reached the domain's far walls (within a cell; then R_inf
+cannot grow, and a deposit spreading into a sheet looks at rest).
 
 The laws (Lube, Huppert, Sparks & Hallworth 2004, J. Fluid Mech. 508, 175-199):
   runout        (R_inf - R0)/R0 = 1.24 a        for a < 1.7,  1.6 a^(1/2) above;
   final height  H_inf/R0        = a             for a < 0.74, 0.88 a^(1/6) above
                 (the top of a short column is never disturbed).
 
-Measured on the last frame, from the sand particles' distance r to the column's axis:
+Measured on a frame (see Rest), from the sand particles' distance r to the column's axis:
   R_inf  the outer edge of the deposit: the outermost ring (width dx/2) in which the sand,
          spread over the ring's area, is at least half a particle layer thick (dx/4, with a
          particle standing for dx^3/8 of sand). Single grains that bounced ahead do not count.
@@ -57,18 +69,22 @@ def whole_cells(length, cell_size):
     return math.ceil(length / cell_size - 1e-9) * cell_size
 
 
-def case_text(template, a, radius, cell_size, output):
-    """The template case with this run's geometry, end time and output directory."""
+def domain_reach(a, radius, cell_size):
+    """The domain's width along x and y: 1.4 times the runout the law predicts."""
+    return whole_cells(1.4 * radius * (1 + runout_law(a)), cell_size)
+
+
+def case_text(template, a, radius, cell_size, output, end, interval):
+    """The template case with this run's geometry, end time, frame interval and output."""
     height = a * radius
-    reach = whole_cells(1.4 * radius * (1 + runout_law(a)), cell_size)
+    reach = domain_reach(a, radius, cell_size)
     top = whole_cells(1.2 * height + 4 * cell_size, cell_size)
-    end = 8 * math.sqrt(height / 9.81) + 0.6
     replacements = [
         (r"(?m)^name = \"column_collapse\"$", f'name = "column_collapse_a{a:g}"'),
         (r"(?m)^size = .*$", f"size = [{reach:.6g}, {reach:.6g}, {top:.6g}]"),
         (r"(?m)^cell_size = .*$", f"cell_size = {cell_size:g}"),
         (r"(?m)^end = .*$", f"end = {end:.3f}"),
-        (r"(?m)^interval = .*$", f"interval = {end / 4:.4f}"),
+        (r"(?m)^interval = .*$", f"interval = {interval:.4f}"),
         (r"(?m)^directory = .*$", f'directory = "{output}"'),
         (r"(?m)^radius = .*$", f"radius = {radius:g}"),
         (r"(?m)^height = .*$", f"height = {height:g}"),
@@ -83,7 +99,8 @@ def case_text(template, a, radius, cell_size, output):
 
 
 def measure_deposit(frame, cell_size):
-    """R_inf, H_inf and the fastest grain's speed in a frame (see the module's doc)."""
+    """R_inf, H_inf, the fastest grain's speed, the frame's time, the outermost grain's r and
+    its largest x or y (to tell a deposit that reached the domain's far walls)."""
     with h5py.File(frame, "r") as f:
         position = f["particles/position"][:]
         speed = np.linalg.norm(f["particles/velocity"][:], axis=1)
@@ -98,27 +115,96 @@ def measure_deposit(frame, cell_size):
     edge = (thick_enough[-1] + 1) * ring if len(thick_enough) else 0.0
     near_axis = r < 2 * cell_size
     top = position[near_axis, 2].max() + cell_size / 4 if near_axis.any() else 0.0
-    return edge, top, float(speed.max()), time, float(r.max())
+    return (edge, top, float(speed.max()), time, float(r.max()),
+            float(position[:, :2].max()))
 
 
-def run_case(args, a):
-    radius = column_radius(a, args.cell_size)
-    folder = os.path.join(args.work, f"a{a:g}")
+def rest_window(args, a, radius):
+    """The time over which a deposit must hold still: the option, or 2 sqrt(H0/g) if longer."""
+    return max(args.rest_window, 2 * math.sqrt(a * radius / 9.81))
+
+
+def find_rest(history, window, tolerance):
+    """The first frame at which the deposit is at rest, given the (time, R, H) of the frames
+    so far in time order: R and H stay within `tolerance` of that frame's over `window`
+    seconds after it. Returns (index of the rest frame, index of the window's last frame),
+    or None while no frame qualifies yet."""
+    times = [h[0] for h in history]
+    for start, (t0, r0, h0) in enumerate(history):
+        end = next((n for n, t in enumerate(times) if t >= t0 + window - 1e-9), None)
+        if end is None:
+            return None
+        held = all(abs(r - r0) <= tolerance and abs(h - h0) <= tolerance
+                   for _, r, h in history[start:end + 1])
+        if held:
+            return start, end
+    return None
+
+
+def last_window_drift(history, window):
+    """The largest change of R_inf and of H_inf over the last `window` seconds of frames."""
+    t_last = history[-1][0]
+    recent = [h for h in history if h[0] >= t_last - window - 1e-9]
+    return (max(h[1] for h in recent) - min(h[1] for h in recent),
+            max(h[2] for h in recent) - min(h[2] for h in recent))
+
+
+def write_case(args, a, radius, folder):
+    """Writes FOLDER/case.toml for this aspect ratio and returns its path."""
     os.makedirs(folder, exist_ok=True)
+    for old in glob.glob(os.path.join(folder, "column_collapse_a*_*.h5")):
+        os.remove(old)  # frames of an earlier run would look like this one's
     case_file = os.path.join(folder, "case.toml")
     with open(args.case) as f:
         template = f.read()
     with open(case_file, "w") as f:
-        f.write(case_text(template, a, radius, args.cell_size, os.path.abspath(folder)))
+        f.write(case_text(template, a, radius, args.cell_size, os.path.abspath(folder),
+                          args.max_time, args.frame_interval))
+    return case_file
+
+
+def run_case(args, a):
+    """Runs one column until its deposit is at rest or --max-time. Returns a dict with R0,
+    the measured frame's (edge, top, fastest, time, outermost), the rest time (None if it
+    never came to rest) and the last window's drift of R and H."""
+    radius = column_radius(a, args.cell_size)
+    folder = os.path.join(args.work, f"a{a:g}")
+    case_file = write_case(args, a, radius, folder)
     command = ["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
                case_file, "--quiet"]
-    print(f"a = {a:g}: R0 = {radius:g} m, H0 = {a * radius:g} m: {' '.join(command)}",
-          flush=True)
-    subprocess.run(command, check=True)
-    frames = sorted(glob.glob(os.path.join(folder, "column_collapse_a*_*.h5")))
-    if not frames:
+    window = rest_window(args, a, radius)
+    tolerance = args.rest_tolerance * args.cell_size
+    print(f"a = {a:g}: R0 = {radius:g} m, H0 = {a * radius:g} m, rest window {window:.2f} s: "
+          f"{' '.join(command)}", flush=True)
+    process = subprocess.Popen(command)
+    measured, history, rest = {}, [], None
+    while True:
+        finished = process.poll() is not None
+        frames = sorted(glob.glob(os.path.join(folder, "column_collapse_a*_*.h5")))
+        # A frame still being written is read on the next pass (the newest is skipped while
+        # the run goes on).
+        for frame in frames if finished else frames[:-1]:
+            if frame not in measured:
+                measured[frame] = measure_deposit(frame, args.cell_size)
+                edge, top, _, time, _, _ = measured[frame]
+                history.append((time, edge, top))
+        history.sort()
+        rest = find_rest(history, window, tolerance) if history else None
+        if rest or finished:
+            break
+        subprocess.run(["sleep", "2"])
+    if rest and process.poll() is None:
+        process.terminate()
+    if process.wait() not in (0, -15) and not rest:
+        sys.exit(f"column_collapse_study: the run in {folder} failed")
+    if not history:
         sys.exit(f"column_collapse_study: the run in {folder} wrote no frames")
-    return radius, frames[-1]
+    by_time = {m[3]: m for m in measured.values()}
+    last = history[rest[1]] if rest else history[-1]
+    return {"radius": radius, "deposit": by_time[last[0]],
+            "rest_time": history[rest[0]][0] if rest else None,
+            "drift": last_window_drift(history[:rest[1] + 1] if rest else history, window),
+            "window": window}
 
 
 def plot(rows, png):
@@ -156,26 +242,44 @@ def main():
     parser.add_argument("--work", default="out/column_collapse_study")
     parser.add_argument("--csv", default=None, help="default: WORK/column_collapse.csv")
     parser.add_argument("--png", default=None, help="default: WORK/column_collapse.png")
+    parser.add_argument("--max-time", type=float, default=8.0,
+                        help="s; a deposit not at rest by then is measured there")
+    parser.add_argument("--frame-interval", type=float, default=0.05, help="s")
+    parser.add_argument("--rest-window", type=float, default=1.5,
+                        help="s; at least 2 sqrt(H0/g)")
+    parser.add_argument("--rest-tolerance", type=float, default=0.25,
+                        help="cells; how far R_inf and H_inf may move over the window")
     args = parser.parse_args()
     csv_file = args.csv or os.path.join(args.work, "column_collapse.csv")
     png_file = args.png or os.path.join(args.work, "column_collapse.png")
 
     rows = []
     for a in [float(x) for x in args.aspect_ratios.split(",")]:
-        radius, frame = run_case(args, a)
-        edge, top, fastest, time, outermost = measure_deposit(frame, args.cell_size)
+        run = run_case(args, a)
+        radius = run["radius"]
+        edge, top, fastest, time, outermost, farthest = run["deposit"]
         row = {"a": a, "R0": radius, "cell_size": args.cell_size,
                "runout": (edge - radius) / radius, "runout_law": runout_law(a),
                "height": top / radius, "height_law": height_law(a),
                "outermost_grain_runout": (outermost - radius) / radius,
-               "fastest_grain_at_end": fastest, "end_time": time}
+               "fastest_grain": fastest, "measured_time": time,
+               "at_rest": int(run["rest_time"] is not None),
+               "rest_time": "" if run["rest_time"] is None else run["rest_time"],
+               "rest_window": run["window"],
+               "window_drift_R": run["drift"][0], "window_drift_H": run["drift"][1],
+               "reached_wall": int(farthest >= domain_reach(a, radius, args.cell_size)
+                                   - args.cell_size)}
         row["runout_error"] = row["runout"] / row["runout_law"] - 1
         row["height_error"] = row["height"] / row["height_law"] - 1
         rows.append(row)
+        wall = ", sand at the domain's far walls" if row["reached_wall"] else ""
+        rest = (f"at rest from t = {run['rest_time']:.2f} s" if row["at_rest"] else
+                f"NOT at rest by t = {time:.2f} s (last {run['window']:.2f} s: R moved "
+                f"{1000 * run['drift'][0]:.1f} mm, H {1000 * run['drift'][1]:.1f} mm)")
         print(f"a = {a:g}: runout {row['runout']:.3f} (law {row['runout_law']:.3f}, "
               f"{100 * row['runout_error']:+.1f}%), height {row['height']:.3f} (law "
               f"{row['height_law']:.3f}, {100 * row['height_error']:+.1f}%), fastest grain "
-              f"{fastest:.3f} m/s at t = {time:.2f} s", flush=True)
+              f"{fastest:.3f} m/s at t = {time:.2f} s, {rest}{wall}", flush=True)
     with open(csv_file, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
