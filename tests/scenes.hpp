@@ -1,4 +1,4 @@
-// Scenes built in code for the tests: a box domain with one water block.
+// Scenes built in code for the tests: a box domain with one block of water or of dry sand.
 #pragma once
 #include "io/case_config.hpp"
 
@@ -23,6 +23,19 @@ inline CaseConfig water_box_case(Vec3 domain, double cell, Vec3 water_min, Vec3 
   c.sources.push_back(s);
   c.pressure.rtol = 1e-10;
   c.output.directory = "test_output";
+  return c;
+}
+
+// The same with a block of dry sand (1600 kg/m^3, the cases' 95% PIC) instead of water.
+inline CaseConfig sand_box_case(Vec3 domain, double cell, Vec3 sand_min, Vec3 sand_max,
+                                double friction_angle_deg) {
+  CaseConfig c = water_box_case(domain, cell, sand_min, sand_max, 1.0);
+  MaterialSpec& sand = c.materials[0];
+  sand.name = "sand";
+  sand.kind = MaterialKind::Sand;
+  sand.density = 1600;
+  sand.flip_ratio = 0.05;
+  sand.friction_angle_deg = friction_angle_deg;
   return c;
 }
 

@@ -34,13 +34,7 @@ constexpr int kRings = 15;      // rings one cell wide around the axis
 
 CaseConfig column_case(uint64_t seed) {
   CaseConfig c =
-      test::water_box_case({0.3, 0.3, 0.2}, kCell, {0.12, 0.12, 0.0}, {0.18, 0.18, 0.15}, 1.0);
-  MaterialSpec& sand = c.materials[0];
-  sand.name = "sand";
-  sand.kind = MaterialKind::Sand;
-  sand.density = 1600;
-  sand.flip_ratio = 0.05;
-  sand.friction_angle_deg = 30.0;
+      test::sand_box_case({0.3, 0.3, 0.2}, kCell, {0.12, 0.12, 0.0}, {0.18, 0.18, 0.15}, 30.0);
   c.wall_friction = 0.6;
   c.pressure.rtol = 1e-8;
   c.seed = seed;

@@ -15,14 +15,8 @@ constexpr double kGravity = 9.81;
 
 CaseConfig sand_case(Vec3 domain, double cell, Vec3 lo, Vec3 hi, double friction_angle,
                      double cohesion) {
-  CaseConfig c = test::water_box_case(domain, cell, lo, hi, 1.0);
-  MaterialSpec& sand = c.materials[0];
-  sand.name = "sand";
-  sand.kind = MaterialKind::Sand;
-  sand.density = 1600;
-  sand.flip_ratio = 0.05;
-  sand.friction_angle_deg = friction_angle;
-  sand.cohesion = cohesion;
+  CaseConfig c = test::sand_box_case(domain, cell, lo, hi, friction_angle);
+  c.materials[0].cohesion = cohesion;
   c.pressure.rtol = 1e-8;
   return c;
 }

@@ -21,13 +21,7 @@ constexpr double kCell = 0.01;
 // A 6 cm cube of dry sand on the floor of a 20 cm square domain `height` metres tall.
 CaseConfig heap_case(double height) {
   CaseConfig c =
-      test::water_box_case({0.2, 0.2, height}, kCell, {0.07, 0.07, 0.0}, {0.13, 0.13, 0.06});
-  MaterialSpec& sand = c.materials[0];
-  sand.name = "sand";
-  sand.kind = MaterialKind::Sand;
-  sand.density = 1600;
-  sand.flip_ratio = 0.05;
-  sand.friction_angle_deg = 30.0;
+      test::sand_box_case({0.2, 0.2, height}, kCell, {0.07, 0.07, 0.0}, {0.13, 0.13, 0.06}, 30.0);
   c.wall_friction = 0.6;
   return c;
 }
