@@ -59,6 +59,17 @@ inline Box overlap(const Box& a, const Box& b) {
   return r.empty() ? Box{} : r;
 }
 
+// A window around `contents` within `limit`, for arrays that cover only part of the grid:
+// `current` while it holds contents grown by `reach`, else contents grown by reach + slack,
+// so that moving contents refit it only every few steps. Box{} when contents is empty.
+inline Box refit_window(const Box& current, const Box& contents, int reach, int slack,
+                        const Box& limit) {
+  if (contents.empty()) return Box{};
+  const Box needed = overlap(contents.grown(reach), limit);
+  if (overlap(current, needed) == needed) return current;
+  return overlap(contents.grown(reach + slack), limit);
+}
+
 // The cells within `reach` of box b, clipped to `limit`; empty when b is.
 inline Box neighbourhood(const Box& b, int reach, const Box& limit) {
   return b.empty() ? Box{} : b.grown(reach).intersect(limit);

@@ -172,11 +172,9 @@ void MultigridPreconditioner::fit_windows(const MacGrid& g) {
       global_bounding_box(fine_topo_, bounding_box_where(g.cell_type, [](uint8_t t) {
                                         return t == kFluid;
                                       }).intersect(fine_topo_.owned_cells(fine_topo_.rank())));
-  const Box grid = fine_topo_.global(Stagger::Cell).grown(1);
-  const Box needed = fluid.empty() ? Box{} : overlap(fluid.grown(kWindowMargin), grid);
-  const Box& current = levels_[0]->window;
-  if (!needed.empty() && overlap(current, needed) == needed) return;
-  Box window = fluid.empty() ? Box{} : overlap(fluid.grown(kWindowMargin + kWindowSlack), grid);
+  Box window = refit_window(levels_[0]->window, fluid, kWindowMargin, kWindowSlack,
+                            fine_topo_.global(Stagger::Cell).grown(1));
+  if (window == levels_[0]->window) return;
   for (size_t l = 0; l < levels_.size(); ++l) {
     if (l > 0) window = coarse_window(window, *levels_[l]->topo);
     levels_[l]->cover(window);

@@ -33,11 +33,8 @@ Box local_sand_cells(const Particles& p, const std::vector<MaterialSpec>& materi
 Box fit_sand_window(const Topology& topo, const Particles& particles,
                     const std::vector<MaterialSpec>& materials, double dx, const Box& current) {
   const Box sand = global_bounding_box(topo, local_sand_cells(particles, materials, dx));
-  if (sand.empty()) return Box{};
-  const Box grid = topo.global(Stagger::Cell).grown(topo.ghost());
-  const Box needed = overlap(sand.grown(kSandWindowReach), grid);
-  if (overlap(current, needed) == needed) return current;
-  return overlap(sand.grown(kSandWindowReach + kSandWindowSlack), grid);
+  return refit_window(current, sand, kSandWindowReach, kSandWindowSlack,
+                      topo.global(Stagger::Cell).grown(topo.ghost()));
 }
 
 }  // namespace dunesim
