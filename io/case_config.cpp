@@ -642,6 +642,12 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
       if (m.has(key)) m.fail(key, "is a parameter of rheology = \"mu_i\" only");
   if (kind != "elastic_plastic" && m.has("shear_modulus"))
     m.fail("shear_modulus", "is a parameter of rheology = \"elastic_plastic\" only");
+  if (kind == "elastic_plastic" && m.has("surface_static_friction"))
+    m.fail("surface_static_friction",
+           "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (elastic-plastic sand "
+           "carries its weight with its own stress)");
+  r.surface_static_friction = kind != "elastic_plastic" &&
+                              m.boolean("surface_static_friction", r.surface_static_friction);
   if (kind == "zhu_bridson") return r;
   if (kind == "elastic_plastic") {
     r.kind = SandRheology::Kind::ElasticPlastic;
@@ -687,7 +693,8 @@ void read_materials(const Table& root, CaseConfig& cfg) {
                   "i0",
                   "grain_diameter",
                   "grain_density",
-                  "shear_modulus"});
+                  "shear_modulus",
+                  "surface_static_friction"});
     MaterialSpec spec;
     spec.name = m.non_empty_string("name", kRequired);
     for (const MaterialSpec& earlier : cfg.materials)
@@ -725,7 +732,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
       m.forbid({"friction_angle", "cohesion", "c_dry", "porosity", "ideal_saturation", "c_wet",
                 "mud_viscosity", "propagation_rate", "conductivity", "saturation", "rheology",
                 "friction_angle_dynamic", "i0", "grain_diameter", "grain_density",
-                "shear_modulus"},
+                "shear_modulus", "surface_static_friction"},
                "kind = \"sand\"", "kind = \"water\"");
     }
     cfg.materials.push_back(spec);

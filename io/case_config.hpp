@@ -62,6 +62,9 @@ struct SandRheology {
   // stiffness far below a real sand's (10-100 MPa): the elastic strain is the stress over G,
   // and the substeps grow as sqrt(G) (src/elastic_plastic_sand.hpp).
   double shear_modulus = 2e5;
+  // zhu_bridson and mu_i: a slow surface cell on a slope flatter than the friction angle
+  // stays rigid (src/surface_rest.hpp); false gives the paper's yield test alone.
+  bool surface_static_friction = true;
 };
 
 // How a material's particles and the grid exchange velocities: PIC/FLIP blended by

@@ -6,6 +6,7 @@
 
 #include "src/pressure_solver.hpp"
 #include "src/sand_rheology.hpp"
+#include "src/surface_rest.hpp"
 #include "src/wet_sand.hpp"
 
 namespace dunesim {
@@ -189,7 +190,8 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
 
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& g,
                                           const Array3<uint8_t>& sand_cells,
-                                          const MaterialSpec& sand, double dt) {
+                                          const MaterialSpec& sand, double dt,
+                                          const Vec3& gravity) {
   const Box local = topo.local(Stagger::Cell);
   // The grid keeps these arrays between steps and they are zero outside the last step's
   // sand region: allocating or clearing them whole each step cost more than the plasticity
@@ -211,6 +213,8 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   const SandFriction friction = sand_friction(sand);
   const Box owned_sand = topo.owned_cells(topo.rank()).intersect(g.sand_region);
   const bool wet = sand.wet.holds_water() && g.has_pore_water();
+  const bool surfaces_rest = sand.rheology.surface_static_friction;
+  const SurfaceRest rest = surface_rest(gravity, dt);
   for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
     ++stats.sand_cells;
@@ -222,7 +226,13 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     cell.dt = dt;
     cell.wet =
         wet ? wet_sand_properties(sand, g.saturation(i, j, k)) : WetSandProperties{sand.cohesion};
-    const auto [sigma, is_rigid] = sand_cell_stress(friction, cell);
+    auto [sigma, is_rigid] = sand_cell_stress(friction, cell);
+    if (!is_rigid && surfaces_rest &&
+        surface_cell_stays_at_rest(g, i, j, k, friction.mu_static * cell.wet.friction_scale,
+                                   rest)) {
+      sigma = rigid_stress(cell.strain_rate, cell.density, g.dx, dt);
+      is_rigid = true;
+    }
     for (int n = 0; n < 6; ++n) stress[n](i, j, k) = float(sigma.c[n]);
     if (is_rigid) {
       g.rigid(i, j, k) = 1;

@@ -247,7 +247,8 @@ void Simulation::sand_plasticity(double dt) {
     scatter_stress_to_particles(grid_, config_.materials, particles_);
     apply_mud_viscosity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
   } else {
-    s = apply_sand_plasticity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
+    s = apply_sand_plasticity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt,
+                              config_.gravity);
   }
   // Coulomb friction at walls (eq. 4) for the sand that slides, with the normal stress the
   // projection found so that the weight of the sand above a wall cell presses it. Rigid

@@ -751,6 +751,11 @@ max = [0.2, 0.2, 0.2]
   const std::string sand = "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
   CaseConfig plain = parse_case_text(kDomain + kTime + sand + sand_source, "x.toml");
   EXPECT_EQ(plain.materials[0].rheology.kind, SandRheology::Kind::ZhuBridson);
+  EXPECT_TRUE(plain.materials[0].rheology.surface_static_friction);
+  CaseConfig paper =
+      parse_case_text(kDomain + kTime + sand + "surface_static_friction = false\n" + sand_source,
+                      "x.toml");
+  EXPECT_FALSE(paper.materials[0].rheology.surface_static_friction);
   CaseConfig mu_i = parse_case_text(
       kDomain + kTime + sand +
           "rheology = \"mu_i\"\nfriction_angle = 32\nfriction_angle_dynamic = 40\n"
@@ -771,6 +776,7 @@ max = [0.2, 0.2, 0.2]
   EXPECT_EQ(elastic.materials[0].rheology.kind, SandRheology::Kind::ElasticPlastic);
   EXPECT_DOUBLE_EQ(elastic.materials[0].rheology.shear_modulus, 1e6);
   EXPECT_DOUBLE_EQ(elastic.materials[0].flip_ratio, 0.95);
+  EXPECT_FALSE(elastic.materials[0].rheology.surface_static_friction);
 }
 
 TEST(CaseConfigErrors, SandRheology) {
@@ -785,6 +791,11 @@ TEST(CaseConfigErrors, SandRheology) {
   expect_error(sand + "rheology = \"elastic_plastic\"\nshear_modulus = -3\n" + sand_source,
                {"material[0].shear_modulus", "> 0"});
   expect_error(sand + "i0 = 0.3\n" + sand_source, {"material[0].i0", "rheology = \"mu_i\" only"});
+  expect_error(sand + "rheology = \"elastic_plastic\"\nsurface_static_friction = true\n" +
+                   sand_source,
+               {"material[0].surface_static_friction", "\"zhu_bridson\" or \"mu_i\" only"});
+  expect_error(sand + "surface_static_friction = 1\n" + sand_source,
+               {"material[0].surface_static_friction", "expected a boolean"});
   expect_error(sand + "rheology = \"mu_i\"\nfriction_angle = 35\nfriction_angle_dynamic = 30\n" +
                    sand_source,
                {"material[0].friction_angle_dynamic", "at least friction_angle (35)", "got 30"});
@@ -792,6 +803,10 @@ TEST(CaseConfigErrors, SandRheology) {
                {"material[0].grain_diameter", "> 0"});
   expect_error(kMinimal + "[[material]]\nname = \"w2\"\nkind = \"water\"\nrheology = \"mu_i\"\n",
                {"rheology"});
+  expect_error(
+      kMinimal +
+          "[[material]]\nname = \"w2\"\nkind = \"water\"\nsurface_static_friction = true\n",
+      {"surface_static_friction"});
 }
 // A material's transfer: PIC/FLIP unless it says apic or rpic, which take no flip_ratio.
 TEST(CaseConfig, Transfer) {

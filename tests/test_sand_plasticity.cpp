@@ -14,6 +14,11 @@ using namespace dunesim;
 
 namespace {
 
+// Without gravity no surface cell is held by its slope (src/surface_rest.hpp): the tests
+// of the stresses alone use it.
+const Vec3 kNoGravity{0, 0, 0};
+const Vec3 kGravity{0, 0, -9.81};
+
 // A box of `cells` with solid walls outside it and every in-domain cell air; the caller
 // marks fluid and fills velocities.
 struct TestGrid {
@@ -280,7 +285,7 @@ TEST(SandPlasticity, FrictionalUpdateResistsShear) {
   double energy_before, peak_before, energy_after, peak_after;
   energy_and_peak(energy_before, peak_before);
   SandPlasticityStats stats =
-      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt);
+      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt, kNoGravity);
   energy_and_peak(energy_after, peak_after);
   EXPECT_EQ(global_sum(t.topo, stats.yielding_cells), int64_t(6 * 4 * nz));
   EXPECT_EQ(global_sum(t.topo, stats.rigid_cells), 0);
@@ -296,8 +301,8 @@ TEST(SandPlasticity, SandAtRestStaysRigid) {
     if (domain.contains(i, j, k) && k < 4) t.make_sand(i, j, k, 1600);
     t.grid.pressure(i, j, k) = k < 4 ? 1600 * 9.81 * 0.05 * (4 - k - 0.5) : 0.0;
   });
-  SandPlasticityStats stats =
-      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), 0.01);
+  SandPlasticityStats stats = apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand,
+                                                    sand_material(30, 0), 0.01, kNoGravity);
   const Array3<uint8_t>& rigid = t.grid.rigid;
   EXPECT_EQ(global_sum(t.topo, stats.sand_cells), int64_t(6 * 4 * 4));
   EXPECT_EQ(global_sum(t.topo, stats.rigid_cells), int64_t(6 * 4 * 4));
@@ -336,6 +341,8 @@ void fill_random_scene(TestGrid& t) {
   for (int a = 0; a < 3; ++a)
     for_each_index(t.grid.vel[a].box(), [&](int i, int j, int k) {
       t.grid.vel[a](i, j, k) = 2 * hash01(a, i + 100, j + 100, k + 100) - 1;
+      // Slow or fast before this step's forces, so surfaces both rest and slide.
+      t.grid.vel_saved[a](i, j, k) = float(0.2 * hash01(a, i + 200, j + 200, k + 200) - 0.1);
     });
 }
 
@@ -352,9 +359,9 @@ TEST(SandPlasticity, DecompositionDoesNotChangeResults) {
   fill_random_scene(split);
   fill_random_scene(whole);
   SandPlasticityStats s_split =
-      apply_sand_plasticity(split.topo, split.halo, split.grid, split.sand, sand, dt);
+      apply_sand_plasticity(split.topo, split.halo, split.grid, split.sand, sand, dt, kGravity);
   SandPlasticityStats s_whole =
-      apply_sand_plasticity(whole.topo, whole.halo, whole.grid, whole.sand, sand, dt);
+      apply_sand_plasticity(whole.topo, whole.halo, whole.grid, whole.sand, sand, dt, kGravity);
   const Array3<uint8_t>& rigid_split = split.grid.rigid;
   const Array3<uint8_t>& rigid_whole = whole.grid.rigid;
 
@@ -371,4 +378,55 @@ TEST(SandPlasticity, DecompositionDoesNotChangeResults) {
   for_each_index(rigid_split.box(), [&](int i, int j, int k) {
     ASSERT_EQ(rigid_split(i, j, k), rigid_whole(i, j, k)) << i << " " << j << " " << k;
   });
+}
+
+namespace {
+
+// A staircase of sand on the floor, rising along x by one cell every `tread` cells, in a slab
+// between two walls along y; `speed` is every x face's velocity before this step's forces.
+// Returns the number of riser cells (sand with air beside it along x) that stay rigid, and
+// counts them in `risers`.
+int64_t risers_held(double friction_angle_deg, int tread, float speed, int64_t& risers) {
+  TestGrid t(MPI_COMM_WORLD, {12, 2, 8}, 0.01);
+  auto height = [&](int i) { return std::clamp(i, 0, 11) / tread + 1; };
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (t.grid.cell_type(i, j, k) != kSolid && k < height(i)) t.make_sand(i, j, k, 1600);
+    t.grid.pressure(i, j, k) = 1600 * 9.81 * 0.01 * std::max(height(i) - k - 0.5, 0.0);
+  });
+  t.grid.vel_saved[0].fill(t.grid.vel_saved[0].box(), speed);
+  // Each riser pushed outward along -x as the projection pushes it (its low x face).
+  for_each_index(t.topo.owned_cells(t.topo.rank()), [&](int i, int j, int k) {
+    if (k == height(i) - 1 && height(i - 1) < height(i)) t.grid.vel[0](i, j, k) = -0.05;
+  });
+  t.halo.fill<double>({&t.grid.vel[0]});
+  apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(friction_angle_deg, 0),
+                        0.01, kGravity);
+  int64_t held = 0, count = 0;
+  for_each_index(t.topo.owned_cells(t.topo.rank()), [&](int i, int j, int k) {
+    if (i == 0 || k != height(i) - 1 || height(i - 1) >= height(i)) return;
+    ++count;
+    held += t.grid.rigid(i, j, k);
+  });
+  risers = global_sum(t.topo, count);
+  return global_sum(t.topo, held);
+}
+
+}  // namespace
+
+// The risers of a staircase yield under the paper's test (a free vertical face) and stay
+// rigid when the staircase's slope is below the friction angle and they were at rest:
+// single steps three cells wide read 26.6 degrees on the Sobel normal (src/surface_rest.hpp).
+TEST(SurfaceRest, RisersOfAGentleStaircaseStayAtRest) {
+  int64_t risers = 0;
+  EXPECT_EQ(risers_held(30, 3, 0.0f, risers), risers);
+  EXPECT_EQ(risers, 3 * 2);
+  // Steeper than the friction angle: 26.6 degrees against 20.
+  EXPECT_EQ(risers_held(20, 3, 0.0f, risers), 0);
+  // A staircase of 45 degrees (steps one cell wide) against 30.
+  EXPECT_EQ(risers_held(30, 1, 0.0f, risers), 0);
+  EXPECT_EQ(risers, 7 * 2);
+  // Sliding faster than friction stops in a step: g dt (tan 30 cos 26.6 - sin 26.6) = 0.0068
+  // m/s at dt = 0.01 s.
+  EXPECT_EQ(risers_held(30, 3, 0.0060f, risers), risers);
+  EXPECT_EQ(risers_held(30, 3, 0.0080f, risers), 0);
 }

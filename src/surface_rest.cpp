@@ -1,0 +1,97 @@
+#include "src/surface_rest.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dunesim {
+
+namespace {
+
+bool has_air_neighbour(const Array3<uint8_t>& type, int i, int j, int k) {
+  for (int a = 0; a < 3; ++a) {
+    const int64_t step = type.stride(a);
+    const uint8_t* cell = &type(i, j, k);
+    if (cell[step] == kAir || cell[-step] == kAir) return true;
+  }
+  return false;
+}
+
+// The axis closest to gravity's.
+int vertical_axis(const Vec3& down) {
+  int axis = 0;
+  for (int a = 1; a < 3; ++a)
+    if (std::abs(down[a]) > std::abs(down[axis])) axis = a;
+  return axis;
+}
+
+// The fill (0 in air, else 1) of the cell at `offset` from (i,j,k). A solid beside the cell
+// along a horizontal axis is a side wall, which the surface meets at a right angle (walls
+// are symmetry planes or slip): the cell reads its mirror image across that wall instead, so
+// a flat surface along a wall reads flat. Solids below (floors) are filled: they hold the
+// sand up.
+double fill_at(const Array3<uint8_t>& type, int i, int j, int k, Index3 offset, int vertical) {
+  const Index3 centre{i, j, k};
+  for (int a = 0; a < 3; ++a) {
+    if (a == vertical || offset[a] == 0) continue;
+    Index3 beside = centre;
+    beside[a] += offset[a];
+    if (type(beside[0], beside[1], beside[2]) == kSolid) offset[a] = -offset[a];
+  }
+  return type(i + offset[0], j + offset[1], k + offset[2]) == kAir ? 0.0 : 1.0;
+}
+
+// The Sobel gradient of the fill around the cell: smoothing [1 2 1] across, central
+// difference along each axis. It points into the material.
+Vec3 fill_gradient(const Array3<uint8_t>& type, int i, int j, int k, int vertical) {
+  static constexpr int kWeight[3] = {1, 2, 1};
+  Vec3 grad{0, 0, 0};
+  for (int dk = -1; dk <= 1; ++dk)
+    for (int dj = -1; dj <= 1; ++dj)
+      for (int di = -1; di <= 1; ++di) {
+        const double fill = fill_at(type, i, j, k, {di, dj, dk}, vertical);
+        grad[0] += di * kWeight[dj + 1] * kWeight[dk + 1] * fill;
+        grad[1] += dj * kWeight[di + 1] * kWeight[dk + 1] * fill;
+        grad[2] += dk * kWeight[di + 1] * kWeight[dj + 1] * fill;
+      }
+  return grad;
+}
+
+// The speed at the cell's centre, from the means of its two faces along each axis.
+double centre_speed(const std::array<Array3<float>, 3>& faces, int i, int j, int k) {
+  double sum = 0;
+  for (int a = 0; a < 3; ++a) {
+    const float* lo = &faces[a](i, j, k);
+    const double v = 0.5 * (double(lo[0]) + double(lo[faces[a].stride(a)]));
+    sum += v * v;
+  }
+  return std::sqrt(sum);
+}
+
+}  // namespace
+
+SurfaceRest surface_rest(const Vec3& gravity, double dt) {
+  SurfaceRest rest;
+  rest.gravity =
+      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
+  if (rest.gravity > 0)
+    for (int a = 0; a < 3; ++a) rest.down[a] = gravity[a] / rest.gravity;
+  rest.dt = dt;
+  return rest;
+}
+
+bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
+                                const SurfaceRest& rest) {
+  if (rest.gravity <= 0 || !has_air_neighbour(grid.cell_type, i, j, k)) return false;
+  const Vec3 into = fill_gradient(grid.cell_type, i, j, k, vertical_axis(rest.down));
+  const double norm = std::sqrt(into[0] * into[0] + into[1] * into[1] + into[2] * into[2]);
+  if (norm == 0) return false;
+  // The outward normal is -into / norm; the surface faces up when it points against gravity.
+  const double cos_theta =
+      (into[0] * rest.down[0] + into[1] * rest.down[1] + into[2] * rest.down[2]) / norm;
+  if (cos_theta <= 0) return false;
+  const double sin_theta = std::sqrt(std::max(0.0, 1 - cos_theta * cos_theta));
+  const double stopped_in_a_step = rest.gravity * rest.dt * (mu * cos_theta - sin_theta);
+  return centre_speed(grid.vel_saved, i, j, k) < stopped_in_a_step;
+}
+
+}  // namespace dunesim
