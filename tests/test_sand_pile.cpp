@@ -1,16 +1,25 @@
 // Dry sand poured from a nozzle onto a rough floor (a 2D heap: a slab 4 cells thick with
-// frictionless sides) comes to rest with its flanks at the angle of repose: within 5
-// degrees of the friction angle for phi = 30 and 40 degrees, steeper for the larger angle,
-// with every poured particle still there.
+// frictionless sides), with the cases' transfer (95% PIC, PourSpec's default), comes to rest
+// with its flanks within 3 degrees of the angle the model predicts, steeper for the larger
+// friction angle, with every poured particle still there.
 //
-// Why a poured heap: a body at rest is rigid in this model (the yield test's sigma_rigid
+// The prediction: a body at rest is rigid in this model (the yield test's sigma_rigid
 // vanishes when nothing moves), so a slumping block freezes wherever its flow stops, up to
-// 15 degrees steeper than phi. Sand fed down a flank stops where the yielding layer's
-// frictional stress balances gravity: for simple shear eq. 2 gives a shear stress of
-// sin(phi) p sqrt(3/2), an angle of 31.5 degrees for phi = 30 and 38 for phi = 40.
+// 15 degrees steeper than phi; a poured heap is built instead by a surface flow, which stops
+// where the yielding layer's frictional stress balances gravity. In simple shear eq. 2 gives
+// a shear stress of sqrt(3/2) sin(phi) p, so tan(theta) = sqrt(3/2) sin(phi): 31.5 degrees
+// for phi = 30 and 38.2 for phi = 40 (src/README.md, "Sand", rounds it to 38).
+//
+// The resolution: PIC's damping, a viscosity of order dx^2/dt, props the flanks up, so the
+// angle depends on how many cells span the heap. At 1 cm cells this heap stands at 40.3 and
+// 43.7 degrees (seeds 1 to 4, 2 ranks; 34.1 and 43.3 when the interface rule of
+// src/README.md came in), too steep by 9 and 5; at 0.5 cm cells the damping is half (dt,
+// bound by the CFL number, halves with dx). So the test pours the same physical heap at
+// 0.5 cm: shrinking the heap with the cells would keep the damping's share and the flanks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <string>
 
@@ -20,50 +29,62 @@ using namespace dunesim;
 
 namespace {
 
-// The slope of one heap varies by a few degrees with the seeding's jitter (avalanches run
-// down one flank or the other): each figure is the mean of the flanks of four heaps.
+constexpr double kCell = 0.005;  // m
+
+// The angle at which a flank's surface flow stops (see the top of this file), degrees.
+double predicted_angle_deg(double friction_angle_deg) {
+  const double sin_phi = std::sin(friction_angle_deg * M_PI / 180.0);
+  return std::atan(std::sqrt(1.5) * sin_phi) * 180.0 / M_PI;
+}
+
+// Seeds of the heaps each figure averages, chosen before the test was first run: single
+// heaps scatter with the seeding's jitter (avalanches run down one flank or the other).
+// Three, the seeds of the 0.5 cm measurement that led to this test (src/README.md), because a
+// 0.5 cm heap costs about eight 1 cm ones (the test takes about 45 s on 2 ranks).
+constexpr uint64_t kSeeds[] = {1, 2, 3};
+
 struct PouredHeaps {
-  double slope_deg = 0;
-  double top = 0, max_speed = 0;  // m, m/s: the smaller and the larger of the two
-  double surface_change = 0;      // m, the larger mean surface change of the two
+  double slope_deg = 0;       // the mean of both flanks of every heap
+  double top = 1e9;           // m, the lowest heap's top
+  double max_speed = 0;       // m/s, over the heaps
+  double surface_change = 0;  // m, the largest mean surface change over the heaps
   bool all_particles_present = true;
 };
 
-// Seeds of the heaps each figure averages: single heaps scatter by several degrees.
-constexpr uint64_t kSeeds[] = {1, 2, 3, 4};
+// 2 s of pouring at 0.5 m/s through a 4 cm nozzle 0.2 m above a 0.8 m floor, then 1 s to
+// settle: the heap of the 1 cm measurements, at 0.5 cm cells.
+test::PourSpec heap_spec(double friction_angle, uint64_t seed) {
+  test::PourSpec spec;
+  spec.friction_angle = friction_angle;
+  spec.cell = kCell;
+  spec.length = 0.8;
+  spec.nozzle_width = 0.04;
+  spec.nozzle_height = 0.2;
+  spec.nozzle_speed = 0.5;
+  spec.pour_time = 2.0;
+  spec.settle_time = 1.0;
+  spec.seed = seed;
+  return spec;  // flip_ratio: the default, 0.05 (95% PIC)
+}
 
-// 2 s of pouring at 0.5 m/s through a 4 cm nozzle 0.2 m above the floor (about 16k
-// particles), then 1 s to settle, at 1 cm cells, with four seeds.
-//
-// The transfer is half FLIP, not the cases' 95% PIC: at 1 cm cells PIC's damping, a
-// viscosity of order dx^2/dt, props the flanks up about 5 degrees above the model's angle
-// (with 95% PIC: 34.1 and 43.3 degrees on 2 ranks, 35.6 and 43.0 on 1, over these seeds).
-// Halving the damping gives about the angles of the finer grid, where damping is smaller:
-// 0.5 cm cells with 95% PIC give 29.0 and 37.2 (seeds 1 to 3, 2 ranks).
+void record(const std::string& name, const test::HeapShape& heap) {
+  auto pair = [](double a, double b) { return std::to_string(a) + " " + std::to_string(b); };
+  ::testing::Test::RecordProperty(name + "_slopes_deg",
+                                  pair(heap.left_slope_deg, heap.right_slope_deg));
+  ::testing::Test::RecordProperty(name + "_top", std::to_string(heap.top));
+  ::testing::Test::RecordProperty(name + "_max_speed", std::to_string(heap.max_speed));
+  ::testing::Test::RecordProperty(name + "_surface_change",
+                                  pair(heap.surface_change, heap.mean_surface_change));
+}
+
 PouredHeaps pour(double friction_angle) {
   PouredHeaps heaps;
-  heaps.top = 1e9;
   const double share = 1.0 / double(std::size(kSeeds));
   for (uint64_t seed : kSeeds) {
-    test::PourSpec spec;
-    spec.friction_angle = friction_angle;
-    spec.flip_ratio = 0.5;
-    spec.length = 0.8;
-    spec.pour_time = 2.0;
-    spec.settle_time = 1.0;
-    spec.seed = seed;
-    const test::HeapShape heap = test::pour_heap(spec, MPI_COMM_WORLD);
-    const std::string name =
-        "phi" + std::to_string(int(friction_angle)) + "_seed" + std::to_string(seed);
-    ::testing::Test::RecordProperty(name + "_slopes_deg",
-                                    std::to_string(heap.left_slope_deg) + " " +
-                                        std::to_string(heap.right_slope_deg));
+    const test::HeapShape heap = test::pour_heap(heap_spec(friction_angle, seed), MPI_COMM_WORLD);
+    record("phi" + std::to_string(int(friction_angle)) + "_seed" + std::to_string(seed), heap);
     heaps.slope_deg += share * heap.mean_slope_deg();
     heaps.top = std::min(heaps.top, heap.top);
-    ::testing::Test::RecordProperty(name + "_max_speed", std::to_string(heap.max_speed));
-    ::testing::Test::RecordProperty(name + "_surface_change",
-                                    std::to_string(heap.surface_change) + " " +
-                                        std::to_string(heap.mean_surface_change));
     heaps.max_speed = std::max(heaps.max_speed, heap.max_speed);
     heaps.surface_change = std::max(heaps.surface_change, heap.mean_surface_change);
     heaps.all_particles_present = heaps.all_particles_present && heap.particles == heap.created;
@@ -73,7 +94,7 @@ PouredHeaps pour(double friction_angle) {
 
 }  // namespace
 
-TEST(SandPile, PouredHeapStandsAtTheFrictionAngle) {
+TEST(SandPile, PouredHeapStandsAtThePredictedAngle) {
   const PouredHeaps loose = pour(30.0), rough = pour(40.0);
   RecordProperty("slope_phi30_deg", std::to_string(loose.slope_deg));
   RecordProperty("slope_phi40_deg", std::to_string(rough.slope_deg));
@@ -85,18 +106,21 @@ TEST(SandPile, PouredHeapStandsAtTheFrictionAngle) {
   EXPECT_GT(loose.top, 0.1);
   EXPECT_GT(rough.top, 0.1);
   // At rest: over the last 0.5 s the surface moves by less than half a cell on average.
-  // The largest particle speed (recorded) is no test of rest: a grain on the surface gets a
-  // step's fall, g dt ~ 0.1 m/s, before friction and the rigid fit stop it again, so heaps
-  // whose shape no longer changes show 0.05 to 0.23 m/s, while one still slumping (0.5 s
-  // after the pour) can show 0.09 m/s. Measured at 1 cm: 1.3 to 2.7 mm at rest, 14 to 16 mm
-  // over the slump right after the pour.
-  EXPECT_LT(loose.surface_change, 0.5 * 0.01);
-  EXPECT_LT(rough.surface_change, 0.5 * 0.01);
-  // Within 5 degrees of phi, steeper for the larger phi. Measured when this was written:
-  // 29.5 and 39.4 degrees on 2 ranks (heaps 28.6, 29.4, 32.8, 27.3; 36.8, 38.7, 42.0,
-  // 40.1), 30.3 and 40.8 on 1 rank (30.1, 31.2, 30.9, 28.9; 47.5, 39.8, 37.0, 38.9), near
-  // the continuum's 31.5 and 38 (see the top of this file).
-  EXPECT_NEAR(loose.slope_deg, 30.0, 5.0);
-  EXPECT_NEAR(rough.slope_deg, 40.0, 5.0);
+  // Measured (mm, each heap's mean over its columns): 1.1, 1.0, 1.7 for phi = 30 and 1.8,
+  // 1.1, 1.5 for phi = 40; single columns near the apex moved 4.8 to 12.9 mm. The largest
+  // particle speed (recorded: 0.10 to 0.16 m/s) is no test of rest: a grain on the surface
+  // gets a step's fall, g dt, before friction and the rigid fit stop it again.
+  EXPECT_LT(loose.surface_change, 0.5 * kCell);
+  EXPECT_LT(rough.surface_change, 0.5 * kCell);
+  // Within 3 degrees of the prediction, and steeper for the larger phi. The 3 degrees are the
+  // requirement's; single heaps scatter by more than that with the seed, so the check is on
+  // the mean of three. Measured when this was written (2 ranks, both flanks of seeds 1, 2,
+  // 3): 28.1 28.3, 34.3 28.4, 41.9 38.2, mean 33.2, for phi = 30; 37.5 41.3, 37.1 34.1,
+  // 39.0 34.0, mean 37.1, for phi = 40. Tops 0.145 to 0.160 m and 0.165 to 0.170 m.
+  // Seeds 1 to 8 give 32.9 and 37.8 (heaps 28.2 to 40.0 and 35.6 to 42.5): a mean of three
+  // scatters by about 2 degrees, so a change that only moves round-off can move these
+  // means by that much (src/README.md, "Sand").
+  EXPECT_NEAR(loose.slope_deg, predicted_angle_deg(30.0), 3.0);
+  EXPECT_NEAR(rough.slope_deg, predicted_angle_deg(40.0), 3.0);
   EXPECT_GT(rough.slope_deg, loose.slope_deg + 2.0);
 }

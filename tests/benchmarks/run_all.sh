@@ -11,7 +11,7 @@
 #   - the same column at 1 cm (128k particles) for 1 simulated second on 2 ranks;
 #   - the dune at 1 cm cells (~1M particles) on 1 and 2 ranks (strong scaling of a sand run);
 #   - the slope of poured 2D heaps for phi = 30 and 40 (the angle of repose), with the
-#     cases' 95% PIC transfer and with test_sand_pile's half FLIP;
+#     cases' 95% PIC transfer and with half FLIP, at 1 cm (test_sand_pile pours at 0.5 cm);
 #   - checkpoint write bandwidth for ~1M particles on 2 ranks, next to dd on the same disk;
 #   - the wet-sand mixture (water beside a porous bed, ~1M particles) on 1 and 2 ranks, and
 #     the same particles with sand that holds no water (--dry), alternating, and once with
@@ -45,7 +45,7 @@ echo; echo "\$ time mpiexec -n 2 dunesim run cases/sand_column_benchmark.toml --
 run mpiexec -n 1 "$build/bench_step" cases/dune.toml --cell-size 0.01 --steps 25 --warmup 5
 run mpiexec -n 2 "$build/bench_step" cases/dune.toml --cell-size 0.01 --steps 25 --warmup 5
 
-for flip in 0.05 0.5; do  # the cases' transfer, and test_sand_pile's
+for flip in 0.05 0.5; do  # the cases' transfer, and half FLIP (less damping at 1 cm)
   for phi in 30 40; do
     for seed in 1 2 3 4; do
       run mpiexec -n 2 "$build/pour_angle" --phi "$phi" --length 0.8 --pour-time 2 \
