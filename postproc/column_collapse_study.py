@@ -4,13 +4,14 @@ set of aspect ratios a = H0/R0, measures each deposit, writes a CSV and a plot.
 
 Usage:
   column_collapse_study.py [--dunesim build/dunesim] [--ranks 2] [--aspect-ratios 0.5,1,2,4,8]
-                           [--cell-size 0.005] [--case cases/column_collapse.toml]
+                           [--cell-size 0.005] [--radius R0] [--case cases/column_collapse.toml]
                            [--work out/column_collapse_study] [--png FILE] [--csv FILE]
                            [--max-time 8] [--frame-interval 0.05] [--rest-window 1.5]
                            [--rest-tolerance 0.25]
 
-Each run is the case file with its geometry rewritten: a quarter column of radius R0 (10 cm
-when a < 1, else 5 cm, so that H0 and R0 both span at least 10 cells at 5 mm) in the corner
+Each run is the case file with its geometry rewritten: a quarter column of radius R0 (by
+default 10 cells, or 10 cells / a when a < 1, so that H0 and R0 both span at least 10 cells:
+10 cm and 5 cm at 5 mm; --radius fixes it, to refine the same columns) in the corner
 x = y = 0 and a domain 1.4 times the runout the law predicts. The material and the floor's
 friction stay as the case file says.
 
@@ -167,7 +168,7 @@ def run_case(args, a):
     """Runs one column until its deposit is at rest or --max-time. Returns a dict with R0,
     the measured frame's (edge, top, fastest, time, outermost), the rest time (None if it
     never came to rest) and the last window's drift of R and H."""
-    radius = column_radius(a, args.cell_size)
+    radius = args.radius or column_radius(a, args.cell_size)
     folder = os.path.join(args.work, f"a{a:g}")
     case_file = write_case(args, a, radius, folder)
     command = ["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
@@ -216,6 +217,9 @@ def plot(rows, png):
     a_line = np.geomspace(0.3, 12, 200)
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2))
     a = [row["a"] for row in rows]
+    for axes, law in ((left, runout_law), (right, height_law)):
+        values = np.array([law(x) for x in a_line])
+        axes.fill_between(a_line, 0.85 * values, 1.15 * values, color="0.85", label="law +-15%")
     left.loglog(a_line, [runout_law(x) for x in a_line], "k-", label="Lube et al. 2004")
     left.loglog(a, [row["runout"] for row in rows], "o", color="tab:orange", label="dunesim")
     left.set_xlabel("a = H0 / R0")
@@ -239,6 +243,9 @@ def main():
     parser.add_argument("--aspect-ratios", default="0.5,1,2,4,8")
     parser.add_argument("--cell-size", type=float, default=0.005)
     parser.add_argument("--case", default="cases/column_collapse.toml")
+    parser.add_argument("--radius", type=float, default=None,
+                        help="m; R0 of every column (default: 10 cells, or 10 cells of H0 "
+                             "when a < 1); fixing it makes --cell-size a refinement")
     parser.add_argument("--work", default="out/column_collapse_study")
     parser.add_argument("--csv", default=None, help="default: WORK/column_collapse.csv")
     parser.add_argument("--png", default=None, help="default: WORK/column_collapse.png")
