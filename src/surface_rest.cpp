@@ -79,19 +79,47 @@ SurfaceRest surface_rest(const Vec3& gravity, double dt) {
   return rest;
 }
 
-bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
-                                const SurfaceRest& rest) {
-  if (rest.gravity <= 0 || !has_air_neighbour(grid.cell_type, i, j, k)) return false;
+namespace {
+
+// Coulomb friction mu on a plane whose normal makes cos_theta with the upward direction
+// stops a cell sliding at `speed` within this step.
+bool stops_within_a_step(double speed, double mu, double cos_theta, const SurfaceRest& rest) {
+  if (cos_theta <= 0) return false;
+  const double sin_theta = std::sqrt(std::max(0.0, 1 - cos_theta * cos_theta));
+  return speed < rest.gravity * rest.dt * (mu * cos_theta - sin_theta);
+}
+
+// The surface's own slope, against the sand's friction.
+bool rests_on_its_slope(const MacGrid& grid, int i, int j, int k, double mu, double speed,
+                        const SurfaceRest& rest) {
   const Vec3 into = fill_gradient(grid.cell_type, i, j, k, vertical_axis(rest.down));
   const double norm = std::sqrt(into[0] * into[0] + into[1] * into[1] + into[2] * into[2]);
   if (norm == 0) return false;
   // The outward normal is -into / norm; the surface faces up when it points against gravity.
   const double cos_theta =
       (into[0] * rest.down[0] + into[1] * rest.down[1] + into[2] * rest.down[2]) / norm;
-  if (cos_theta <= 0) return false;
-  const double sin_theta = std::sqrt(std::max(0.0, 1 - cos_theta * cos_theta));
-  const double stopped_in_a_step = rest.gravity * rest.dt * (mu * cos_theta - sin_theta);
-  return centre_speed(grid.vel_saved, i, j, k) < stopped_in_a_step;
+  return stops_within_a_step(speed, mu, cos_theta, rest);
+}
+
+// A wall below the cell (a floor), against the wall's friction.
+bool rests_on_a_floor(const MacGrid& grid, int i, int j, int k, double speed,
+                      const SurfaceRest& rest) {
+  const int axis = vertical_axis(rest.down);
+  Index3 below{i, j, k};
+  below[axis] += rest.down[axis] > 0 ? 1 : -1;
+  if (grid.cell_type(below[0], below[1], below[2]) != kSolid) return false;
+  const double mu = grid.wall_mu(below[0], below[1], below[2]);
+  return stops_within_a_step(speed, mu, std::abs(rest.down[axis]), rest);
+}
+
+}  // namespace
+
+bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
+                                const SurfaceRest& rest) {
+  if (rest.gravity <= 0 || !has_air_neighbour(grid.cell_type, i, j, k)) return false;
+  const double speed = centre_speed(grid.vel_saved, i, j, k);
+  return rests_on_its_slope(grid, i, j, k, mu, speed, rest) ||
+         rests_on_a_floor(grid, i, j, k, speed, rest);
 }
 
 }  // namespace dunesim

@@ -9,12 +9,16 @@
 //
 // A slope of sand with friction mu is stable when tan(theta) < mu, and a grain sliding down
 // it at speed v stops within one step when v < g dt (mu cos(theta) - sin(theta)), the speed
-// Coulomb friction takes away in a step. A surface cell that meets both stays rigid, like the
-// cells under it: it is the same "stops within one step" test that sigma_rigid makes, taken
-// on the surface's slope instead of the staircase's riser. theta is the angle between the
-// surface's outward normal, from a 3x3x3 Sobel gradient of the filled cells (sand, water
-// and solid 1, air 0), and the upward direction; a staircase of single steps reads 26.6
-// degrees, whatever the width of its treads below that.
+// Coulomb friction takes away in a step. A surface cell that meets this on either of two
+// planes stays rigid, like the cells under it: it is the same "stops within one step" test
+// that sigma_rigid makes, taken on a plane instead of on the staircase's riser.
+//  - The surface's own slope, with the sand's mu = tan(phi): theta is the angle between the
+//    surface's outward normal, from a 3x3x3 Sobel gradient of the filled cells (sand, water
+//    and floors 1, air 0; side walls mirror the cells beside them), and the upward
+//    direction. A staircase of single steps two or more cells wide reads 26.6 degrees, one
+//    of steps one cell wide 45.
+//  - A floor under the cell, with the floor's Coulomb coefficient: the edge of a sheet one or
+//    two cells thick reads steeper than phi, yet rests on a rough floor as a block does.
 #pragma once
 #include "io/case_config.hpp"
 #include "src/mac_grid.hpp"
@@ -28,10 +32,11 @@ struct SurfaceRest {
 };
 SurfaceRest surface_rest(const Vec3& gravity, double dt);
 
-// True when cell (i,j,k), a fluid cell with air among its six neighbours, lies on a slope
-// flatter than atan(mu) and its velocity from the particles (grid.vel_saved, before this
-// step's forces) is below the speed friction stops within the step. Reads cell_type one
-// cell around the cell and its own faces of vel_saved.
+// True when cell (i,j,k), a fluid cell with air among its six neighbours, moved slower
+// (grid.vel_saved: the particles' velocity, before this step's forces) than friction stops
+// within the step on its surface's slope (friction mu) or on a floor below it (the floor's
+// grid.wall_mu). Reads cell_type one cell around the cell, wall_mu below it and its own
+// faces of vel_saved.
 bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
                                 const SurfaceRest& rest);
 

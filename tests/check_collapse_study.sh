@@ -5,15 +5,17 @@
 # form: a = 1 and 4 at 1 cm cells on 2 ranks, each run until its deposit is at rest, against
 # the full study (5 mm, a = 0.5 to 8, FULL_STUDY_CSV, postproc/gallery/), whose plot is in
 # the README. It checks that:
-# - both deposits come to rest within 6 s (the rest criterion of the study: R_inf and H_inf
+# - both deposits come to rest within 8 s (the rest criterion of the study: R_inf and H_inf
 #   within a quarter cell over 1.5 s) and no sand reaches the domain's far walls;
 # - each runout and final height, as an error against Lube et al. 2004's law, lies within
-#   17 and 8 points of the full study's error for the same a. Those are the largest
-#   differences between the study at 1 cm and at 5 mm over all five aspect ratios (runout
-#   16.2 points at a = 0.5, height 8.0 at a = 1; for a = 1 and 4 themselves: 4.0 and 0.0,
-#   8.0 and 0.7). Both studies put 10 cells across R0, so the 1 cm columns are twice as
-#   large; R_inf moves in rings of half a cell, 4% of a = 1's law.
-# The laws themselves are not met yet (runouts 15-36% short, heights 0-24% low: README,
+#   13 and 10 points of the full study's error for the same a. Those are the largest
+#   differences between the study at 1 cm (seeds 1, 2, 3 of the particles' jitter) and the
+#   full study over all five aspect ratios, rounded up to whole points: runout 12.1 at
+#   a = 0.5, height 9.2 at a = 1. For a = 1 and 4 themselves: runout 4.1-8.1 and 0.0,
+#   height 7.1-9.2 and 0.2-0.8. Both studies put 10 cells across R0, so the 1 cm columns
+#   are twice as large; R_inf moves in rings of half a cell, 4% of a = 1's law. The seed
+#   alone moves the 1 cm errors by up to 4.0 (runout) and 2.1 (height) points.
+# The laws themselves are not met yet (runouts 15-38% short, heights up to 26% low: README,
 # "Known limits"); the comparison with them is printed.
 set -euo pipefail
 
@@ -30,13 +32,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 /usr/bin/python3 "$study" --dunesim "$dunesim" --ranks 2 --cell-size 0.01 --aspect-ratios 1,4 \
-  --case "$case_file" --max-time 6 --work "$work"
+  --case "$case_file" --max-time 8 --work "$work"
 
 /usr/bin/python3 - "$work/column_collapse.csv" "$full_csv" <<'EOF'
 import csv
 import sys
 
-RUNOUT_POINTS, HEIGHT_POINTS = 17.0, 8.0
+RUNOUT_POINTS, HEIGHT_POINTS = 13.0, 10.0
 coarse = list(csv.DictReader(open(sys.argv[1])))
 full = {float(row["a"]): row for row in csv.DictReader(open(sys.argv[2]))}
 failures = []

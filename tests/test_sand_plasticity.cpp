@@ -29,6 +29,7 @@ struct TestGrid {
 
   TestGrid(MPI_Comm comm, Index3 cells, double dx) : topo(comm, cells, 2), halo(topo) {
     grid.allocate(topo, dx);
+    grid.allocate_sand(topo);  // wall_mu 0: frictionless walls
     sand.reset(topo.local(Stagger::Cell), Stagger::Cell, 0);
     const Box domain = topo.global(Stagger::Cell);
     for_each_index(grid.cell_type.box(), [&](int i, int j, int k) {
@@ -429,4 +430,44 @@ TEST(SurfaceRest, RisersOfAGentleStaircaseStayAtRest) {
   // m/s at dt = 0.01 s.
   EXPECT_EQ(risers_held(30, 3, 0.0060f, risers), risers);
   EXPECT_EQ(risers_held(30, 3, 0.0080f, risers), 0);
+}
+
+namespace {
+
+// A sheet of sand one cell thick on the floor for x < 6 cells, in a slab between two walls
+// along y, its edge pushed outward as the projection pushes it; the floor's Coulomb
+// coefficient is `floor_mu` and every x face moved at `speed` before this step's forces.
+// Returns how many of the edge's cells stay rigid (of 2).
+int64_t sheet_edge_held(double floor_mu, float speed) {
+  TestGrid t(MPI_COMM_WORLD, {12, 2, 4}, 0.01);
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (t.grid.cell_type(i, j, k) != kSolid && k == 0 && i < 6) t.make_sand(i, j, k, 1600);
+    if (k < 0) t.grid.wall_mu(i, j, k) = float(floor_mu);
+    t.grid.pressure(i, j, k) = k == 0 && i < 6 ? 1600 * 9.81 * 0.01 * 0.5 : 0.0;
+  });
+  t.grid.vel_saved[0].fill(t.grid.vel_saved[0].box(), speed);
+  const Box owned = t.topo.owned_cells(t.topo.rank());
+  for_each_index(owned, [&](int i, int j, int k) {
+    if (i == 6 && k == 0) t.grid.vel[0](i, j, k) = 0.05;
+  });
+  t.halo.fill<double>({&t.grid.vel[0]});
+  // phi = 20: steeper than the sheet edge's 26.6 degrees, so only the floor can hold it.
+  apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(20, 0), 0.01, kGravity);
+  int64_t held = 0;
+  for_each_index(owned, [&](int i, int j, int k) {
+    if (i == 5 && k == 0) held += t.grid.rigid(i, j, k);
+  });
+  return global_sum(t.topo, held);
+}
+
+}  // namespace
+
+// The edge of a sheet resting on a rough floor stays at rest by the floor's friction, as a
+// block on a floor does, when it is slower than mu g dt (0.059 m/s for mu = 0.6 at dt =
+// 0.01 s); on a frictionless floor, or faster, it yields.
+TEST(SurfaceRest, SheetEdgeRestsOnARoughFloor) {
+  EXPECT_EQ(sheet_edge_held(0.6, 0.0f), 2);
+  EXPECT_EQ(sheet_edge_held(0.6, 0.05f), 2);
+  EXPECT_EQ(sheet_edge_held(0.6, 0.07f), 0);
+  EXPECT_EQ(sheet_edge_held(0.0, 0.0f), 0);
 }
