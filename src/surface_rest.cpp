@@ -16,14 +16,6 @@ bool has_air_neighbour(const Array3<uint8_t>& type, int i, int j, int k) {
   return false;
 }
 
-// The axis closest to gravity's.
-int vertical_axis(const Vec3& down) {
-  int axis = 0;
-  for (int a = 1; a < 3; ++a)
-    if (std::abs(down[a]) > std::abs(down[axis])) axis = a;
-  return axis;
-}
-
 // The fill (0 in air, else 1) of the cell at `offset` from (i,j,k). A solid beside the cell
 // along a horizontal axis is a side wall, which the surface meets at a right angle (walls
 // are symmetry planes or slip): the cell reads its mirror image across that wall instead, so
@@ -67,20 +59,6 @@ double centre_speed(const std::array<Array3<float>, 3>& faces, int i, int j, int
   return std::sqrt(sum);
 }
 
-}  // namespace
-
-SurfaceRest surface_rest(const Vec3& gravity, double dt) {
-  SurfaceRest rest;
-  rest.gravity =
-      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
-  if (rest.gravity > 0)
-    for (int a = 0; a < 3; ++a) rest.down[a] = gravity[a] / rest.gravity;
-  rest.dt = dt;
-  return rest;
-}
-
-namespace {
-
 // Coulomb friction mu on a plane whose normal makes cos_theta with the upward direction
 // stops a cell sliding at `speed` within this step.
 bool stops_within_a_step(double speed, double mu, double cos_theta, const SurfaceRest& rest) {
@@ -92,7 +70,7 @@ bool stops_within_a_step(double speed, double mu, double cos_theta, const Surfac
 // The surface's own slope, against the sand's friction.
 bool rests_on_its_slope(const MacGrid& grid, int i, int j, int k, double mu, double speed,
                         const SurfaceRest& rest) {
-  const Vec3 into = fill_gradient(grid.cell_type, i, j, k, vertical_axis(rest.down));
+  const Vec3 into = fill_gradient(grid.cell_type, i, j, k, rest.vertical);
   const double norm = std::sqrt(into[0] * into[0] + into[1] * into[1] + into[2] * into[2]);
   if (norm == 0) return false;
   // The outward normal is -into / norm; the surface faces up when it points against gravity.
@@ -104,7 +82,7 @@ bool rests_on_its_slope(const MacGrid& grid, int i, int j, int k, double mu, dou
 // A wall below the cell (a floor), against the wall's friction.
 bool rests_on_a_floor(const MacGrid& grid, int i, int j, int k, double speed,
                       const SurfaceRest& rest) {
-  const int axis = vertical_axis(rest.down);
+  const int axis = rest.vertical;
   Index3 below{i, j, k};
   below[axis] += rest.down[axis] > 0 ? 1 : -1;
   if (grid.cell_type(below[0], below[1], below[2]) != kSolid) return false;
@@ -113,6 +91,19 @@ bool rests_on_a_floor(const MacGrid& grid, int i, int j, int k, double speed,
 }
 
 }  // namespace
+
+SurfaceRest surface_rest(const Vec3& gravity, double dt) {
+  SurfaceRest rest;
+  rest.gravity =
+      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
+  if (rest.gravity > 0)
+    for (int a = 0; a < 3; ++a) rest.down[a] = gravity[a] / rest.gravity;
+  rest.dt = dt;
+  rest.vertical = 0;
+  for (int a = 1; a < 3; ++a)
+    if (std::abs(rest.down[a]) > std::abs(rest.down[rest.vertical])) rest.vertical = a;
+  return rest;
+}
 
 bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
                                 const SurfaceRest& rest) {

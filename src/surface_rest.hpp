@@ -27,6 +27,7 @@ namespace dunesim {
 
 struct SurfaceRest {
   Vec3 down{0, 0, -1};  // unit vector along gravity
+  int vertical = 2;     // the grid axis closest to gravity's: floors lie across it
   double gravity = 0;   // |g|, m/s^2
   double dt = 0;        // s
 };
