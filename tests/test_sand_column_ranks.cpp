@@ -21,6 +21,7 @@
 
 #include "decomposition/reductions.hpp"
 #include "src/simulation.hpp"
+#include "tests/deposit_rings.hpp"
 #include "tests/scenes.hpp"
 #include "tests/world_ranks.hpp"
 
@@ -45,23 +46,13 @@ CaseConfig column_case(uint64_t seed) {
 // mass) within (r + 1) cells of the axis, for each ring r; the particle count last.
 std::vector<double> mass_within_rings(Simulation& sim) {
   while (sim.time() < 0.6 - 1e-12) sim.step(std::min(sim.stable_dt(), 0.6 - sim.time()));
-  const Particles& p = sim.particles();
-  std::vector<double> count(kRings, 0.0);
-  for (size_t n = 0; n < p.size(); ++n) {
-    const int ring = int(std::hypot(p.x[n] - kAxis, p.y[n] - kAxis) / kCell);
-    for (int r = std::max(ring, 0); r < kRings; ++r) count[r] += 1.0;
-  }
-  global_sum_in_place(sim.topology(), count.data(), kRings);
-  const double total = double(global_sum(sim.topology(), int64_t(p.size())));
-  for (double& c : count) c /= total;
-  count.push_back(total);
-  return count;
+  std::vector<double> share = test::mass_within_rings(sim, kAxis, kAxis, kCell, kRings);
+  share.push_back(double(global_sum(sim.topology(), int64_t(sim.particles().size()))));
+  return share;
 }
 
 double largest_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double d = 0;
-  for (size_t r = 0; r < kRings; ++r) d = std::max(d, std::abs(a[r] - b[r]));
-  return d;
+  return test::largest_ring_difference(a, b, kRings);
 }
 
 }  // namespace

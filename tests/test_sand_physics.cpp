@@ -7,6 +7,7 @@
 
 #include "decomposition/reductions.hpp"
 #include "src/simulation.hpp"
+#include "tests/deposit_rings.hpp"
 #include "tests/scenes.hpp"
 
 using namespace dunesim;
@@ -168,31 +169,6 @@ TEST(VerticalCut, BracketsRankineCriticalHeight) {
   EXPECT_GT(weak, initial + 3 * cell);
 }
 
-namespace {
-
-// The share of the sand within (r + 1) cells of the axis x = y = 0.15 m, for each ring r of
-// one cell, over all ranks.
-std::vector<double> mass_within_rings(const Simulation& sim, double cell, int rings) {
-  const Particles& p = sim.particles();
-  std::vector<double> share(rings, 0.0);
-  for (size_t n = 0; n < p.size(); ++n) {
-    const int ring = int(std::hypot(p.x[n] - 0.15, p.y[n] - 0.15) / cell);
-    for (int r = std::max(ring, 0); r < rings; ++r) share[r] += 1.0;
-  }
-  global_sum_in_place(sim.topology(), share.data(), rings);
-  const double total = double(global_sum(sim.topology(), int64_t(p.size())));
-  for (double& s : share) s /= total;
-  return share;
-}
-
-double largest_change(const std::vector<double>& a, const std::vector<double>& b) {
-  double d = 0;
-  for (size_t r = 0; r < a.size(); ++r) d = std::max(d, std::abs(a[r] - b[r]));
-  return d;
-}
-
-}  // namespace
-
 // A column of dry sand slumps into a heap that comes to rest: between 1 and 2 s after the
 // release its mass does not move outward. Zhu & Bridson's yield test alone lets the top cell
 // of every riser of the surface's staircase yield each step, and the heap creeps flat
@@ -206,10 +182,11 @@ TEST(SlumpedColumn, ComesToRest) {
   c.wall_friction = 0.6;
   Simulation sim(c, MPI_COMM_WORLD);
   run_until(sim, 1.0);
-  const std::vector<double> slumped = mass_within_rings(sim, kCell, kRings);
+  // Rings one cell wide around the column's axis, x = y = 0.15 m.
+  const std::vector<double> slumped = test::mass_within_rings(sim, 0.15, 0.15, kCell, kRings);
   run_until(sim, 2.0);
-  const std::vector<double> later = mass_within_rings(sim, kCell, kRings);
-  const double moved = largest_change(slumped, later);
+  const std::vector<double> later = test::mass_within_rings(sim, 0.15, 0.15, kCell, kRings);
+  const double moved = test::largest_ring_difference(slumped, later, kRings);
   RecordProperty("largest_ring_share_change", std::to_string(moved));
   // Less than the deposit changes with another seed of the particles' jitter (0.8%, see
   // test_sand_column_ranks). Measured: 0.60% on 1 rank and 0.53% on 2 (surface grains still
