@@ -16,6 +16,17 @@ namespace dunesim {
 
 enum CellType : uint8_t { kAir = 0, kFluid = 1, kSolid = 2 };
 
+// True when one of the six cells around (i,j,k) is air: a fluid cell there lies on the free
+// surface. `type` must cover them (a ghost layer at the block's edge).
+inline bool has_air_neighbour(const Array3<uint8_t>& type, int i, int j, int k) {
+  const uint8_t* cell = &type(i, j, k);
+  for (int a = 0; a < 3; ++a) {
+    const int64_t step = type.stride(a);
+    if (cell[step] == kAir || cell[-step] == kAir) return true;
+  }
+  return false;
+}
+
 struct MacGrid {
   double dx = 1;
   std::array<Array3<double>, 3> vel;  // face velocities, m/s

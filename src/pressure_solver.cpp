@@ -300,9 +300,7 @@ void PressureSolver::attach_null_space_if_sealed(const MacGrid& g) {
   bool touches_air = false;
   for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
     if (touches_air || type(i, j, k) != kFluid) return;
-    touches_air = type(i - 1, j, k) == kAir || type(i + 1, j, k) == kAir ||
-                  type(i, j - 1, k) == kAir || type(i, j + 1, k) == kAir ||
-                  type(i, j, k - 1) == kAir || type(i, j, k + 1) == kAir;
+    touches_air = has_air_neighbour(type, i, j, k);
   });
   if (any_rank(topo_, touches_air)) return;
   MatNullSpace nullspace;

@@ -7,15 +7,6 @@ namespace dunesim {
 
 namespace {
 
-bool has_air_neighbour(const Array3<uint8_t>& type, int i, int j, int k) {
-  for (int a = 0; a < 3; ++a) {
-    const int64_t step = type.stride(a);
-    const uint8_t* cell = &type(i, j, k);
-    if (cell[step] == kAir || cell[-step] == kAir) return true;
-  }
-  return false;
-}
-
 // The fill (0 in air, else 1) of the cell at `offset` from (i,j,k). A solid beside the cell
 // along a horizontal axis is a side wall, which the surface meets at a right angle (walls
 // are symmetry planes or slip): the cell reads its mirror image across that wall instead, so

@@ -44,7 +44,7 @@ CaseConfig column_case(uint64_t seed) {
 
 // After 0.6 s (the deposit has stopped): the fraction of the particles (all of the same
 // mass) within (r + 1) cells of the axis, for each ring r; the particle count last.
-std::vector<double> mass_within_rings(Simulation& sim) {
+std::vector<double> settled_deposit_profile(Simulation& sim) {
   while (sim.time() < 0.6 - 1e-12) sim.step(std::min(sim.stable_dt(), 0.6 - sim.time()));
   std::vector<double> share = test::mass_within_rings(sim, kAxis, kAxis, kCell, kRings);
   share.push_back(double(global_sum(sim.topology(), int64_t(sim.particles().size()))));
@@ -62,7 +62,7 @@ TEST(SandColumn, DepositMatchesOneRank) {
   std::vector<std::vector<double>> one_rank;  // seeds 1, 2, 3 on MPI_COMM_SELF
   for (uint64_t seed : {1, 2, 3}) {
     Simulation run(column_case(seed), MPI_COMM_SELF);
-    one_rank.push_back(mass_within_rings(run));
+    one_rank.push_back(settled_deposit_profile(run));
   }
   double seed_spread = 0;
   for (size_t a = 0; a < one_rank.size(); ++a)
@@ -70,7 +70,7 @@ TEST(SandColumn, DepositMatchesOneRank) {
       seed_spread = std::max(seed_spread, largest_difference(one_rank[a], one_rank[b]));
 
   Simulation sim(column_case(1), MPI_COMM_WORLD);
-  const std::vector<double> distributed = mass_within_rings(sim);
+  const std::vector<double> distributed = settled_deposit_profile(sim);
   const double rank_difference = largest_difference(distributed, one_rank[0]);
   RecordProperty("seed_spread", std::to_string(seed_spread));
   RecordProperty("rank_difference", std::to_string(rank_difference));
