@@ -255,7 +255,7 @@ void Simulation::sand_plasticity(double dt) {
   // sand gets its friction as a body, in the rigid-cluster stage; elastic-plastic sand has
   // no rigid cells, so all of it meets the walls here.
   const Box near_sand = neighbourhood(grid_.sand_region, 2, topo_->local(Stagger::Cell));
-  normal_speed_from_wall_pressure(grid_, dt, near_sand, grid_.wall_normal_speed);
+  normal_speed_from_wall_pressure(grid_, dt, config_.gravity, near_sand, grid_.wall_normal_speed);
   apply_wall_friction(*topo_, *halo_, grid_, elastic ? grid_.sand : grid_.yielding, grid_.wall_mu,
                       grid_.wall_normal_speed);
   double counts[3] = {double(s.sand_cells), double(s.rigid_cells), double(s.yielding_cells)};

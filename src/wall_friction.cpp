@@ -33,6 +33,15 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
     return double(wall_mu(wall[0], wall[1], wall[2])) * normal_speed[a](n[0], n[1], n[2]);
   };
 
+  // The face's budget: the mean of its two cells', or the one cell's where the other is air,
+  // since a face on the free surface carries only its fluid cell's material.
+  auto face_budget = [&](const Index3& L, const Index3& R, int a, int s) {
+    const bool air_l = type(L[0], L[1], L[2]) == kAir, air_r = type(R[0], R[1], R[2]) == kAir;
+    if (air_l) return friction_budget(R, a, s);
+    if (air_r) return friction_budget(L, a, s);
+    return 0.5 * (friction_budget(L, a, s) + friction_budget(R, a, s));
+  };
+
   // Only faces of a cell that touches a wall, with sand on one side, can change: collect the
   // owned ones (a face can be found from both its cells) among the cells next to sand, so
   // the rest of the grid is not swept.
@@ -89,7 +98,7 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
                                         u_c(R[0], R[1], R[2]) + u_c(Rc[0], Rc[1], Rc[2]));
         const double tangential_speed = std::hypot(u_b, u_c_here);
         for (int s : {-1, 1}) {
-          const double budget = 0.5 * (friction_budget(L, a, s) + friction_budget(R, a, s));
+          const double budget = face_budget(L, R, a, s);
           if (budget == 0.0 || tangential_speed == 0.0) continue;
           factor *= std::max(0.0, 1.0 - budget / tangential_speed);
         }
@@ -133,14 +142,17 @@ void normal_speed_removed_by_enforcement(const MacGrid& g,
   }
 }
 
-void normal_speed_from_wall_pressure(const MacGrid& g, double dt, const Box& cells,
+void normal_speed_from_wall_pressure(const MacGrid& g, double dt, const Vec3& gravity,
+                                     const Box& cells,
                                      std::array<Array3<float>, 3>& normal_speed) {
   for (int a = 0; a < 3; ++a) {
     const Box faces = faces_of_cells(cells, a).intersect(g.vel[a].box());
     normal_speed[a].reset(faces, face_stagger(a), 0.0f);
-    for_each_normal_face(g, a, faces, [&](const Index3& f, const Index3& c, int) {
+    for_each_normal_face(g, a, faces, [&](const Index3& f, const Index3& c, int s) {
       const double p = std::max(0.0, g.pressure(c[0], c[1], c[2]));
-      normal_speed[a](f[0], f[1], f[2]) = float(p * dt / (g.density(c[0], c[1], c[2]) * g.dx));
+      const double from_pressure = p * dt / (g.density(c[0], c[1], c[2]) * g.dx);
+      const double own_weight = std::max(0.0, s * gravity[a]) * dt;
+      normal_speed[a](f[0], f[1], f[2]) = float(std::max(from_pressure, own_weight));
     });
   }
 }

@@ -17,7 +17,8 @@
 //    of them sand. For each wall direction (a, s), a != b, that the face touches, its friction
 //    budget is mu |u_n| averaged over L and R: mu of the solid cell C + s e_a times |u_n| on
 //    C's normal face, or 0 for a cell with no solid there (so a face at the edge of a step
-//    gets half).
+//    gets half). Where L or R is air the face takes the other cell's budget alone: a face
+//    on the free surface carries only its fluid cell's material.
 //  - |u_T| for that wall is the length of (u_b, u_c) at the face, c the third axis, with u_c
 //    the mean of the four c-faces of L and R. The face keeps its b-component scaled by
 //    max(0, 1 - budget / |u_T|), the vector rule of eq. 4 read off at this face; a face
@@ -30,6 +31,7 @@
 #include "decomposition/array3.hpp"
 #include "decomposition/halo.hpp"
 #include "decomposition/topology.hpp"
+#include "decomposition/vec3.hpp"
 #include "src/mac_grid.hpp"
 
 namespace dunesim {
@@ -49,9 +51,13 @@ void normal_speed_removed_by_enforcement(const MacGrid& grid,
                                          std::array<Array3<float>, 3>& normal_speed);
 
 // |u_n| = max(0, p) dt / (rho dx) on each normal face, from the pressure and density of the
-// fluid cell next to the wall (call after the projection). Only the faces of `cells` are
-// visited: normal_speed[a] is resized to cover just those (0 where no wall is).
-void normal_speed_from_wall_pressure(const MacGrid& grid, double dt, const Box& cells,
+// fluid cell next to the wall (call after the projection), and at least the cell's own
+// weight, g_n dt with g_n the part of gravity towards the wall: a cell with air beside it
+// shares its pressure with its open faces (a lone cell on a floor has a fifth of its weight
+// in p), yet rests on the floor with all of it. Only the faces of `cells` are visited:
+// normal_speed[a] is resized to cover just those (0 where no wall is).
+void normal_speed_from_wall_pressure(const MacGrid& grid, double dt, const Vec3& gravity,
+                                     const Box& cells,
                                      std::array<Array3<float>, 3>& normal_speed);
 
 }  // namespace dunesim

@@ -133,6 +133,34 @@ TEST(WallFriction, FloorSlidingLosesMuTimesNormalSpeed) {
   }
 }
 
+// A lone sand cell on the floor, air all round: its projection pressure is a fifth of its
+// weight, rho g dx / 5 (the pressure holds the cell up through five open faces), but it rests
+// on the floor with all of it, so each of its x-faces, both on the free surface, loses the
+// whole mu g dt. With the pressure alone, and the budget halved at faces beside air, they
+// lost a tenth of that, and lone grains slid at 1 m/s for seconds.
+TEST(WallFriction, LoneCellOnTheFloorBearsItsWholeWeight) {
+  WallScene s(0.5);
+  const double dx = 0.1, dt = 0.01, g = 9.81, rho = 1600;
+  const Box domain = s.topo.global(Stagger::Cell);
+  for_each_index(s.topo.local(Stagger::Cell), [&](int i, int j, int k) {
+    if (!domain.contains(i, j, k)) return;
+    const bool lone = i == 1 && j == 1 && k == 0;
+    s.grid.cell_type(i, j, k) = lone ? kFluid : kAir;
+    s.grid.density(i, j, k) = lone ? rho : 0;
+    s.grid.pressure(i, j, k) = lone ? rho * g * dx / 5 : 0;
+    s.sand(i, j, k) = lone ? 1 : 0;
+  });
+  s.set(0, [](int, int, int) { return 2.0; });
+  std::array<Array3<float>, 3> normal_speed;
+  normal_speed_from_wall_pressure(s.grid, dt, {0, 0, -g}, s.topo.local(Stagger::Cell),
+                                  normal_speed);
+  apply_wall_friction(s.topo, s.halo, s.grid, s.sand, s.wall_mu, normal_speed);
+  // The normal speed is stored in single precision: g dt to 2^-24 of it.
+  const double expected = 2.0 - 0.5 * g * dt;
+  for (int i : {1, 2}) s.expect_face(0, i, 1, 0, expected, 1e-8);
+  s.expect_faces_right(2);
+}
+
 // A frictionless box wall is a symmetry plane: sand pressed into the x- wall slides up it
 // freely, while at the x+ wall (the case's wall_friction, 0.5) |u_t| = 0.3 <= 0.5 * 1 stops.
 TEST(WallFriction, FrictionlessWallIsASymmetryPlane) {
