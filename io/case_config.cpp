@@ -634,21 +634,26 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
   SandRheology r;
   const std::vector<std::string_view> mu_i_keys = {"friction_angle_dynamic", "i0",
                                                    "grain_diameter", "grain_density"};
-  const std::string kind = m.has("rheology")
-                               ? m.choice("rheology", {"zhu_bridson", "mu_i", "elastic_plastic"})
-                               : "zhu_bridson";
+  const std::string kind =
+      m.has("rheology")
+          ? m.choice("rheology", {"zhu_bridson", "mu_i", "elastic_plastic", "rigid_plastic"})
+          : "zhu_bridson";
   if (kind != "mu_i")
     for (std::string_view key : mu_i_keys)
       if (m.has(key)) m.fail(key, "is a parameter of rheology = \"mu_i\" only");
   if (kind != "elastic_plastic" && m.has("shear_modulus"))
     m.fail("shear_modulus", "is a parameter of rheology = \"elastic_plastic\" only");
-  if (kind == "elastic_plastic" && m.has("surface_static_friction"))
-    m.fail("surface_static_friction",
-           "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (elastic-plastic sand "
-           "carries its weight with its own stress)");
-  r.surface_static_friction = kind != "elastic_plastic" &&
-                              m.boolean("surface_static_friction", r.surface_static_friction);
+  const bool carries_stress = kind == "elastic_plastic" || kind == "rigid_plastic";
+  if (carries_stress && m.has("surface_static_friction"))
+    m.fail("surface_static_friction", "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" +
+                                          kind + " sand carries its weight with its own stress)");
+  r.surface_static_friction =
+      !carries_stress && m.boolean("surface_static_friction", r.surface_static_friction);
   if (kind == "zhu_bridson") return r;
+  if (kind == "rigid_plastic") {
+    r.kind = SandRheology::Kind::RigidPlastic;
+    return r;
+  }
   if (kind == "elastic_plastic") {
     r.kind = SandRheology::Kind::ElasticPlastic;
     r.shear_modulus = m.number("shear_modulus", kPositive, r.shear_modulus);

@@ -49,10 +49,12 @@ struct WetSandSpec {
   bool holds_water() const { return porosity > 0.0; }
 };
 
-// How sand resists shear: Zhu & Bridson 2005's yield test and frictional stress, or the
-// mu(I) rheology of Jop, Forterre & Pouliquen 2006 (src/sand_rheology.hpp).
+// How sand resists shear: Zhu & Bridson 2005's yield test and frictional stress, the
+// mu(I) rheology of Jop, Forterre & Pouliquen 2006 (src/sand_rheology.hpp), an
+// elastic-plastic stress (src/elastic_plastic_sand.hpp) or a rigid-plastic one solved
+// implicitly (src/rigid_plastic_sand.hpp).
 struct SandRheology {
-  enum class Kind { ZhuBridson, MuOfI, ElasticPlastic } kind = Kind::ZhuBridson;
+  enum class Kind { ZhuBridson, MuOfI, ElasticPlastic, RigidPlastic } kind = Kind::ZhuBridson;
   // mu(I) only: mu_s = tan(friction_angle) is the material's own; these set the rest.
   double dynamic_friction_angle_deg = 33.0;  // atan(mu_2), the friction at large I
   double inertial_number_i0 = 0.3;           // I0: I at which mu is half way to mu_2
@@ -65,6 +67,11 @@ struct SandRheology {
   // zhu_bridson and mu_i: a slow surface cell on a slope flatter than the friction angle
   // stays rigid (src/surface_rest.hpp); false gives the paper's yield test alone.
   bool surface_static_friction = true;
+
+  // elastic_plastic and rigid_plastic sand carry a stress on their particles between steps.
+  bool carries_stress() const {
+    return kind == Kind::ElasticPlastic || kind == Kind::RigidPlastic;
+  }
 };
 
 // How a material's particles and the grid exchange velocities: PIC/FLIP blended by

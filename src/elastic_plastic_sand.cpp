@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "src/pressure_solver.hpp"
+#include "src/staggered_stress.hpp"
 #include "src/sand_rheology.hpp"
 #include "src/wet_sand.hpp"
 
@@ -11,64 +12,7 @@ namespace dunesim {
 
 namespace {
 
-// The two axes of a shear component (3: xy, 4: xz, 5: yz).
-struct ShearPair {
-  int a, b;
-};
-constexpr ShearPair kPairs[3] = {{0, 1}, {0, 2}, {1, 2}};
-
-Index3 shifted(Index3 c, int axis, int by) {
-  c[axis] += by;
-  return c;
-}
-
-// Cell (i,j,k) acts as sand: a fluid cell whose particles are mostly sand.
-bool sand_at(const MacGrid& g, const Array3<uint8_t>& sand, const Index3& c) {
-  return sand(c[0], c[1], c[2]) && g.cell_type(c[0], c[1], c[2]) == kFluid;
-}
-
-// Edge (i,j,k) of a pair (a, b) runs along the third axis through the corner of cell (i,j,k)
-// at its low a and b sides. It carries shear stress when all four cells around it are sand:
-// an edge beside air is a free surface (no traction), one beside a wall leaves the wall's
-// shear to the Coulomb wall friction.
-bool edge_active(const MacGrid& g, const Array3<uint8_t>& sand, const Index3& e, ShearPair p) {
-  return sand_at(g, sand, e) && sand_at(g, sand, shifted(e, p.a, -1)) &&
-         sand_at(g, sand, shifted(e, p.b, -1)) &&
-         sand_at(g, sand, shifted(shifted(e, p.a, -1), p.b, -1));
-}
-
-// The four cells around edge e of pair p, and the four edges of pair p around cell c.
-template <class F>
-void cells_around_edge(const Index3& e, ShearPair p, F&& f) {
-  for (int da : {-1, 0})
-    for (int db : {-1, 0}) f(shifted(shifted(e, p.a, da), p.b, db));
-}
-template <class F>
-void edges_around_cell(const Index3& c, ShearPair p, F&& f) {
-  for (int da : {0, 1})
-    for (int db : {0, 1}) f(shifted(shifted(c, p.a, da), p.b, db));
-}
-
-template <class T>
-double at(const Array3<T>& a, const Index3& c) {
-  return a(c[0], c[1], c[2]);
-}
-template <class T>
-T& at(Array3<T>& a, const Index3& c) {
-  return a(c[0], c[1], c[2]);
-}
-
-// du_a/dx_b at edge e of a pair containing a and b (a != b), and D_aa at cell c.
-double edge_gradient(const MacGrid& g, const Index3& e, int a, int b) {
-  const Array3<double>& u = g.vel[a];
-  const Index3 below = shifted(e, b, -1);
-  return (u(e[0], e[1], e[2]) - u(below[0], below[1], below[2])) / g.dx;
-}
-double cell_stretch(const MacGrid& g, const Index3& c, int a) {
-  const Array3<double>& u = g.vel[a];
-  const Index3 up = shifted(c, a, 1);
-  return (u(up[0], up[1], up[2]) - u(c[0], c[1], c[2])) / g.dx;
-}
+using namespace staggered;
 
 void fill_stress_halo(Halo& halo, StressField& s) {
   halo.fill<float>({&s[0], &s[1], &s[2], &s[3], &s[4], &s[5]});
@@ -167,13 +111,13 @@ void elastic_trial(const StageContext& s) {
     const Index3 c{i, j, k};
     if (sand_at(g, s.sand, c)) {
       double stretch[3], trace = 0;
-      for (int a = 0; a < 3; ++a) trace += stretch[a] = cell_stretch(g, c, a);
+      for (int a = 0; a < 3; ++a) trace += stretch[a] = cell_stretch(g.vel, g.dx, c, a);
       for (int a = 0; a < 3; ++a) g.stress[a](i, j, k) -= stiffness * (stretch[a] - trace / 3);
     }
     for (int n = 0; n < 3; ++n) {
       const ShearPair p = kPairs[n];
       if (!edge_active(g, s.sand, c, p)) continue;
-      const double rate = 0.5 * (edge_gradient(g, c, p.a, p.b) + edge_gradient(g, c, p.b, p.a));
+      const double rate = edge_shear_rate(g.vel, g.dx, c, p);
       g.stress[3 + n](i, j, k) -= stiffness * rate;
     }
   });
@@ -249,12 +193,7 @@ void apply_stress_force(const StageContext& s) {
       auto normal = [&](const Index3& c) {
         return sand_at(g, s.sand, c) ? at(g.stress[a], c) : 0.0;
       };
-      double div = (normal(right) - normal(left)) / g.dx;
-      for (int b = 0; b < 3; ++b) {
-        if (b == a) continue;
-        const int n = SymTensor::index(a, b) - 3;
-        div += (at(g.stress[3 + n], shifted(right, b, 1)) - at(g.stress[3 + n], right)) / g.dx;
-      }
+      const double div = face_divergence(g.stress, normal, g.dx, a, right);
       if (div == 0.0) return;
       const double rho =
           face_density(type_l, g.density(left[0], left[1], left[2]), type_r, g.density(i, j, k));

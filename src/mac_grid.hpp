@@ -68,6 +68,10 @@ struct MacGrid {
   // step began, so that the particles receive the change, and the substeps' yield scale.
   std::array<Array3<float>, 6> stress_at_step_start;
   Array3<float> yield_scale;
+  // Rigid-plastic sand only: the walls' friction force per volume (N/m^3) on each face last
+  // step, face (a, i,j,k) at index (i,j,k), so that the next step's solve starts from it
+  // (the walls do not move; src/rigid_plastic_sand.hpp).
+  std::array<Array3<float>, 3> wall_force;
 
   // Wet sand only: allocated by allocate_pore_water() when the sand holds water.
   Array3<float> saturation;      // mean S of the cell's sand particles (P2G)
@@ -97,7 +101,7 @@ struct MacGrid {
                                                     + 6 * sizeof(float)  // stress
                                                     + sizeof(int64_t);   // rigid_clusters
   static constexpr size_t kElasticSandWindowBytesPerCell =
-      7 * sizeof(float);  // stress_at_step_start, yield_scale
+      10 * sizeof(float);  // stress_at_step_start, yield_scale, wall_force
   static constexpr size_t kPoreWaterBytesPerCell =
       sizeof(float) + 4 * sizeof(double);  // saturation; pore_count .. pore_uptake
   static constexpr size_t kSurfaceBytesPerCell =
@@ -150,13 +154,17 @@ struct MacGrid {
     for (Array3<float>& component : stress_at_step_start)
       component.reset_within(c, sand_window, Stagger::Cell, 0.0f);
     yield_scale.reset_within(c, sand_window, Stagger::Cell, 1.0f);
+    for (Array3<float>& component : wall_force)
+      component.reset_within(c, sand_window, Stagger::Cell, 0.0f);
   }
 
   // Bytes this rank's sand-window arrays hold now (the rigid-cluster labels included).
   size_t sand_window_bytes() const {
-    size_t bytes = sand.size() + rigid.size() + yielding.size() +
-                   sizeof(float) * (sand_count.size() + wall_mu.size() + yield_scale.size()) +
-                   sizeof(int64_t) * rigid_clusters.of_cell.size();
+    size_t bytes =
+        sand.size() + rigid.size() + yielding.size() +
+        sizeof(float) * (sand_count.size() + wall_mu.size() + yield_scale.size() +
+                         wall_force[0].size() + wall_force[1].size() + wall_force[2].size()) +
+        sizeof(int64_t) * rigid_clusters.of_cell.size();
     for (int n = 0; n < 6; ++n)
       bytes += sizeof(float) * (stress[n].size() + stress_at_step_start[n].size());
     return bytes;

@@ -70,8 +70,7 @@ void for_each_seed(const CaseConfig& config, const Topology& topo, const Array3<
 
 bool needs_particle_stress(const CaseConfig& config) {
   for (const MaterialSpec& m : config.materials)
-    if (m.kind == MaterialKind::Sand && m.rheology.kind == SandRheology::Kind::ElasticPlastic)
-      return true;
+    if (m.kind == MaterialKind::Sand && m.rheology.carries_stress()) return true;
   return false;
 }
 

@@ -17,6 +17,7 @@
 #include "src/percolation.hpp"
 #include "src/projection.hpp"
 #include "src/rigid_clusters.hpp"
+#include "src/rigid_plastic_sand.hpp"
 #include "src/sand_plasticity.hpp"
 #include "src/sand_window.hpp"
 #include "src/seeding.hpp"
@@ -100,8 +101,7 @@ void Simulation::lay_out_grid() {
 // until the first step fits it to the particles.
 void Simulation::allocate_sand(const Box& window) {
   grid_.allocate_sand(*topo_, window);
-  if (sand_material_->rheology.kind == SandRheology::Kind::ElasticPlastic)
-    grid_.allocate_elastic_sand(*topo_);
+  if (sand_material_->rheology.carries_stress()) grid_.allocate_elastic_sand(*topo_);
   mark_wall_friction(config_, grid_.wall_mu);
 }
 
@@ -239,25 +239,43 @@ void Simulation::project_pressure(double dt) {
 
 void Simulation::sand_plasticity(double dt) {
   auto t = clock_.time(kSandPlasticity);
-  const bool elastic = sand_material_->rheology.kind == SandRheology::Kind::ElasticPlastic;
+  const SandRheology::Kind kind = sand_material_->rheology.kind;
+  const bool carries_stress = sand_material_->rheology.carries_stress();
   SandPlasticityStats s;
-  if (elastic) {
+  if (carries_stress)
     gather_particle_stress(*topo_, *halo_, particles_, config_.materials, grid_);
+  if (kind == SandRheology::Kind::ElasticPlastic) {
     s = apply_elastic_plastic_sand(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
-    scatter_stress_to_particles(grid_, config_.materials, particles_);
-    apply_mud_viscosity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
+  } else if (kind == SandRheology::Kind::RigidPlastic) {
+    normal_speed_from_wall_pressure(grid_, dt, config_.gravity,
+                                    neighbourhood(grid_.sand_region, 2,
+                                                  topo_->local(Stagger::Cell)),
+                                    grid_.wall_normal_speed);
+    const RigidPlasticStats r = apply_rigid_plastic_sand(*topo_, *halo_, grid_, grid_.sand,
+                                                         *sand_material_, dt, config_.gravity);
+    s = r.cells;
+    sand_stats_.solve_rounds = r.rounds;
+    sand_stats_.solve_iterations = r.solver_iterations;
+    sand_stats_.solve_stress_change = r.stress_change;
   } else {
     s = apply_sand_plasticity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt,
                               config_.gravity);
   }
+  if (carries_stress) {
+    scatter_stress_to_particles(grid_, config_.materials, particles_);
+    apply_mud_viscosity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
+  }
   // Coulomb friction at walls (eq. 4) for the sand that slides, with the normal stress the
   // projection found so that the weight of the sand above a wall cell presses it. Rigid
-  // sand gets its friction as a body, in the rigid-cluster stage; elastic-plastic sand has
-  // no rigid cells, so all of it meets the walls here.
-  const Box near_sand = neighbourhood(grid_.sand_region, 2, topo_->local(Stagger::Cell));
-  normal_speed_from_wall_pressure(grid_, dt, config_.gravity, near_sand, grid_.wall_normal_speed);
-  apply_wall_friction(*topo_, *halo_, grid_, elastic ? grid_.sand : grid_.yielding, grid_.wall_mu,
-                      grid_.wall_normal_speed);
+  // sand gets its friction as a body, in the rigid-cluster stage; sand that carries its
+  // own stress has no rigid cells, so all of it meets the walls here.
+  if (kind != SandRheology::Kind::RigidPlastic) {  // its solve holds the walls' friction
+    const Box near_sand = neighbourhood(grid_.sand_region, 2, topo_->local(Stagger::Cell));
+    normal_speed_from_wall_pressure(grid_, dt, config_.gravity, near_sand,
+                                    grid_.wall_normal_speed);
+    apply_wall_friction(*topo_, *halo_, grid_, carries_stress ? grid_.sand : grid_.yielding,
+                        grid_.wall_mu, grid_.wall_normal_speed);
+  }
   double counts[3] = {double(s.sand_cells), double(s.rigid_cells), double(s.yielding_cells)};
   global_sum_in_place(*topo_, counts, 3);
   sand_stats_.sand_cells = int64_t(counts[0]);

@@ -128,6 +128,10 @@ class Simulation {
   struct SandStats {
     int64_t sand_cells = 0, rigid_cells = 0, yielding_cells = 0;
     int64_t clusters = 0, largest_cluster_cells = 0;
+    // rigid_plastic sand: the last step's augmented-Lagrangian rounds, CG iterations over
+    // them, and the last round's stress change over the yield stress.
+    int solve_rounds = 0, solve_iterations = 0;
+    double solve_stress_change = 0;
   };
   const SandStats& last_sand_stats() const { return sand_stats_; }
   StageClock& clock() { return clock_; }

@@ -14,7 +14,33 @@ Index3 shifted(Index3 p, int axis, int by) {
   return p;
 }
 
+// mu |u_n| for the solid next to cell `c` at side s along a, or 0.
+double cell_friction_budget(const MacGrid& g, const Array3<float>& wall_mu,
+                            const std::array<Array3<float>, 3>& normal_speed, const Index3& c,
+                            int a, int s) {
+  const Index3 wall = shifted(c, a, s);
+  const Box& cells = g.cell_type.box();
+  if (cells.contains(wall[0], wall[1], wall[2]) &&
+      g.cell_type(wall[0], wall[1], wall[2]) != kSolid)
+    return 0.0;
+  const Index3 n = s < 0 ? c : wall;  // the a-face between c and the wall
+  return double(wall_mu(wall[0], wall[1], wall[2])) * normal_speed[a](n[0], n[1], n[2]);
+}
+
 }  // namespace
+
+// The face's budget: the mean of its two cells', or the one cell's where the other is air,
+// since a face on the free surface carries only its fluid cell's material.
+double wall_friction_budget(const MacGrid& g, const Array3<float>& wall_mu,
+                            const std::array<Array3<float>, 3>& normal_speed, const Index3& L,
+                            const Index3& R, int a, int s) {
+  const Array3<uint8_t>& type = g.cell_type;
+  const bool air_l = type(L[0], L[1], L[2]) == kAir, air_r = type(R[0], R[1], R[2]) == kAir;
+  if (air_l) return cell_friction_budget(g, wall_mu, normal_speed, R, a, s);
+  if (air_r) return cell_friction_budget(g, wall_mu, normal_speed, L, a, s);
+  return 0.5 * (cell_friction_budget(g, wall_mu, normal_speed, L, a, s) +
+                cell_friction_budget(g, wall_mu, normal_speed, R, a, s));
+}
 
 void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
                          const Array3<uint8_t>& sand_cells, const Array3<float>& wall_mu,
@@ -24,22 +50,8 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
   auto solid = [&](const Index3& c) {
     return !cells.contains(c[0], c[1], c[2]) || type(c[0], c[1], c[2]) == kSolid;
   };
-
-  // mu |u_n| for the solid next to cell `c` at side s along a, or 0.
-  auto friction_budget = [&](const Index3& c, int a, int s) {
-    const Index3 wall = shifted(c, a, s);
-    if (!solid(wall)) return 0.0;
-    const Index3 n = s < 0 ? c : wall;  // the a-face between c and the wall
-    return double(wall_mu(wall[0], wall[1], wall[2])) * normal_speed[a](n[0], n[1], n[2]);
-  };
-
-  // The face's budget: the mean of its two cells', or the one cell's where the other is air,
-  // since a face on the free surface carries only its fluid cell's material.
   auto face_budget = [&](const Index3& L, const Index3& R, int a, int s) {
-    const bool air_l = type(L[0], L[1], L[2]) == kAir, air_r = type(R[0], R[1], R[2]) == kAir;
-    if (air_l) return friction_budget(R, a, s);
-    if (air_r) return friction_budget(L, a, s);
-    return 0.5 * (friction_budget(L, a, s) + friction_budget(R, a, s));
+    return wall_friction_budget(g, wall_mu, normal_speed, L, R, a, s);
   };
 
   // Only faces of a cell that touches a wall, with sand on one side, can change: collect the

@@ -44,6 +44,13 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& grid,
                          const Array3<uint8_t>& sand_cells, const Array3<float>& wall_mu,
                          const std::array<Array3<float>, 3>& normal_speed);
 
+// The budget mu |u_n| (m/s, the speed the wall's friction may take away in a step) of the
+// tangential face between cells L and R for the wall at side s along axis a (0 where no
+// wall is there): the mean of the two cells', or the one cell's where the other is air.
+double wall_friction_budget(const MacGrid& grid, const Array3<float>& wall_mu,
+                            const std::array<Array3<float>, 3>& normal_speed, const Index3& L,
+                            const Index3& R, int a, int s);
+
 // |u_n| = max(0, s (u_before - u_after)) on each normal face: only motion into the solid
 // presses sand against it; sand leaving a wall feels no friction.
 void normal_speed_removed_by_enforcement(const MacGrid& grid,

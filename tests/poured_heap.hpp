@@ -29,8 +29,9 @@ struct PourSpec {
   int balance_interval = 20;           // steps between load-balance checks (0: never)
   double flip_ratio = 0.05;            // of the sand
   Transfer transfer = Transfer::Flip;  // the sand's (flip_ratio is used with Flip only)
-  double cfl = 1.0;                    // cells a particle may cross per step
-  double max_dt = 0.01;                // s
+  SandRheology::Kind rheology = SandRheology::Kind::ZhuBridson;
+  double cfl = 1.0;      // cells a particle may cross per step
+  double max_dt = 0.01;  // s
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
@@ -46,6 +47,8 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.density = 1600;
   sand.flip_ratio = s.flip_ratio;
   sand.transfer = s.transfer;
+  sand.rheology.kind = s.rheology;
+  if (sand.rheology.carries_stress()) sand.rheology.surface_static_friction = false;
   sand.friction_angle_deg = s.friction_angle;
   c.materials.push_back(sand);
   SourceSpec nozzle;

@@ -737,9 +737,9 @@ profile_height = [0.0, 0.1, 0.0]
 
 }  // namespace
 
-// The sand's rheology: Zhu & Bridson unless it says mu_i or elastic_plastic; each one's
-// parameters are read only with it, and mu(I)'s dynamic angle cannot be below the static one.
-// Elastic-plastic sand defaults to FLIP, the others to mostly PIC.
+// The sand's rheology: Zhu & Bridson unless it says mu_i, elastic_plastic or rigid_plastic;
+// each one's parameters are read only with it, and mu(I)'s dynamic angle cannot be below the
+// static one. Elastic-plastic sand defaults to FLIP, the others to mostly PIC.
 TEST(CaseConfig, SandRheology) {
   const std::string sand_source = R"(
 [[source]]
@@ -777,6 +777,13 @@ max = [0.2, 0.2, 0.2]
   EXPECT_DOUBLE_EQ(elastic.materials[0].rheology.shear_modulus, 1e6);
   EXPECT_DOUBLE_EQ(elastic.materials[0].flip_ratio, 0.95);
   EXPECT_FALSE(elastic.materials[0].rheology.surface_static_friction);
+  CaseConfig rigid_plastic =
+      parse_case_text(kDomain + kTime + sand + "rheology = \"rigid_plastic\"\n" + sand_source,
+                      "x.toml");
+  EXPECT_EQ(rigid_plastic.materials[0].rheology.kind, SandRheology::Kind::RigidPlastic);
+  EXPECT_TRUE(rigid_plastic.materials[0].rheology.carries_stress());
+  EXPECT_DOUBLE_EQ(rigid_plastic.materials[0].flip_ratio, 0.05);
+  EXPECT_FALSE(rigid_plastic.materials[0].rheology.surface_static_friction);
 }
 
 TEST(CaseConfigErrors, SandRheology) {
@@ -785,7 +792,8 @@ TEST(CaseConfigErrors, SandRheology) {
       "0.2]\n";
   const std::string sand = kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
   expect_error(sand + "rheology = \"bingham\"\n" + sand_source,
-               {"material[0].rheology", "\"zhu_bridson\" or \"mu_i\" or \"elastic_plastic\""});
+               {"material[0].rheology",
+                "\"zhu_bridson\" or \"mu_i\" or \"elastic_plastic\" or \"rigid_plastic\""});
   expect_error(sand + "shear_modulus = 1e5\n" + sand_source,
                {"material[0].shear_modulus", "rheology = \"elastic_plastic\" only"});
   expect_error(sand + "rheology = \"elastic_plastic\"\nshear_modulus = -3\n" + sand_source,
@@ -794,6 +802,9 @@ TEST(CaseConfigErrors, SandRheology) {
   expect_error(sand + "rheology = \"elastic_plastic\"\nsurface_static_friction = true\n" +
                    sand_source,
                {"material[0].surface_static_friction", "\"zhu_bridson\" or \"mu_i\" only"});
+  expect_error(sand + "rheology = \"rigid_plastic\"\nsurface_static_friction = false\n" +
+                   sand_source,
+               {"material[0].surface_static_friction", "rigid_plastic sand carries"});
   expect_error(sand + "surface_static_friction = 1\n" + sand_source,
                {"material[0].surface_static_friction", "expected a boolean"});
   expect_error(sand + "rheology = \"mu_i\"\nfriction_angle = 35\nfriction_angle_dynamic = 30\n" +

@@ -36,40 +36,63 @@ double mean_over_particles(const Simulation& sim, F value) {
 // A cohesive sand block (it stays one rigid body) on a floor with Coulomb coefficient mu,
 // gravity tilted by theta: the floor is the inclined plane. Returns the block's mean
 // down-slope velocity after `duration`.
-double slide_velocity(double theta_deg, double mu, double duration) {
+double slide_velocity(double theta_deg, double mu, double duration,
+                      SandRheology::Kind rheology = SandRheology::Kind::ZhuBridson) {
   const double theta = theta_deg * M_PI / 180.0;
   CaseConfig c =
       sand_case({0.6, 0.1, 0.1}, 0.01, {0.05, 0.02, 0.0}, {0.15, 0.08, 0.04}, 40.0, 5000.0);
   c.wall_friction = mu;
   c.gravity = {kGravity * std::sin(theta), 0.0, -kGravity * std::cos(theta)};
   c.max_dt = 0.002;
+  c.materials[0].rheology.kind = rheology;
+  if (c.materials[0].rheology.carries_stress())
+    c.materials[0].rheology.surface_static_friction = false;
   Simulation sim(c, MPI_COMM_WORLD);
   while (sim.time() < duration - 1e-12)
     sim.step(std::min(sim.stable_dt(), duration - sim.time()));
   return mean_over_particles(sim, [](const Particles& p, size_t n) { return p.vx[n]; });
 }
 
-}  // namespace
-
-// Below the friction angle atan(mu) the block stays put.
-TEST(InclinedPlane, BlockStaysBelowFrictionAngle) {
-  const double mu = 0.5;  // atan(mu) = 26.6 degrees
-  const double v = slide_velocity(20.0, mu, 0.2);
-  RecordProperty("velocity_m_per_s", std::to_string(v));
-  // A block that slid freely would reach g sin(20 deg) t = 0.67 m/s; allow 1% of that.
-  EXPECT_LT(std::abs(v), 0.0067);
+// The block's speed after 0.2 s below the friction angle atan(mu) = 26.6 degrees (20
+// degrees), and the speed it slides at above it (35 degrees) with the speed
+// a = g (sin theta - mu cos theta) gives it.
+struct SlideSpeeds {
+  double at_20_deg, at_35_deg, coulomb_at_35_deg;
+};
+SlideSpeeds slide_speeds(SandRheology::Kind rheology) {
+  const double mu = 0.5, duration = 0.2, theta = 35.0 * M_PI / 180.0;
+  SlideSpeeds s;
+  s.at_20_deg = slide_velocity(20.0, mu, duration, rheology);
+  s.at_35_deg = slide_velocity(35.0, mu, duration, rheology);
+  s.coulomb_at_35_deg = kGravity * (std::sin(theta) - mu * std::cos(theta)) * duration;
+  ::testing::Test::RecordProperty("velocity_m_per_s", std::to_string(s.at_20_deg) + " " +
+                                                          std::to_string(s.at_35_deg));
+  return s;
 }
 
-// Above it the block slides with a = g (sin theta - mu cos theta).
-TEST(InclinedPlane, BlockSlidesWithCoulombAcceleration) {
-  const double mu = 0.5, theta_deg = 35.0, duration = 0.2;
-  const double theta = theta_deg * M_PI / 180.0;
-  const double expected = kGravity * (std::sin(theta) - mu * std::cos(theta)) * duration;
-  const double v = slide_velocity(theta_deg, mu, duration);
-  RecordProperty("velocity_m_per_s", std::to_string(v));
+}  // namespace
+
+// Below the friction angle the block stays put; above it, it slides with Coulomb's
+// acceleration.
+TEST(InclinedPlane, BlockFollowsCoulombsLaw) {
+  const SlideSpeeds s = slide_speeds(SandRheology::Kind::ZhuBridson);
+  // A block that slid freely would reach g sin(20 deg) t = 0.67 m/s; allow 1% of that.
+  EXPECT_LT(std::abs(s.at_20_deg), 0.0067);
   // 5%: the normal force comes from the projection pressure at the centres of the cells on
   // the floor, half a cell above the contact (measured: 0.2% off when this was written).
-  EXPECT_NEAR(v, expected, 0.05 * expected);
+  EXPECT_NEAR(s.at_35_deg, s.coulomb_at_35_deg, 0.05 * s.coulomb_at_35_deg);
+}
+
+// Rigid-plastic sand (src/rigid_plastic_sand.hpp) holds the wall's Coulomb friction inside
+// its implicit solve, with the normal stress p + s_zz of the cells on the floor.
+TEST(InclinedPlane, RigidPlasticBlockFollowsCoulombsLaw) {
+  const SlideSpeeds s = slide_speeds(SandRheology::Kind::RigidPlastic);
+  EXPECT_LT(std::abs(s.at_20_deg), 0.0067);
+  // The block's speed is the small difference of gravity's pull and the friction: at 35
+  // degrees 1% of mu on the friction is 2.5% on v. Measured when this was written: v 5.8%
+  // above the prediction, as if mu were 0.488; the tolerance, 10% on v, is 4% of the
+  // friction force.
+  EXPECT_NEAR(s.at_35_deg, s.coulomb_at_35_deg, 0.10 * s.coulomb_at_35_deg);
 }
 
 namespace {

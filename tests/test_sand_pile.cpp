@@ -128,3 +128,25 @@ TEST(SandPile, PouredHeapStandsAtThePredictedAngle) {
   EXPECT_NEAR(rough.slope_deg, predicted_angle_deg(40.0), 3.0);
   EXPECT_GT(rough.slope_deg, loose.slope_deg + 2.0);
 }
+
+// Rigid-plastic sand (src/rigid_plastic_sand.hpp) with the cases' transfer: its yield stress
+// in simple shear is tan(phi) p, so the flank of a heap at rest, an infinite slope at the
+// limit of equilibrium, stands at phi itself (src/README.md, "Rigid-plastic sand"). The
+// stress carries the weight at rest, so the heap needs no damping to stand and 1 cm cells
+// suffice: one heap per angle (seed 1; the measurement that led to this test poured it on
+// 1 rank: 31.0 / 31.3 and 39.7 / 39.5 degrees).
+TEST(SandPile, RigidPlasticHeapStandsAtItsFrictionAngle) {
+  for (double phi : {30.0, 40.0}) {
+    test::PourSpec spec = heap_spec(phi, 1);
+    spec.cell = 0.01;
+    spec.rheology = SandRheology::Kind::RigidPlastic;
+    const test::HeapShape heap = test::pour_heap(spec, MPI_COMM_WORLD);
+    record("rigid_plastic_phi" + std::to_string(int(phi)), heap);
+    EXPECT_EQ(heap.particles, heap.created);
+    EXPECT_GT(heap.top, 0.1);
+    EXPECT_LT(heap.mean_surface_change, 0.5 * spec.cell);
+    // 3 degrees: the requirement's, for each flank of a single heap.
+    EXPECT_NEAR(heap.left_slope_deg, phi, 3.0) << "phi = " << phi;
+    EXPECT_NEAR(heap.right_slope_deg, phi, 3.0) << "phi = " << phi;
+  }
+}

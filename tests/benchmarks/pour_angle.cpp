@@ -45,6 +45,11 @@ int main(int argc, char** argv) {
                  "the sand's transfer: flip (with --flip-ratio), "
                  "apic or rpic")
       ->transform(CLI::CheckedTransformer(transfers));
+  const std::map<std::string, SandRheology::Kind> rheologies = {
+      {"zhu_bridson", SandRheology::Kind::ZhuBridson},
+      {"rigid_plastic", SandRheology::Kind::RigidPlastic}};
+  app.add_option("--rheology", s.rheology, "the sand's rheology: zhu_bridson or rigid_plastic")
+      ->transform(CLI::CheckedTransformer(rheologies));
   app.add_option("--cfl", s.cfl, "cells a particle may cross per step");
   app.add_option("--max-dt", s.max_dt, "longest step, s");
   double report_every = 0;
