@@ -51,6 +51,9 @@ struct Stage {
   FaceField wall_limit, wall_force, wall_slip;
   std::array<Array3<uint8_t>, 3> on_wall;  // unknowns beside a wall with friction
   Vec3 gravity{};
+  // The linear solve's fields, allocated once a step: only the unknowns (and, by the halo
+  // fill, the neighbours' unknowns) are ever written, so the rest stays zero.
+  FaceField cg_residual, cg_change, cg_z, cg_p, cg_q;
   // The yield stress k = mu p + c of a sand cell: mu = tan(phi) (times wet sand's friction
   // scale), p the projection's pressure.
   Array3<double> friction, cohesion;
@@ -59,7 +62,21 @@ struct Stage {
         double stiffness)
       : topo(t), halo(h), g(grid), sand(sand_cells), dt(step), r(stiffness) {}
 
-  bool is_sand(const Index3& c) const { return sand_at(g, sand, c); }
+  // Per cell index, worked out once a step: bit 0 the cell is sand, bit 1 + n the edge of
+  // pair n carries shear (edge_active).
+  Array3<uint8_t> carries;
+  void mark_carriers(const Box& box) {
+    carries.reset(topo.local(Stagger::Cell), Stagger::Cell, 0);
+    for_each_index(box, [&](int i, int j, int k) {
+      const Index3 c{i, j, k};
+      uint8_t bits = sand_at(g, sand, c) ? 1 : 0;
+      for (int n = 0; n < 3; ++n)
+        if (staggered::edge_active(g, sand, c, kPairs[n])) bits |= uint8_t(2 << n);
+      carries(i, j, k) = bits;
+    });
+  }
+  bool is_sand(const Index3& c) const { return carries(c[0], c[1], c[2]) & 1; }
+  bool edge_active(const Index3& e, int n) const { return carries(e[0], e[1], e[2]) & (2 << n); }
 
   template <class F>
   void for_each_unknown(F&& f) const {
@@ -87,9 +104,8 @@ struct Stage {
         for (int a = 0; a < 3; ++a) out[a](i, j, k) = 0.0;
       }
       for (int n = 0; n < 3; ++n)
-        out[3 + n](i, j, k) = edge_active(g, sand, c, kPairs[n])
-                                  ? scale * edge_shear_rate(u, g.dx, c, kPairs[n])
-                                  : 0.0;
+        out[3 + n](i, j, k) =
+            edge_active(c, n) ? scale * edge_shear_rate(u, g.dx, c, kPairs[n]) : 0.0;
     });
   }
   // (div t)_a at the a-face r, for a tension-positive t laid out as strain_rate's output.
@@ -136,9 +152,8 @@ void set_up_unknowns(Stage& s) {
       int edges = 0;
       for (int b = 0; b < 3; ++b) {
         if (b == a) continue;
-        const ShearPair p = kPairs[a + b - 1];
-        edges += int(edge_active(g, s.sand, hi, p)) +
-                 int(edge_active(g, s.sand, shifted(hi, b, 1), p));
+        edges +=
+            int(s.edge_active(hi, a + b - 1)) + int(s.edge_active(shifted(hi, b, 1), a + b - 1));
       }
       s.unknown[a](i, j, k) = 1;
       const double inertia =
@@ -210,7 +225,7 @@ void set_up_yield_stress(Stage& s, const MaterialSpec& material) {
 // walls' faces) - r div dev D: the operator of step 1. `res` is overwritten; `scratch` holds
 // the stress of the operator's product. Returns the iterations taken.
 int conjugate_gradient(Stage& s, FaceField& res, FaceField& change, TensorField& scratch) {
-  FaceField z = face_field(s.g), p = face_field(s.g), q = face_field(s.g);
+  FaceField &z = s.cg_z, &p = s.cg_p, &q = s.cg_q;
   auto apply = [&](FaceField& x, FaceField& y) {
     s.halo.fill<double>({&x[0], &x[1], &x[2]});
     s.strain_rate(x, s.r, s.stencil_cells, scratch);
@@ -257,15 +272,15 @@ int solve_velocity(Stage& s, const FaceField& u_star, const TensorField& stress,
     for_each_index(s.stencil_cells, [&](int i, int j, int k) {
       scratch[m](i, j, k) -= stress[m](i, j, k) + s.r * plastic_rate[m](i, j, k);
     });
-  FaceField res = face_field(g);
+  FaceField &res = s.cg_residual, &change = s.cg_change;
   s.for_each_unknown([&](int a, const Index3& f) {
+    at(change[a], f) = 0.0;
     at(res[a], f) =
         at(s.inertia[a], f) * (at(u_star[a], f) - at(g.vel[a], f)) + s.divergence(scratch, a, f);
     if (at(s.on_wall[a], f))
       at(res[a], f) -= at(s.wall_force[a], f) + kWallStiffness * at(s.inertia[a], f) *
                                                     (at(g.vel[a], f) - at(s.wall_slip[a], f));
   });
-  FaceField change = face_field(g);
   const int iterations = conjugate_gradient(s, res, change, scratch);
   s.for_each_unknown([&](int a, const Index3& f) { at(g.vel[a], f) += at(change[a], f); });
   s.halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
@@ -381,7 +396,10 @@ RigidPlasticStats apply_rigid_plastic_sand(const Topology& topo, Halo& halo, Mac
   s.wall_limit = face_field(g);
   s.wall_force = face_field(g);
   s.wall_slip = face_field(g);
+  for (FaceField* f : {&s.cg_residual, &s.cg_change, &s.cg_z, &s.cg_p, &s.cg_q})
+    *f = face_field(g);
   s.gravity = gravity;
+  s.mark_carriers(neighbourhood(g.sand_region, 2, local.grown(-1)));
   set_up_unknowns(s);
   set_up_yield_stress(s, material);
 
