@@ -62,10 +62,11 @@ struct MacGrid {
   // six components are the largest share of a sand grid's memory.
   std::array<Array3<float>, 6> stress;
 
-  // Elastic-plastic sand only (allocate_elastic_sand()). grid.stress then holds the stress
-  // at the start of the stage's substep, its diagonal at cell centres and its shear
-  // components on cell edges (src/elastic_plastic_sand.hpp); these keep what it was when the
-  // step began, so that the particles receive the change, and the substeps' yield scale.
+  // Sand that carries a stress between steps, elastic-plastic or rigid-plastic
+  // (allocate_elastic_sand()). grid.stress then holds the stress at the start of the stage, its
+  // diagonal at cell centres and its shear components on cell edges
+  // (src/elastic_plastic_sand.hpp); these keep what it was when the step began, so that the
+  // particles receive the change, and the substeps' yield scale.
   std::array<Array3<float>, 6> stress_at_step_start;
   Array3<float> yield_scale;
   // Rigid-plastic sand only: the walls' friction force per volume (N/m^3) on each face last

@@ -247,6 +247,8 @@ void Simulation::sand_plasticity(double dt) {
   if (kind == SandRheology::Kind::ElasticPlastic) {
     s = apply_elastic_plastic_sand(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
   } else if (kind == SandRheology::Kind::RigidPlastic) {
+    // Sizes the walls' normal speeds near the sand and marks the faces with friction; the
+    // solve then re-reads the speeds with its own stress.
     normal_speed_from_wall_pressure(grid_, dt, config_.gravity,
                                     neighbourhood(grid_.sand_region, 2,
                                                   topo_->local(Stagger::Cell)),
