@@ -130,6 +130,17 @@ void fill_halo(Halo& halo, TensorField& t) {
   halo.fill<double>({&t[0], &t[1], &t[2], &t[3], &t[4], &t[5]});
 }
 
+// The budget mu |u_n| of the a-face f (wall_friction.hpp), summed over the walls beside it.
+double wall_budget(const MacGrid& g, int a, const Index3& f) {
+  const Index3 lo = shifted(f, a, -1);
+  double budget = 0;
+  for (int b = 0; b < 3; ++b)
+    if (b != a)
+      for (int side : {-1, 1})
+        budget += wall_friction_budget(g, g.wall_mu, g.wall_normal_speed, lo, f, b, side);
+  return budget;
+}
+
 // The unknowns, their inertia and the operator's diagonal (Jacobi's preconditioner):
 // rho/dt (twice on a face a wall's friction acts on) + r/dx^2 (2/3 per sand cell beside
 // the face + 1/2 per active edge around it).
@@ -158,11 +169,7 @@ void set_up_unknowns(Stage& s) {
       s.unknown[a](i, j, k) = 1;
       const double inertia =
           face_density(type_lo, at(g.density, lo), type_hi, at(g.density, hi)) / s.dt;
-      double budget = 0;
-      for (int b = 0; b < 3; ++b)
-        if (b != a)
-          for (int side : {-1, 1})
-            budget += wall_friction_budget(g, g.wall_mu, g.wall_normal_speed, lo, hi, b, side);
+      const double budget = wall_budget(g, a, hi);
       s.inertia[a](i, j, k) = inertia;
       s.on_wall[a](i, j, k) = budget > 0;
       s.diagonal[a](i, j, k) = inertia * (budget > 0 ? 1 + kWallStiffness : 1) +
@@ -187,23 +194,15 @@ void update_wall_limits(Stage& s, const TensorField& stress) {
         const Index3 wall = shifted(c, a, side), face = side < 0 ? c : wall;
         if (at(g.cell_type, wall) != kSolid || !speed.box().contains(face[0], face[1], face[2]))
           continue;
-        const double normal_stress =
-            std::max(0.0, at(g.pressure, c) + (s.is_sand(c) ? at(stress[a], c) : 0.0));
-        const double weight_speed = std::max(0.0, side * s.gravity[a]) * s.dt;
-        at(speed, face) =
-            float(std::max(normal_stress * s.dt / (at(g.density, c) * g.dx), weight_speed));
+        const double normal_stress = at(g.pressure, c) + (s.is_sand(c) ? at(stress[a], c) : 0.0);
+        at(speed, face) = float(
+            wall_normal_speed(normal_stress, at(g.density, c), g.dx, s.dt, side * s.gravity[a]));
       }
     });
   }
   s.for_each_unknown([&](int a, const Index3& f) {
     if (!at(s.on_wall[a], f)) return;
-    const Index3 lo = shifted(f, a, -1);
-    double budget = 0;
-    for (int b = 0; b < 3; ++b)
-      if (b != a)
-        for (int side : {-1, 1})
-          budget += wall_friction_budget(g, g.wall_mu, g.wall_normal_speed, lo, f, b, side);
-    at(s.wall_limit[a], f) = at(s.inertia[a], f) * budget;
+    at(s.wall_limit[a], f) = at(s.inertia[a], f) * wall_budget(g, a, f);
   });
 }
 

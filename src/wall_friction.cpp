@@ -154,6 +154,12 @@ void normal_speed_removed_by_enforcement(const MacGrid& g,
   }
 }
 
+double wall_normal_speed(double normal_stress, double density, double dx, double dt,
+                         double gravity_towards_wall) {
+  const double from_stress = std::max(0.0, normal_stress) * dt / (density * dx);
+  return std::max(from_stress, std::max(0.0, gravity_towards_wall) * dt);
+}
+
 void normal_speed_from_wall_pressure(const MacGrid& g, double dt, const Vec3& gravity,
                                      const Box& cells,
                                      std::array<Array3<float>, 3>& normal_speed) {
@@ -161,10 +167,9 @@ void normal_speed_from_wall_pressure(const MacGrid& g, double dt, const Vec3& gr
     const Box faces = faces_of_cells(cells, a).intersect(g.vel[a].box());
     normal_speed[a].reset(faces, face_stagger(a), 0.0f);
     for_each_normal_face(g, a, faces, [&](const Index3& f, const Index3& c, int s) {
-      const double p = std::max(0.0, g.pressure(c[0], c[1], c[2]));
-      const double from_pressure = p * dt / (g.density(c[0], c[1], c[2]) * g.dx);
-      const double own_weight = std::max(0.0, s * gravity[a]) * dt;
-      normal_speed[a](f[0], f[1], f[2]) = float(std::max(from_pressure, own_weight));
+      normal_speed[a](f[0], f[1], f[2]) =
+          float(wall_normal_speed(g.pressure(c[0], c[1], c[2]), g.density(c[0], c[1], c[2]), g.dx,
+                                  dt, s * gravity[a]));
     });
   }
 }

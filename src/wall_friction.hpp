@@ -57,6 +57,12 @@ void normal_speed_removed_by_enforcement(const MacGrid& grid,
                                          const std::array<Array3<double>, 3>& before,
                                          std::array<Array3<float>, 3>& normal_speed);
 
+// |u_n| a cell pressed on a wall with `normal_stress` (Pa, compression positive) takes to
+// it in a step: max(0, normal_stress) dt / (rho dx), and at least the cell's own weight,
+// g_n dt, with g_n the part of gravity towards the wall.
+double wall_normal_speed(double normal_stress, double density, double dx, double dt,
+                         double gravity_towards_wall);
+
 // |u_n| = max(0, p) dt / (rho dx) on each normal face, from the pressure and density of the
 // fluid cell next to the wall (call after the projection), and at least the cell's own
 // weight, g_n dt with g_n the part of gravity towards the wall: a cell with air beside it
