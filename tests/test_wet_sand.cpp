@@ -222,21 +222,21 @@ Extent sand_extent(const Simulation& sim) {
 // A quasi-2D column of sand 0.1 m tall and 0.05 m wide against the left wall, at
 // saturation s, after `duration`: Zhu & Bridson's sand with c_wet = 1 kPa by default.
 struct ColumnSand {
-  bool elastic_plastic = false;
+  SandRheology::Kind rheology = SandRheology::Kind::ZhuBridson;
   double cohesion_wet = 1000;  // Pa
+  double width = 0.05;         // m
 };
 Extent column_after(double saturation, double duration, ColumnSand kind = {}) {
-  CaseConfig c = sand_and_water_case({0.4, 0.04, 0.15}, 0.01, {0, 0, 0}, {0.05, 0.04, 0.1},
+  CaseConfig c = sand_and_water_case({0.4, 0.04, 0.15}, 0.01, {0, 0, 0}, {kind.width, 0.04, 0.1},
                                      {0, 0, 0}, {0, 0, 0});
   c.sources.erase(c.sources.begin());  // no free water
   MaterialSpec& sand = c.materials[1];
   sand.cohesion = 0;
   sand.wet.cohesion_wet = kind.cohesion_wet;
   sand.wet.mud_viscosity = 1;
-  if (kind.elastic_plastic) {
-    sand.rheology.kind = SandRheology::Kind::ElasticPlastic;
+  sand.rheology.kind = kind.rheology;
+  if (kind.rheology == SandRheology::Kind::ElasticPlastic)
     sand.flip_ratio = 0.95;  // the case keys' default for it
-  }
   c.sources[0].saturation = saturation;
   Simulation sim(c, MPI_COMM_WORLD);
   run_until(sim, duration);
@@ -279,10 +279,11 @@ TEST(MoistColumn, CohesionBracketsRankineCriticalHeight) {
   const double rho = sand.density + sand.wet.porosity * sand.wet.ideal_saturation * 1000;
   const double critical = rho * 9.81 * height / (4 * std::tan((45 + 30.0 / 2) * M_PI / 180));
   const double ideal = sand.wet.ideal_saturation;
-  const Extent strong = column_after(ideal, 2.0, {true, 2 * critical});
-  const Extent weak = column_after(ideal, 2.0, {true, 0.5 * critical});
-  const Extent dry = column_after(0.0, 2.0, {true, 2 * critical});
-  const Extent soaked = column_after(1.0, 2.0, {true, 2 * critical});
+  constexpr SandRheology::Kind kElastic = SandRheology::Kind::ElasticPlastic;
+  const Extent strong = column_after(ideal, 2.0, {kElastic, 2 * critical});
+  const Extent weak = column_after(ideal, 2.0, {kElastic, 0.5 * critical});
+  const Extent dry = column_after(0.0, 2.0, {kElastic, 2 * critical});
+  const Extent soaked = column_after(1.0, 2.0, {kElastic, 2 * critical});
   if (strong.rank0)
     std::printf(
         "c_crit %.0f Pa; after 2 s: 2 c_crit top %.3f runout %.3f, c_crit/2 %.3f %.3f, dry %.3f "
@@ -296,5 +297,44 @@ TEST(MoistColumn, CohesionBracketsRankineCriticalHeight) {
   EXPECT_GT(weak.runout, width + 2 * cell);  // slumps: the toe runs out 2+ cells (measured 4.7)
   EXPECT_GT(dry.runout, width + 3 * cell);
   EXPECT_LT(dry.top, height - 2 * cell);
+  EXPECT_GT(soaked.runout, dry.runout + cell);
+}
+
+// The same for rigid-plastic sand (src/rigid_plastic_sand.hpp), whose wet cohesion and
+// friction enter its yield stress sqrt(J2) <= tan(phi) p + c. In this plane-strain slab its
+// incompressible flow keeps sigma_yy at the mean of the other two principal stresses, so
+// sqrt(J2) is the Mohr circle's radius and p its centre: the yield surface is Mohr-Coulomb's
+// with sin(phi') = tan(phi) and c' = c / cos(phi'). Rankine's critical height
+// 4 c' tan(45 + phi' / 2) / (rho g) then reads 4 c / (rho g (1 - tan(phi))), so a cut of
+// height H stands while c exceeds c_crit = rho g H (1 - tan(phi)) / 4, 0.73 times the
+// Mohr-Coulomb value of the test above. The block is 0.1 m wide, so the wedge that fails,
+// H tan(45 - phi' / 2) = 5.2 cm wide at the top, fits inside it. (The 5 cm column above
+// fails in compression at its base already at 2 c_crit: sigma_zz = rho g H there needs
+// c >= rho g H (1 - tan(phi)) / 2.) The bracket: 2 c_crit stands, c_crit / 2 slumps, dry
+// slumps, soaked spreads further than dry.
+TEST(MoistColumn, RigidPlasticCohesionBracketsItsCriticalHeight) {
+  const MaterialSpec sand = porous_sand();
+  const double height = 0.1, cell = 0.01, width = 0.1;
+  const double rho = sand.density + sand.wet.porosity * sand.wet.ideal_saturation * 1000;
+  const double critical = rho * 9.81 * height * (1 - std::tan(30.0 * M_PI / 180)) / 4;
+  const double ideal = sand.wet.ideal_saturation;
+  constexpr SandRheology::Kind kRigid = SandRheology::Kind::RigidPlastic;
+  const Extent strong = column_after(ideal, 2.0, {kRigid, 2 * critical, width});
+  const Extent weak = column_after(ideal, 2.0, {kRigid, 0.5 * critical, width});
+  const Extent dry = column_after(0.0, 2.0, {kRigid, 2 * critical, width});
+  const Extent soaked = column_after(1.0, 2.0, {kRigid, 2 * critical, width});
+  if (strong.rank0)
+    std::printf(
+        "c_crit %.0f Pa; after 2 s: 2 c_crit top %.3f runout %.3f, c_crit/2 %.3f %.3f, dry %.3f "
+        "%.3f, soaked %.3f %.3f\n",
+        critical, strong.top, strong.runout, weak.top, weak.runout, dry.top, dry.runout,
+        soaked.top, soaked.runout);
+  // Keeps its height and its face within a cell (measured: 0 and 6 mm after 2 s).
+  EXPECT_GT(strong.top, height - cell);
+  EXPECT_LT(strong.runout, width + cell);
+  EXPECT_GT(weak.runout, width + 2 * cell);  // slumps: the toe runs out 2+ cells (measured 3.9)
+  // Dry, a wedge slides off and leaves a slope from the wall's top (measured 6.2 cells); the
+  // block is wider than the wedge, so its top at the wall stays.
+  EXPECT_GT(dry.runout, width + 3 * cell);
   EXPECT_GT(soaked.runout, dry.runout + cell);
 }
