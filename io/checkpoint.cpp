@@ -545,6 +545,18 @@ Particles CheckpointReader::read_particles() {
   return particles;
 }
 
+bool CheckpointReader::has_cell_field(const std::string& name) {
+  QuietHdf5Errors quiet;
+  bool found = false;
+  run_agreed(comm_, path_, [&] {
+    reading_damage([&] {
+      H5Handle grid = open_group(file_->handle.get(), "grid");
+      found = H5Lexists(grid.get(), name.c_str(), H5P_DEFAULT) > 0;
+    });
+  });
+  return found;
+}
+
 void CheckpointReader::read_cell_field(const std::string& name, const Box& cells,
                                        Array3<double>& array) {
   QuietHdf5Errors quiet;

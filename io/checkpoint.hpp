@@ -88,6 +88,9 @@ class CheckpointReader {
   // Collective. Fills the in-domain cells `cells` of `array` from grid/<name>; damaged data
   // and values that are not finite are reported like read_particles'.
   void read_cell_field(const std::string& name, const Box& cells, Array3<double>& array);
+  // Collective. Whether the file stores grid/<name> (fields added after a checkpoint was
+  // written are absent from it).
+  bool has_cell_field(const std::string& name);
 
  private:
   struct File;

@@ -69,10 +69,12 @@ struct MacGrid {
   // particles receive the change, and the substeps' yield scale.
   std::array<Array3<float>, 6> stress_at_step_start;
   Array3<float> yield_scale;
-  // Rigid-plastic sand only: the walls' friction force per volume (N/m^3) on each face last
-  // step, face (a, i,j,k) at index (i,j,k), so that the next step's solve starts from it
-  // (the walls do not move; src/rigid_plastic_sand.hpp).
-  std::array<Array3<float>, 3> wall_force;
+  // Rigid-plastic sand only (allocate_wall_force()): the walls' friction force per volume
+  // (N/m^3) on each face last step, face (a, i,j,k) at index (i,j,k), so that the next
+  // step's solve starts from it (the walls do not move; src/rigid_plastic_sand.hpp). Over
+  // the whole block, so that it outlives the sand window's moves, and in double, so that a
+  // checkpoint stores it as a cell field and a restart continues bit for bit.
+  std::array<Array3<double>, 3> wall_force;
 
   // Wet sand only: allocated by allocate_pore_water() when the sand holds water.
   Array3<float> saturation;      // mean S of the cell's sand particles (P2G)
@@ -88,10 +90,10 @@ struct MacGrid {
 
   // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (over the
   // block, and over the sand window with the rigid-cluster labels the step fills),
-  // allocate_elastic_sand() (over the sand window), allocate_pore_water() and
-  // allocate_surface() add. Ghost cells, the extra layer of faces and the arrays sized to the
-  // sand's region are left out, so a grid needs at least its block's share of the per-block
-  // bytes. Keep in step with the allocate functions below.
+  // allocate_elastic_sand() (over the sand window), allocate_wall_force(),
+  // allocate_pore_water() and allocate_surface() add. Ghost cells, the extra layer of faces and
+  // the arrays sized to the sand's region are left out, so a grid needs at least its block's
+  // share of the per-block bytes. Keep in step with the allocate functions below.
   static constexpr size_t kBytesPerCell = 3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
                                           + 2 * sizeof(uint8_t)          // cell_type, solid
                                           + sizeof(float)                // density
@@ -102,7 +104,8 @@ struct MacGrid {
                                                     + 6 * sizeof(float)  // stress
                                                     + sizeof(int64_t);   // rigid_clusters
   static constexpr size_t kElasticSandWindowBytesPerCell =
-      10 * sizeof(float);  // stress_at_step_start, yield_scale, wall_force
+      7 * sizeof(float);  // stress_at_step_start, yield_scale
+  static constexpr size_t kWallForceBytesPerCell = 3 * sizeof(double);  // wall_force
   static constexpr size_t kPoreWaterBytesPerCell =
       sizeof(float) + 4 * sizeof(double);  // saturation; pore_count .. pore_uptake
   static constexpr size_t kSurfaceBytesPerCell =
@@ -155,17 +158,20 @@ struct MacGrid {
     for (Array3<float>& component : stress_at_step_start)
       component.reset_within(c, sand_window, Stagger::Cell, 0.0f);
     yield_scale.reset_within(c, sand_window, Stagger::Cell, 1.0f);
-    for (Array3<float>& component : wall_force)
-      component.reset_within(c, sand_window, Stagger::Cell, 0.0f);
   }
+
+  // Over the block, zero.
+  void allocate_wall_force(const Topology& topo) {
+    for (Array3<double>& component : wall_force)
+      component.reset(topo.local(Stagger::Cell), Stagger::Cell, 0.0);
+  }
+  bool has_wall_force() const { return wall_force[0].size() > 0; }
 
   // Bytes this rank's sand-window arrays hold now (the rigid-cluster labels included).
   size_t sand_window_bytes() const {
-    size_t bytes =
-        sand.size() + rigid.size() + yielding.size() +
-        sizeof(float) * (sand_count.size() + wall_mu.size() + yield_scale.size() +
-                         wall_force[0].size() + wall_force[1].size() + wall_force[2].size()) +
-        sizeof(int64_t) * rigid_clusters.of_cell.size();
+    size_t bytes = sand.size() + rigid.size() + yielding.size() +
+                   sizeof(float) * (sand_count.size() + wall_mu.size() + yield_scale.size()) +
+                   sizeof(int64_t) * rigid_clusters.of_cell.size();
     for (int n = 0; n < 6; ++n)
       bytes += sizeof(float) * (stress[n].size() + stress_at_step_start[n].size());
     return bytes;

@@ -22,6 +22,8 @@ size_t grid_bytes_per_cell(const CaseConfig& config) {
     // The sand window's arrays follow the sand, not the domain: a lower bound leaves them out.
     bytes += MacGrid::kSandBytesPerCell;
     if (m.wet.holds_water()) bytes += MacGrid::kPoreWaterBytesPerCell;
+    if (m.rheology.kind == SandRheology::Kind::RigidPlastic)
+      bytes += MacGrid::kWallForceBytesPerCell;
   }
   return bytes;
 }

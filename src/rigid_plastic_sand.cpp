@@ -364,15 +364,15 @@ ReturnSums return_to_yield(Stage& s, TensorField& stress, TensorField& plastic_r
 // faces without a wall's friction keep none.
 void exchange_wall_force(Stage& s, bool load) {
   for (int a = 0; a < 3; ++a) {
-    Array3<float>& kept = s.g.wall_force[a];
+    Array3<double>& kept = s.g.wall_force[a];
     const Box kept_box = kept.box();
     for_each_index(s.owned_faces[a], [&](int i, int j, int k) {
       if (!kept_box.contains(i, j, k)) return;
       const double limit = s.wall_limit[a](i, j, k);
       if (load)
-        s.wall_force[a](i, j, k) = std::clamp(double(kept(i, j, k)), -limit, limit);
+        s.wall_force[a](i, j, k) = std::clamp(kept(i, j, k), -limit, limit);
       else
-        kept(i, j, k) = float(s.on_wall[a](i, j, k) ? s.wall_force[a](i, j, k) : 0.0);
+        kept(i, j, k) = s.on_wall[a](i, j, k) ? s.wall_force[a](i, j, k) : 0.0;
     });
   }
 }

@@ -23,11 +23,16 @@
 // lagged viscosity under-brakes; the viscoplastic minimisation is the exact Coulomb
 // friction of the step, without a rest threshold.
 //
+// The walls' Coulomb friction is a second multiplier inside the solve: each wall face's
+// force is returned to |F| <= rho/dt times the budget of wall_friction.hpp, with the wall's
+// normal stress p + s_nn re-read every round.
+//
 // The stress lives on the sand particles between steps (Particles::stress, as for
-// elastic-plastic sand), so each step's iteration starts from the last step's stress: a heap
-// at rest converges in one round. s is staggered as staggered_stress.hpp lays it out; the
-// return map judges a cell with the mean of its edges' shear, and an edge takes the smallest
-// scale of its four cells. The walls' Coulomb friction acts after the solve (wall_friction).
+// elastic-plastic sand) and the walls' friction force on the grid (MacGrid::wall_force, which
+// checkpoints store), so each step's iteration starts from the last step's: a heap at rest
+// converges in one round, and a restart continues bit for bit. s is staggered as
+// staggered_stress.hpp lays it out; the return map judges a cell with the mean of its edges'
+// shear, and an edge takes the smallest scale of its four cells.
 #pragma once
 #include <cstdint>
 

@@ -93,6 +93,8 @@ void Simulation::lay_out_grid() {
   solid_faces_ = find_solid_boundary_faces(grid_.solid, grid_);
   emitter_ = std::make_unique<ParticleEmitter>(config_, *topo_);
   if (sand_material_) allocate_sand(grid_.sand_window);
+  if (sand_material_ && sand_material_->rheology.kind == SandRheology::Kind::RigidPlastic)
+    grid_.allocate_wall_force(*topo_);
   if (has_pore_water()) grid_.allocate_pore_water(*topo_);
   if (config_.pressure.free_surface == FreeSurface::GhostFluid) grid_.allocate_surface(*topo_);
 }
@@ -131,8 +133,9 @@ bool Simulation::rebalance() {
         particle_work(config_, particles_.material[n]);
   BalancedLayout layout = choose_balanced_layout(*topo_, work);
   if (layout.cuts == topo_->starts()) return false;
-  // The grid carries no state between steps except the pressure, which is only the next
-  // solve's initial guess: it restarts from zero on the new blocks.
+  // The grid carries no state between steps except the pressure and rigid-plastic sand's
+  // wall friction force, which are only the next solves' initial guesses: they restart from
+  // zero on the new blocks.
   topo_->recut(layout.cuts);
   lay_out_grid();
   redistribute_particles(*topo_, dx, particles_);

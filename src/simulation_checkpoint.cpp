@@ -12,9 +12,20 @@ namespace dunesim {
 namespace {
 
 // The grid arrays a step reads before it writes them. The pressure is the solver's initial
-// guess: without it a restarted run would converge to a slightly different pressure.
-std::vector<CellField> persistent_cell_fields(Simulation& sim) {
-  return {{"pressure", &sim.grid().pressure}};
+// guess, rigid-plastic sand's wall friction force its solve's: without them a restarted run
+// would converge to a slightly different pressure and stress. The wall force may be absent
+// from a checkpoint written before it was stored; the solve then starts from zero.
+struct PersistentField {
+  CellField field;
+  bool required;
+};
+std::vector<PersistentField> persistent_cell_fields(Simulation& sim) {
+  MacGrid& g = sim.grid();
+  std::vector<PersistentField> fields{{{"pressure", &g.pressure}, true}};
+  if (g.has_wall_force())
+    for (int a = 0; a < 3; ++a)
+      fields.push_back({{std::string("wall_force_") + "xyz"[a], &g.wall_force[a]}, false});
+  return fields;
 }
 
 // "" when every particle lies in a cell of the grid and is of a material of the case;
@@ -49,8 +60,9 @@ std::string write_checkpoint(CheckpointWriter& writer, Simulation& sim, double l
   const CaseConfig& config = sim.config();
   CheckpointCase source{config.file, config.name, config.text};
   RunProgress progress{sim.time(), sim.steps(), last_dt, frames_written};
-  return writer.write(sim.topology(), source, progress, sim.particles(),
-                      persistent_cell_fields(sim));
+  std::vector<CellField> fields;
+  for (const PersistentField& f : persistent_cell_fields(sim)) fields.push_back(f.field);
+  return writer.write(sim.topology(), source, progress, sim.particles(), fields);
 }
 
 std::unique_ptr<Simulation> restore_simulation(const CaseConfig& config,
@@ -74,7 +86,8 @@ std::unique_ptr<Simulation> restore_simulation(const CaseConfig& config,
     throw std::runtime_error(fmt::format("{}: damaged checkpoint: {} (on rank {})",
                                          checkpoint.path(), damage.message, damage.rank));
   if (!same_layout) redistribute_particles(topo, config.cell_size, particles);
-  for (const CellField& field : persistent_cell_fields(*sim)) {
+  for (const auto& [field, required] : persistent_cell_fields(*sim)) {
+    if (!required && !checkpoint.has_cell_field(field.name)) continue;
     checkpoint.read_cell_field(field.name, topo.owned_cells(topo.rank()), *field.array);
     sim->halo().fill<double>({field.array});
   }
