@@ -35,6 +35,9 @@ Measured on a frame (see Rest), from the sand particles' distance r to the colum
   R_inf  the outer edge of the deposit: the outermost ring (width dx/2) in which the sand,
          spread over the ring's area, is at least half a particle layer thick (dx/4, with a
          particle standing for dx^3/8 of sand). Single grains that bounced ahead do not count.
+         runout_between_rings in the CSV is the same edge without the rings' steps: where
+         the rings' thickness, taken at their mid-radii and interpolated linearly, falls to
+         dx/4 (to compare refinements finer than a ring; the errors use R_inf).
   H_inf  the top of the central cone: the highest particle within 2 dx of the axis plus dx/4
          (half a particle spacing, from a particle's centre to the surface).
   cone_fill  the deposit's volume (the column's) over the volume of the cone through its
@@ -123,12 +126,25 @@ def measure_deposit(frame, cell_size):
     inner = np.arange(len(counts)) * ring
     area = math.pi / 4 * ((inner + ring) ** 2 - inner ** 2)  # a quarter ring
     thickness = counts * cell_size ** 3 / 8 / area
-    thick_enough = np.nonzero(thickness >= cell_size / 4)[0]
+    threshold = cell_size / 4
+    thick_enough = np.nonzero(thickness >= threshold)[0]
     edge = (thick_enough[-1] + 1) * ring if len(thick_enough) else 0.0
     near_axis = r < 2 * cell_size
     top = position[near_axis, 2].max() + cell_size / 4 if near_axis.any() else 0.0
     return (edge, top, float(speed.max()), time, float(r.max()),
-            float(position[:, :2].max()))
+            float(position[:, :2].max()), edge_between_rings(thickness, ring, threshold))
+
+
+def edge_between_rings(thickness, ring, threshold):
+    """Where the thickness, taken at the rings' mid-radii and interpolated linearly, falls
+    to `threshold` past the outermost ring that reaches it: R_inf without the rings' steps."""
+    thick_enough = np.nonzero(thickness >= threshold)[0]
+    if not len(thick_enough):
+        return 0.0
+    last = thick_enough[-1]
+    inside = thickness[last]
+    outside = thickness[last + 1] if last + 1 < len(thickness) else 0.0
+    return (last + 0.5 + (inside - threshold) / (inside - outside)) * ring
 
 
 def rest_window(args, a, radius):
@@ -198,7 +214,7 @@ def run_case(args, a):
         for frame in frames if finished else frames[:-1]:
             if frame not in measured:
                 measured[frame] = measure_deposit(frame, args.cell_size)
-                edge, top, _, time, _, _ = measured[frame]
+                edge, top, _, time, _, _, _ = measured[frame]
                 history.append((time, edge, top))
         history.sort()
         rest = find_rest(history, window, tolerance) if history else None
@@ -275,9 +291,10 @@ def main():
     for a in [float(x) for x in args.aspect_ratios.split(",")]:
         run = run_case(args, a)
         radius = run["radius"]
-        edge, top, fastest, time, outermost, farthest = run["deposit"]
+        edge, top, fastest, time, outermost, farthest, edge_between = run["deposit"]
         row = {"a": a, "R0": radius, "cell_size": args.cell_size,
                "runout": (edge - radius) / radius, "runout_law": runout_law(a),
+               "runout_between_rings": (edge_between - radius) / radius,
                "height": top / radius, "height_law": height_law(a),
                "outermost_grain_runout": (outermost - radius) / radius,
                "fastest_grain": fastest, "measured_time": time,
