@@ -78,6 +78,18 @@ enum RankCounter {
   kCounters
 };
 
+// A count taken every step: the counts, their mean and their largest.
+Json per_step_summary(const std::vector<int>& counts) {
+  int largest = 0;
+  double mean = 0;
+  for (int count : counts) {
+    largest = std::max(largest, count);
+    mean += count;
+  }
+  if (!counts.empty()) mean /= double(counts.size());
+  return {{"per_step", counts}, {"mean", mean}, {"max", largest}};
+}
+
 struct StageSummary {
   double max = 0, mean = 0, min = 0;
 };
@@ -122,15 +134,6 @@ std::string render(const RunTimings& local, int ranks, double wall_seconds,
   const double particle_steps_per_second =
       wall_seconds > 0 ? double(total_particles) * double(local.steps) / wall_seconds : 0.0;
 
-  const std::vector<int>& iterations = local.pressure_iterations;
-  int max_iterations = 0;
-  double mean_iterations = 0;
-  for (int count : iterations) {
-    max_iterations = std::max(max_iterations, count);
-    mean_iterations += count;
-  }
-  if (!iterations.empty()) mean_iterations /= double(iterations.size());
-
   Json checks = Json::array();
   for (const ImbalanceCheck& check : local.imbalance_history)
     checks.push_back({{"step", check.step}, {"before", check.before}, {"after", check.after}});
@@ -163,19 +166,24 @@ std::string render(const RunTimings& local, int ranks, double wall_seconds,
          {"stage_seconds", std::move(stage_seconds)}});
   }
 
-  const Json report = {
-      {"case_name", local.case_name},
-      {"ranks", ranks},
-      {"steps", local.steps},
-      {"simulated_time", local.simulated_time},
-      {"wall_seconds", wall_seconds},
-      {"particle_steps_per_second", particle_steps_per_second},
-      {"particle_imbalance", imbalance},
-      {"load_balance_checks", std::move(checks)},
-      {"stages", std::move(stage_table)},
-      {"per_rank", std::move(per_rank)},
-      {"pressure_iterations",
-       {{"per_step", iterations}, {"mean", mean_iterations}, {"max", max_iterations}}}};
+  Json report = {{"case_name", local.case_name},
+                 {"ranks", ranks},
+                 {"steps", local.steps},
+                 {"simulated_time", local.simulated_time},
+                 {"wall_seconds", wall_seconds},
+                 {"particle_steps_per_second", particle_steps_per_second},
+                 {"particle_imbalance", imbalance},
+                 {"load_balance_checks", std::move(checks)},
+                 {"stages", std::move(stage_table)},
+                 {"per_rank", std::move(per_rank)},
+                 {"pressure_iterations", per_step_summary(local.pressure_iterations)}};
+  if (!local.sand_solve_rounds.empty()) {
+    Json sand_solve = per_step_summary(local.sand_solve_rounds);
+    sand_solve["round_limit"] = local.sand_solve_round_limit;
+    sand_solve["unconverged_steps"] = local.sand_solve_unconverged_steps;
+    sand_solve["largest_final_change"] = local.sand_solve_largest_change;
+    report["rigid_plastic_rounds"] = std::move(sand_solve);
+  }
   std::string out;
   append_json(out, report, 0);
   return out + "\n";

@@ -30,11 +30,20 @@ struct RunTimings {
   std::vector<int64_t> stage_peak_rise;
   int64_t peak_rise_outside_stages = 0;
   std::vector<ImbalanceCheck> imbalance_history;  // identical on every rank
+  // Rigid-plastic sand only (empty otherwise; identical on every rank): each step's
+  // augmented-Lagrangian rounds, their limit, the steps that stopped at it before the
+  // tolerance, and the largest stress change such a step was left with (over the yield
+  // stress).
+  std::vector<int> sand_solve_rounds;
+  int sand_solve_round_limit = 0;
+  int64_t sand_solve_unconverged_steps = 0;
+  double sand_solve_largest_change = 0;
 };
 
 // Collective. Rank 0 gathers every rank's figures and writes them to `path` as JSON:
 // per stage the max / mean / min seconds over ranks, per rank particles and bytes, the
-// pressure iterations, total particle-steps per second and the load imbalance (max/mean).
+// pressure iterations (and rigid-plastic sand's solve rounds), total particle-steps per
+// second and the load imbalance (max/mean).
 void write_timing_report(MPI_Comm comm, const std::string& path, const RunTimings& local);
 
 }  // namespace dunesim

@@ -20,8 +20,7 @@ using FaceField = std::array<Array3<double>, 3>;
 using TensorField = std::array<Array3<double>, 6>;
 
 // ALG2 stops when a round changes the stress by less than this share of the yield stress
-// (rms over the sand), or after kMaxRounds.
-constexpr int kMaxRounds = 40;
+// (rms over the sand), or after kRigidPlasticMaxRounds.
 constexpr double kRoundTolerance = 1e-3;
 // Each round's linear solve: Jacobi-preconditioned CG to this residual reduction.
 constexpr int kMaxSolverIterations = 400;
@@ -418,7 +417,7 @@ RigidPlasticStats apply_rigid_plastic_sand(const Topology& topo, Halo& halo, Mac
 
   RigidPlasticStats stats;
   ReturnSums sums;
-  for (stats.rounds = 1; stats.rounds <= kMaxRounds; ++stats.rounds) {
+  for (stats.rounds = 1; stats.rounds <= kRigidPlasticMaxRounds; ++stats.rounds) {
     stats.solver_iterations += solve_velocity(s, u_star, stress, plastic_rate, scratch);
     sums = return_to_yield(s, stress, plastic_rate, trial, scale);
     double totals[4] = {sums.change2, sums.yield2, sums.wall_change2, sums.wall_limit2};
@@ -428,9 +427,10 @@ RigidPlasticStats apply_rigid_plastic_sand(const Topology& topo, Halo& halo, Mac
     };
     stats.stress_change =
         std::max(relative(totals[0], totals[1]), relative(totals[2], totals[3]));
-    if (stats.stress_change < kRoundTolerance) break;
+    stats.converged = stats.stress_change < kRoundTolerance;
+    if (stats.converged) break;
   }
-  stats.rounds = std::min(stats.rounds, kMaxRounds);
+  stats.rounds = std::min(stats.rounds, kRigidPlasticMaxRounds);
   exchange_wall_force(s, /*load=*/false);
   for (int m = 0; m < 6; ++m)
     for_each_index(s.stencil_cells, [&](int i, int j, int k) {

@@ -45,9 +45,13 @@
 
 namespace dunesim {
 
+// ALG2 stops after this many rounds if its tolerance is not met first.
+constexpr int kRigidPlasticMaxRounds = 40;
+
 struct RigidPlasticStats {
   SandPlasticityStats cells;  // rigid: below the yield stress; yielding: on it
   int rounds = 0;             // ALG2 rounds taken
+  bool converged = false;     // false: stopped at kRigidPlasticMaxRounds above the tolerance
   int solver_iterations = 0;  // CG iterations, all rounds
   // The last round's rms change of s over the rms yield stress, or of the walls' friction
   // force over its rms limit, whichever is larger.

@@ -1,5 +1,6 @@
 #include "src/run_driver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "io/checkpoint.hpp"
 #include "io/frame_writer.hpp"
 #include "io/timing_report.hpp"
+#include "src/rigid_plastic_sand.hpp"
 #include "src/simulation.hpp"
 #include "src/simulation_checkpoint.hpp"
 #include "src/stop_signals.hpp"
@@ -295,11 +297,27 @@ void announce_run(const CaseConfig& config, const Simulation& sim, bool print) {
                 config.cells[2], topo.size(), topo.dims()[0], topo.dims()[1], topo.dims()[2]);
 }
 
+// Rigid-plastic sand's solve over the run (nothing for the other rheologies): its rounds
+// each step, and the steps that stopped at the round limit above the tolerance.
+struct SandSolveRecord {
+  std::vector<int> rounds;
+  int64_t unconverged_steps = 0;
+  double largest_change = 0;  // left by an unconverged step, over the yield stress
+  void after_step(const Simulation& sim) {
+    const Simulation::SandStats& s = sim.last_sand_stats();
+    if (s.solve_rounds == 0) return;
+    rounds.push_back(s.solve_rounds);
+    if (s.solve_converged) return;
+    ++unconverged_steps;
+    largest_change = std::max(largest_change, s.solve_stress_change);
+  }
+};
+
 // Collective. Gathers what every rank measured into result.report_path. Steps and simulated
 // time are this run's own: a restarted run does not count what the checkpoint had done.
 void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
                   const RunResult& result, const RunProgress& resumed,
-                  std::vector<int> pressure_iterations) {
+                  std::vector<int> pressure_iterations, SandSolveRecord sand_solve) {
   RunTimings timings;
   timings.case_name = config.name;
   timings.steps = result.steps - resumed.steps;
@@ -307,6 +325,10 @@ void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
   timings.wall_seconds = result.wall_seconds;
   timings.stage_seconds = sim.clock().totals();
   timings.pressure_iterations = std::move(pressure_iterations);
+  timings.sand_solve_rounds = std::move(sand_solve.rounds);
+  timings.sand_solve_round_limit = kRigidPlasticMaxRounds;
+  timings.sand_solve_unconverged_steps = sand_solve.unconverged_steps;
+  timings.sand_solve_largest_change = sand_solve.largest_change;
   timings.particles = int64_t(sim.particles().size());
   timings.halo_bytes_sent = sim.halo().bytes_sent();
   timings.migrated_particles_sent = sim.migrated_particles_sent();
@@ -321,6 +343,13 @@ void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
 
 // Rank 0's last line: how the run ended.
 void print_end(const RunResult& result, bool quiet) {
+  if (result.unconverged_sand_steps > 0)
+    std::fprintf(stderr,
+                 "dunesim: warning: the rigid-plastic sand solve stopped at its %d-round limit "
+                 "before its tolerance in %lld of %lld steps; %s has each step's rounds and "
+                 "the largest change left\n",
+                 kRigidPlasticMaxRounds, (long long)result.unconverged_sand_steps,
+                 (long long)result.steps, result.report_path.c_str());
   if (result.stopped)
     std::fprintf(stderr,
                  "dunesim: stopped by a signal at t = %.6g s, step %lld; checkpoint %s "
@@ -377,6 +406,7 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   Progress progress(root && !options.quiet, sim.time(), config.end_time);
   double last_dt = start.resumed.last_dt;
   std::vector<int> iterations;
+  SandSolveRecord sand_solve;
   RunResult result;
   bool petsc_options_checked = false;
 
@@ -390,6 +420,7 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
       petsc_options_checked = true;
     }
     iterations.push_back(sim.last_pressure_solve().iterations);
+    sand_solve.after_step(sim);
 #if DUNESIM_WITH_CATALYST
     if (catalyst && sim.steps() % config.catalyst.interval_steps == 0) coprocess(*catalyst, sim);
 #endif
@@ -412,7 +443,9 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   result.wall_seconds = progress.elapsed();
   result.particles = global_sum(topo, int64_t(sim.particles().size()));
   result.report_path = config.output.directory + "/timing.json";
-  write_report(comm, config, sim, result, start.resumed, std::move(iterations));
+  result.unconverged_sand_steps = sand_solve.unconverged_steps;
+  write_report(comm, config, sim, result, start.resumed, std::move(iterations),
+               std::move(sand_solve));
   if (root) print_end(result, options.quiet);
   return result;
 }

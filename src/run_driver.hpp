@@ -37,6 +37,8 @@ struct RunResult {
   std::string report_path;
   bool stopped = false;         // stopped early by SIGTERM or SIGUSR1, after a checkpoint
   std::string last_checkpoint;  // the last checkpoint written, if any
+  // Rigid-plastic sand: steps whose solve stopped at its round limit above its tolerance.
+  int64_t unconverged_sand_steps = 0;
 };
 
 // Collective. Frames go to <output>/<name>_NNNNNN.h5 with the series <output>/<name>.xmf,

@@ -262,6 +262,7 @@ void Simulation::sand_plasticity(double dt) {
     sand_stats_.solve_rounds = r.rounds;
     sand_stats_.solve_iterations = r.solver_iterations;
     sand_stats_.solve_stress_change = r.stress_change;
+    sand_stats_.solve_converged = r.converged;
   } else {
     s = apply_sand_plasticity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt,
                               config_.gravity);

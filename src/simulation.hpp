@@ -129,9 +129,11 @@ class Simulation {
     int64_t sand_cells = 0, rigid_cells = 0, yielding_cells = 0;
     int64_t clusters = 0, largest_cluster_cells = 0;
     // rigid_plastic sand: the last step's augmented-Lagrangian rounds, CG iterations over
-    // them, and the last round's stress change over the yield stress.
+    // them, the last round's stress change over the yield stress, and whether that met the
+    // tolerance before the round limit.
     int solve_rounds = 0, solve_iterations = 0;
     double solve_stress_change = 0;
+    bool solve_converged = true;
   };
   const SandStats& last_sand_stats() const { return sand_stats_; }
   StageClock& clock() { return clock_; }

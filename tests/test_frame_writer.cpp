@@ -463,6 +463,27 @@ TEST(TimingReport, RankZeroWritesGatheredFigures) {
   EXPECT_NE(json.find(fmt::format("\"particle_imbalance\": {},", imbalance)), std::string::npos)
       << json;
   EXPECT_FALSE(fs::exists(path + ".tmp"));
+  // Without rigid-plastic sand the report has no solve rounds.
+  EXPECT_EQ(json.find("rigid_plastic_rounds"), std::string::npos) << json;
+}
+
+// Rigid-plastic sand's solve: each step's rounds, and the steps that stopped at the limit.
+TEST(TimingReport, RigidPlasticRoundsAndUnconvergedSteps) {
+  const std::string dir = fresh_directory("timing_rigid_plastic");
+  const std::string path = dir + "/timing.json";
+  RunTimings timings = sample_timings(comm_rank());
+  timings.sand_solve_rounds = {1, 3, 40, 4};
+  timings.sand_solve_round_limit = 40;
+  timings.sand_solve_unconverged_steps = 1;
+  timings.sand_solve_largest_change = 0.0025;
+  write_timing_report(MPI_COMM_WORLD, path, timings);
+  if (comm_rank() != 0) return;
+  const std::string json = read_text(path);
+  EXPECT_NE(json.find("\"rigid_plastic_rounds\": {\"per_step\": [1, 3, 40, 4], \"mean\": 12, "
+                      "\"max\": 40, \"round_limit\": 40, \"unconverged_steps\": 1, "
+                      "\"largest_final_change\": 0.0025}"),
+            std::string::npos)
+      << json;
 }
 
 // JSON has no inf or nan: a broken measurement must leave a file that still parses, with
