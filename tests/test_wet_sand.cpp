@@ -243,6 +243,27 @@ Extent column_after(double saturation, double duration, ColumnSand kind = {}) {
   return sand_extent(sim);
 }
 
+// The four columns of a critical-height bracket after 2 s, at S' with 2 c_crit and c_crit / 2,
+// dry and soaked (both with 2 c_crit), printed on rank 0.
+struct CohesionBracket {
+  Extent strong, weak, dry, soaked;
+};
+CohesionBracket bracket_critical_cohesion(SandRheology::Kind rheology, double critical,
+                                          double width) {
+  const double ideal = porous_sand().wet.ideal_saturation;
+  CohesionBracket b{column_after(ideal, 2.0, {rheology, 2 * critical, width}),
+                    column_after(ideal, 2.0, {rheology, 0.5 * critical, width}),
+                    column_after(0.0, 2.0, {rheology, 2 * critical, width}),
+                    column_after(1.0, 2.0, {rheology, 2 * critical, width})};
+  if (b.strong.rank0)
+    std::printf(
+        "c_crit %.0f Pa; after 2 s: 2 c_crit top %.3f runout %.3f, c_crit/2 %.3f %.3f, dry %.3f "
+        "%.3f, soaked %.3f %.3f\n",
+        critical, b.strong.top, b.strong.runout, b.weak.top, b.weak.runout, b.dry.top,
+        b.dry.runout, b.soaked.top, b.soaked.runout);
+  return b;
+}
+
 }  // namespace
 
 // Dry sand flows, moist sand stands, soaked sand is mud. The moist column has c_wet = 1 kPa
@@ -278,18 +299,8 @@ TEST(MoistColumn, CohesionBracketsRankineCriticalHeight) {
   const double height = 0.1, cell = 0.01, width = 0.05;
   const double rho = sand.density + sand.wet.porosity * sand.wet.ideal_saturation * 1000;
   const double critical = rho * 9.81 * height / (4 * std::tan((45 + 30.0 / 2) * M_PI / 180));
-  const double ideal = sand.wet.ideal_saturation;
-  constexpr SandRheology::Kind kElastic = SandRheology::Kind::ElasticPlastic;
-  const Extent strong = column_after(ideal, 2.0, {kElastic, 2 * critical});
-  const Extent weak = column_after(ideal, 2.0, {kElastic, 0.5 * critical});
-  const Extent dry = column_after(0.0, 2.0, {kElastic, 2 * critical});
-  const Extent soaked = column_after(1.0, 2.0, {kElastic, 2 * critical});
-  if (strong.rank0)
-    std::printf(
-        "c_crit %.0f Pa; after 2 s: 2 c_crit top %.3f runout %.3f, c_crit/2 %.3f %.3f, dry %.3f "
-        "%.3f, soaked %.3f %.3f\n",
-        critical, strong.top, strong.runout, weak.top, weak.runout, dry.top, dry.runout,
-        soaked.top, soaked.runout);
+  const auto [strong, weak, dry, soaked] =
+      bracket_critical_cohesion(SandRheology::Kind::ElasticPlastic, critical, width);
   // Keeps its height and its face within a cell (measured: 1 mm and 4.4 mm after 2 s; the
   // face creeps at a few mm/s, faster in the first second).
   EXPECT_GT(strong.top, height - cell);
@@ -317,18 +328,8 @@ TEST(MoistColumn, RigidPlasticCohesionBracketsItsCriticalHeight) {
   const double height = 0.1, cell = 0.01, width = 0.1;
   const double rho = sand.density + sand.wet.porosity * sand.wet.ideal_saturation * 1000;
   const double critical = rho * 9.81 * height * (1 - std::tan(30.0 * M_PI / 180)) / 4;
-  const double ideal = sand.wet.ideal_saturation;
-  constexpr SandRheology::Kind kRigid = SandRheology::Kind::RigidPlastic;
-  const Extent strong = column_after(ideal, 2.0, {kRigid, 2 * critical, width});
-  const Extent weak = column_after(ideal, 2.0, {kRigid, 0.5 * critical, width});
-  const Extent dry = column_after(0.0, 2.0, {kRigid, 2 * critical, width});
-  const Extent soaked = column_after(1.0, 2.0, {kRigid, 2 * critical, width});
-  if (strong.rank0)
-    std::printf(
-        "c_crit %.0f Pa; after 2 s: 2 c_crit top %.3f runout %.3f, c_crit/2 %.3f %.3f, dry %.3f "
-        "%.3f, soaked %.3f %.3f\n",
-        critical, strong.top, strong.runout, weak.top, weak.runout, dry.top, dry.runout,
-        soaked.top, soaked.runout);
+  const auto [strong, weak, dry, soaked] =
+      bracket_critical_cohesion(SandRheology::Kind::RigidPlastic, critical, width);
   // Keeps its height and its face within a cell (measured: 0 and 6 mm after 2 s).
   EXPECT_GT(strong.top, height - cell);
   EXPECT_LT(strong.runout, width + cell);
