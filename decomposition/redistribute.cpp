@@ -2,9 +2,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace dunesim {
@@ -68,6 +70,67 @@ void redistribute_particles(const Topology& topo, double dx, Particles& p) {
   MPI_Type_free(&particle);
 
   p.append_packed(recv.data(), size_t(arriving));
+}
+
+namespace {
+
+// Copies the cells of `box` between an array and a buffer, x fastest: both sides of an
+// exchange walk a box the same way.
+template <class Copy>
+void walk_box(const Box& box, Copy&& copy) {
+  for (int k = box.lo[2]; k < box.hi[2]; ++k)
+    for (int j = box.lo[1]; j < box.hi[1]; ++j)
+      for (int i = box.lo[0]; i < box.hi[0]; ++i) copy(i, j, k);
+}
+
+// Counts and offsets, in doubles, of the boxes one rank exchanges with each rank.
+struct ExchangePlan {
+  std::vector<Box> boxes;
+  std::vector<int> count, offset;
+  bool fits = true;  // the total fits MPI's int counts
+  explicit ExchangePlan(std::vector<Box> b) : boxes(std::move(b)) {
+    const int64_t limit = std::numeric_limits<int>::max();
+    int64_t total = 0;
+    for (const Box& box : boxes) {
+      count.push_back(int(std::min(box.volume(), limit)));
+      offset.push_back(int(std::min(total, limit)));
+      total += box.volume();
+    }
+    fits = total <= limit;
+  }
+  size_t total() const { return boxes.empty() ? 0 : size_t(offset.back()) + count.back(); }
+};
+
+}  // namespace
+
+void redistribute_cells(const Topology& topo, const std::vector<Box>& old_blocks,
+                        const std::vector<const Array3<double>*>& from,
+                        const std::vector<Array3<double>*>& to) {
+  const int ranks = topo.size(), me = topo.rank();
+  std::vector<Box> outgoing, incoming;
+  for (int r = 0; r < ranks; ++r) {
+    outgoing.push_back(overlap(old_blocks[size_t(me)], topo.owned_cells(r)));
+    incoming.push_back(overlap(old_blocks[size_t(r)], topo.owned_cells(me)));
+  }
+  const ExchangePlan send(outgoing), recv(incoming);
+  // One array at a time, so that the int counts of MPI_Alltoallv limit a block, not the sum
+  // of the arrays. Decided on every rank alike.
+  int too_many = send.fits && recv.fits ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &too_many, 1, MPI_INT, MPI_MAX, topo.comm());
+  if (too_many)
+    throw std::runtime_error("redistribute_cells: more than 2^31 cells to send or receive");
+  std::vector<double> send_buffer(send.total()), recv_buffer(recv.total());
+  for (size_t f = 0; f < from.size(); ++f) {
+    double* out = send_buffer.data();
+    for (const Box& box : send.boxes)
+      walk_box(box, [&](int i, int j, int k) { *out++ = (*from[f])(i, j, k); });
+    MPI_Alltoallv(send_buffer.data(), send.count.data(), send.offset.data(), MPI_DOUBLE,
+                  recv_buffer.data(), recv.count.data(), recv.offset.data(), MPI_DOUBLE,
+                  topo.comm());
+    const double* in = recv_buffer.data();
+    for (const Box& box : recv.boxes)
+      walk_box(box, [&](int i, int j, int k) { (*to[f])(i, j, k) = *in++; });
+  }
 }
 
 }  // namespace dunesim

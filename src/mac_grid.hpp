@@ -7,6 +7,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "decomposition/array3.hpp"
 #include "decomposition/connected_components.hpp"
@@ -75,6 +77,23 @@ struct MacGrid {
   // the whole block, so that it outlives the sand window's moves, and in double, so that a
   // checkpoint stores it as a cell field and a restart continues bit for bit.
   std::array<Array3<double>, 3> wall_force;
+
+  // The arrays a step reads before it writes them, the next solves' initial guesses: the
+  // pressure, and rigid-plastic sand's wall friction force where it is allocated. Without
+  // them a run converges to a slightly different pressure and stress, so a checkpoint
+  // stores them and a re-cut moves them to the new blocks.
+  struct CarriedArray {
+    std::string name;  // a checkpoint's grid/<name>
+    Array3<double>* array;
+    bool in_every_checkpoint;  // false: older checkpoints lack it; it then starts at zero
+  };
+  std::vector<CarriedArray> carried_between_steps() {
+    std::vector<CarriedArray> arrays{{"pressure", &pressure, true}};
+    if (has_wall_force())
+      for (int a = 0; a < 3; ++a)
+        arrays.push_back({std::string("wall_force_") + "xyz"[a], &wall_force[a], false});
+    return arrays;
+  }
 
   // Wet sand only: allocated by allocate_pore_water() when the sand holds water.
   Array3<float> saturation;      // mean S of the cell's sand particles (P2G)

@@ -133,14 +133,29 @@ bool Simulation::rebalance() {
         particle_work(config_, particles_.material[n]);
   BalancedLayout layout = choose_balanced_layout(*topo_, work);
   if (layout.cuts == topo_->starts()) return false;
-  // The grid carries no state between steps except the pressure and rigid-plastic sand's
-  // wall friction force, which are only the next solves' initial guesses: they restart from
-  // zero on the new blocks.
+  // The arrays the next step reads before writing them move to the new blocks with their
+  // cells; the rest of the grid is laid out afresh.
+  std::vector<Box> old_blocks;
+  for (int r = 0; r < topo_->size(); ++r) old_blocks.push_back(topo_->owned_cells(r));
+  std::vector<Array3<double>> old_arrays;
+  for (const MacGrid::CarriedArray& a : grid_.carried_between_steps())
+    old_arrays.push_back(std::move(*a.array));
   topo_->recut(layout.cuts);
   lay_out_grid();
+  move_carried_arrays(old_blocks, old_arrays);
   redistribute_particles(*topo_, dx, particles_);
   ++rebalances_;
   return true;
+}
+
+void Simulation::move_carried_arrays(const std::vector<Box>& old_blocks,
+                                     const std::vector<Array3<double>>& old_arrays) {
+  std::vector<const Array3<double>*> from;
+  std::vector<Array3<double>*> to;
+  for (const Array3<double>& a : old_arrays) from.push_back(&a);
+  for (const MacGrid::CarriedArray& a : grid_.carried_between_steps()) to.push_back(a.array);
+  redistribute_cells(*topo_, old_blocks, from, to);
+  for (Array3<double>* a : to) halo_->fill<double>({a});
 }
 
 void Simulation::balance_load() {

@@ -99,8 +99,9 @@ class Simulation {
   // Max / mean work per rank now, what the load balancer evens out: particles, each sand
   // particle counting [load_balance] sand_particle_work (collective).
   double work_imbalance() const;
-  // Re-cuts the blocks from the particles each cell holds now and moves grid ownership and
-  // particles to the new layout (collective). Returns true if the cuts changed.
+  // Re-cuts the blocks from the particles each cell holds now and moves the particles, and
+  // the grid arrays a step reads before writing them, to the new layout (collective).
+  // Returns true if the cuts changed.
   bool rebalance();
 
   // Time step allowed by the CFL number (global max speed) and the case's max_dt.
@@ -181,6 +182,9 @@ class Simulation {
   // (Re)allocates everything laid out by the topology: halo, pressure solver, grid block,
   // emitter.
   void lay_out_grid();
+  // After a re-cut: the arrays of MacGrid::carried_between_steps, taken from the old blocks.
+  void move_carried_arrays(const std::vector<Box>& old_blocks,
+                           const std::vector<Array3<double>>& old_arrays);
   void allocate_sand(const Box& window);
 
   CaseConfig config_;

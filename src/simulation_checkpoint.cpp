@@ -11,20 +11,15 @@
 namespace dunesim {
 namespace {
 
-// The grid arrays a step reads before it writes them. The pressure is the solver's initial
-// guess, rigid-plastic sand's wall friction force its solve's: without them a restarted run
-// would converge to a slightly different pressure and stress. The wall force may be absent
-// from a checkpoint written before it was stored; the solve then starts from zero.
+// The grid arrays a step reads before it writes them (MacGrid::carried_between_steps).
 struct PersistentField {
   CellField field;
   bool required;
 };
 std::vector<PersistentField> persistent_cell_fields(Simulation& sim) {
-  MacGrid& g = sim.grid();
-  std::vector<PersistentField> fields{{{"pressure", &g.pressure}, true}};
-  if (g.has_wall_force())
-    for (int a = 0; a < 3; ++a)
-      fields.push_back({{std::string("wall_force_") + "xyz"[a], &g.wall_force[a]}, false});
+  std::vector<PersistentField> fields;
+  for (const MacGrid::CarriedArray& a : sim.grid().carried_between_steps())
+    fields.push_back({{a.name, a.array}, a.in_every_checkpoint});
   return fields;
 }
 

@@ -1,5 +1,7 @@
-// Scenes built in code for the tests: a box domain with one block of water or of dry sand.
+// Scenes built in code for the tests: a box domain with one block of water or of sand.
 #pragma once
+#include <cmath>
+
 #include "io/case_config.hpp"
 
 namespace dunesim::test {
@@ -36,6 +38,23 @@ inline CaseConfig sand_box_case(Vec3 domain, double cell, Vec3 sand_min, Vec3 sa
   sand.density = 1600;
   sand.flip_ratio = 0.05;
   sand.friction_angle_deg = friction_angle_deg;
+  return c;
+}
+
+// A cohesive block (1000 Pa) of rigid-plastic sand in the corner of a floor of mu 0.5 tilted
+// by `tilt_deg` along x (gravity turned): it rests below atan(0.5) = 26.6 degrees, held by
+// the floor's friction, and slides above.
+inline CaseConfig rigid_plastic_block_on_tilted_floor(Vec3 domain, Vec3 block_max,
+                                                      double tilt_deg) {
+  CaseConfig c = water_box_case(domain, 0.01, {0, 0, 0}, block_max, 1.0);
+  MaterialSpec& sand = c.materials[0];
+  sand.kind = MaterialKind::Sand;
+  sand.density = 1600;
+  sand.cohesion = 1000;
+  sand.rheology.kind = SandRheology::Kind::RigidPlastic;
+  c.wall_friction = 0.5;
+  const double tilt = tilt_deg * M_PI / 180;
+  c.gravity = {9.81 * std::sin(tilt), 0.0, -9.81 * std::cos(tilt)};
   return c;
 }
 

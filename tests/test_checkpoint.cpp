@@ -313,15 +313,9 @@ TEST(Restart, ElasticPlasticSandContinuesBitForBit) {
 // bit. Without the friction force the restarted solve starts cold and ends within its
 // tolerance of the uninterrupted one, not on it.
 TEST(Restart, RigidPlasticSandContinuesBitForBit) {
-  CaseConfig c = test::water_box_case({0.3, 0.04, 0.15}, 0.01, {0, 0, 0}, {0.1, 0.04, 0.06}, 1.0);
-  MaterialSpec& sand = c.materials[0];
-  sand.kind = MaterialKind::Sand;
-  sand.density = 1600;
-  sand.cohesion = 1000;
-  sand.rheology.kind = SandRheology::Kind::RigidPlastic;
-  c.wall_friction = 0.5;
-  const double tilt = 30 * M_PI / 180;  // above atan(0.5) = 26.6 degrees: the block slides
-  c.gravity = {9.81 * std::sin(tilt), 0.0, -9.81 * std::cos(tilt)};
+  // 30 degrees, above atan(0.5) = 26.6: the block slides.
+  const CaseConfig c =
+      test::rigid_plastic_block_on_tilted_floor({0.3, 0.04, 0.15}, {0.1, 0.04, 0.06}, 30);
   std::unique_ptr<Simulation> restarted =
       expect_bitwise_continuation(c, fresh_directory("rigid_plastic"));
   double fastest = 0;

@@ -1,6 +1,7 @@
 // Dynamic load balancing on 2 and 4 ranks: a dam break started on even blocks (all the water
 // on one side) is re-cut so that no rank holds more than 1.2 times the mean, without losing
-// or duplicating a particle, and the flow is the same as on one rank.
+// or duplicating a particle, and the flow is the same as on one rank; the solves' initial
+// guesses move with their cells.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -12,6 +13,7 @@
 #include "tests/compare_runs.hpp"
 #include "tests/particle_ids.hpp"
 #include "tests/scenes.hpp"
+#include "tests/world_ranks.hpp"
 
 using namespace dunesim;
 
@@ -34,6 +36,24 @@ void expect_each_id_once(const Simulation& sim, int64_t expected_count) {
   EXPECT_EQ(global_sum(sim.topology(), int64_t(sim.particles().size())), expected_count);
   EXPECT_EQ(test::repeated_ids(test::all_ids_sorted(sim.topology(), sim.particles())), 0)
       << "ids held more than once";
+}
+
+// The whole grid's values of a cell array, each taken from the rank that owns the cell.
+std::vector<double> whole_grid(Simulation& sim, const Array3<double>& a) {
+  const Topology& topo = sim.topology();
+  const Index3 n = topo.global_cells();
+  std::vector<double> all(size_t(n[0]) * n[1] * n[2], 0.0);
+  for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
+    all[size_t(i) + size_t(n[0]) * (j + size_t(n[1]) * k)] = a(i, j, k);
+  });
+  MPI_Allreduce(MPI_IN_PLACE, all.data(), int(all.size()), MPI_DOUBLE, MPI_SUM, topo.comm());
+  return all;
+}
+
+double largest_magnitude(const std::vector<double>& values) {
+  double largest = 0;
+  for (double v : values) largest = std::max(largest, std::abs(v));
+  return largest;
 }
 
 }  // namespace
@@ -105,4 +125,32 @@ TEST(LoadBalance, FlowIsUnchangedByRebalancing) {
   test::expect_same_particles(comparison);
   RecordProperty("max_position_difference_m", std::to_string(comparison.position));
   EXPECT_LT(comparison.position, test::kRankCountToleranceCells * config.cell_size);
+}
+
+// The pressure and rigid-plastic sand's wall friction force are the next solves' initial
+// guesses (MacGrid::carried_between_steps): a re-cut moves them to the cells' new owners
+// unchanged, as a checkpoint keeps them, instead of restarting them from zero. A cohesive
+// block rests on a floor tilted by 20 degrees (mu 0.5), so the floor holds it by friction.
+TEST(LoadBalance, RecutMovesTheSolvesInitialGuesses) {
+  SKIP_IN_A_ONE_RANK_JOB();
+  const CaseConfig c =
+      test::rigid_plastic_block_on_tilted_floor({0.4, 0.04, 0.1}, {0.1, 0.04, 0.05}, 20);
+  Simulation sim(c, MPI_COMM_WORLD, even_cuts(c));
+  for (int s = 0; s < 5; ++s) sim.step(0.004);
+  std::vector<std::vector<double>> before;
+  for (const MacGrid::CarriedArray& a : sim.grid().carried_between_steps())
+    before.push_back(whole_grid(sim, *a.array));
+  ASSERT_EQ(before.size(), 4u) << "the pressure and three wall force components";
+  EXPECT_GT(largest_magnitude(before[0]), 100.0) << "the block's pressure, Pa";
+  EXPECT_GT(largest_magnitude(before[1]), 100.0) << "the floor's friction force along x, N/m^3";
+
+  ASSERT_TRUE(sim.rebalance()) << "the even cuts leave the block on one side";
+  const std::vector<MacGrid::CarriedArray> after = sim.grid().carried_between_steps();
+  for (size_t f = 0; f < after.size(); ++f) {
+    const std::vector<double> moved = whole_grid(sim, *after[f].array);
+    double difference = 0;
+    for (size_t n = 0; n < moved.size(); ++n)
+      difference = std::max(difference, std::abs(moved[n] - before[f][n]));
+    EXPECT_EQ(difference, 0.0) << after[f].name;
+  }
 }
