@@ -722,7 +722,8 @@ void read_materials(const Table& root, CaseConfig& cfg) {
       spec.rheology = read_sand_rheology(m, spec.friction_angle_deg);
     }
     // Mostly PIC suits Zhu & Bridson's sand (thesis 3.2); elastic-plastic sand takes small
-    // steps, at which PIC's damping would be a strong viscosity (src/README.md, "Sand").
+    // steps, at which PIC's damping would be a strong viscosity (src/README.md,
+    // "Elastic-plastic sand").
     const bool mostly_pic = sand && spec.rheology.kind != SandRheology::Kind::ElasticPlastic;
     const std::string transfer =
         m.has("transfer") ? m.choice("transfer", {"flip", "apic", "rpic"}) : "flip";

@@ -9,9 +9,9 @@
 //
 // Why: Zhu & Bridson's rigid test compares the yield stress with sigma_rigid, the stress that
 // stops one step's leftover deformation. A body at rest has almost none, so any cohesion holds
-// a cut of any height (src/README.md, "Sand"). Here the stress that carries a body's weight
-// builds up in it, so a cut stands while that stress stays below the yield stress and slumps
-// once it does not (Rankine's critical height; test_sand_physics).
+// a cut of any height (src/README.md, "Elastic-plastic sand"). Here the stress that carries a
+// body's weight builds up in it, so a cut stands while that stress stays below the yield stress
+// and slumps once it does not (Rankine's critical height; test_sand_physics).
 //
 // Discretisation: the diagonal of s at cell centres, each shear component on the cell edges
 // along the third axis (a staggered grid, as in seismic codes), so that the force is the exact
@@ -23,7 +23,7 @@
 // Time step: the update is explicit, so a shear wave, speed sqrt(G / rho), may cross at most
 // kElasticCourant cells per step (Simulation::stable_dt). Gravity, the projection and the
 // elastic stress then act in the same step; splitting the stress into substeps after one
-// projection was tried and let the stress ratchet up (src/README.md).
+// projection was tried and let the stress ratchet up (src/README.md, "Elastic-plastic sand").
 //
 // The stress lives on the sand particles between steps (Particles::stress), so it moves with
 // the sand, migrates and is checkpointed. Each step starts from the cells' mean of their

@@ -5,7 +5,7 @@
 // the first-order projection pushes it sideways as it would push a free vertical face, which
 // no cohesionless sand holds (stopping it takes about 4 times the yield stress). So every
 // riser yields every step and a deposit at rest creeps flat whatever its slope
-// (src/README.md, "Why Zhu & Bridson deposits creep").
+// (postproc/column_collapse_findings.md, "Why Zhu & Bridson deposits creep").
 //
 // A slope of sand with friction mu is stable when tan(theta) < mu, and a grain sliding down
 // it at speed v stops within one step when v < g dt (mu cos(theta) - sin(theta)), the speed

@@ -111,7 +111,7 @@ double max_x(const Simulation& sim) {
 }
 
 // Elastic-plastic sand as its case keys would set it: FLIP, which the small elastic time step
-// needs (src/README.md, "Sand").
+// needs (src/README.md, "Elastic-plastic sand").
 void elastic_plastic(MaterialSpec& sand) {
   sand.rheology.kind = SandRheology::Kind::ElasticPlastic;
   sand.flip_ratio = 0.95;
@@ -198,7 +198,7 @@ TEST(VerticalCut, StandsWithCohesionCollapsesWithout) {
 // 1.1 cm at c_crit, 5.5 cm at 0.7 c_crit and 7.5 cm at c_crit / 2.
 //
 // Zhu & Bridson's rheology fails this test: with it the half-critical face stands, and so
-// does one with c = 25 Pa (src/README.md, "Sand").
+// does one with c = 25 Pa (src/README.md, "Elastic-plastic sand").
 TEST(VerticalCut, BracketsRankineCriticalHeight) {
   const double height = 0.2, phi = 30.0, rho = 1600.0;
   const double critical_cohesion =
@@ -226,8 +226,8 @@ TEST(VerticalCut, BracketsRankineCriticalHeight) {
 // A column of dry sand slumps into a heap that comes to rest: between 1 and 2 s after the
 // release its mass does not move outward. Zhu & Bridson's yield test alone lets the top cell
 // of every riser of the surface's staircase yield each step, and the heap creeps flat
-// (src/README.md, "Why Zhu & Bridson deposits creep"); the surface's static friction on its
-// slope (src/surface_rest.hpp) holds it.
+// (postproc/column_collapse_findings.md, "Why Zhu & Bridson deposits creep"); the surface's
+// static friction on its slope (src/surface_rest.hpp) holds it.
 TEST(SlumpedColumn, ComesToRest) {
   constexpr double kCell = 0.01;
   constexpr int kRings = 15;

@@ -288,8 +288,9 @@ TEST(MoistColumn, StandsMoistCollapsesDrySpreadsSoaked) {
 }
 
 // Moist sand stands by its cohesion where Rankine says it does, with sand that carries its
-// weight's stress (rheology elastic_plastic; Zhu & Bridson's holds any cohesive column,
-// src/README.md). The column is 0.1 m tall at S' = 0.4: rho = 1600 + n S' 1000 kg/m^3, and a
+// weight's stress (rheology elastic_plastic; Zhu & Bridson's holds any cohesive column:
+// src/README.md, "Elastic-plastic sand").
+// The column is 0.1 m tall at S' = 0.4: rho = 1600 + n S' 1000 kg/m^3, and a
 // vertical face of height H stands while c exceeds c_crit = rho g H / (4 tan(45 + phi / 2))
 // (phi = 30; the model's yield surface is Mohr-Coulomb's in this plane-strain slab). With
 // c_wet = 2 c_crit it keeps its shape for 2 s; with c_crit / 2 it slumps; dry it slumps;
