@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "decomposition/reductions.hpp"
 #include "decomposition/vec3.hpp"
@@ -42,8 +44,12 @@ struct Stage {
   Box owned_cells;                         // owned cells near the sand
   std::array<Box, 3> owned_faces;          // owned faces near the sand
   std::array<Array3<uint8_t>, 3> unknown;  // owned faces beside a sand cell, no wall
-  FaceField inertia;                       // rho / dt at the unknowns
-  FaceField diagonal;                      // the operator's diagonal at the unknowns
+  // The same faces as lists, in the order of owned_faces: their indices, and their offsets
+  // into every face array of their axis (all share g.vel's layout), for the solver's loops.
+  std::array<std::vector<Index3>, 3> unknown_faces;
+  std::array<std::vector<int64_t>, 3> unknown_offsets;
+  FaceField inertia;   // rho / dt at the unknowns
+  FaceField diagonal;  // the operator's diagonal at the unknowns
   // Coulomb friction of the walls on the unknowns that touch one: its largest force per
   // volume, rho / dt times the speed the wall may take away in a step (wall_friction.hpp),
   // the force it applies (the multiplier) and the slip velocity it lets through.
@@ -80,13 +86,17 @@ struct Stage {
   template <class F>
   void for_each_unknown(F&& f) const {
     for (int a = 0; a < 3; ++a)
-      for_each_index(owned_faces[a], [&](int i, int j, int k) {
-        if (unknown[a](i, j, k)) f(a, Index3{i, j, k});
-      });
+      for (const Index3& face : unknown_faces[a]) f(a, face);
+  }
+  // f(a, offset) on every unknown, offset into the face arrays of axis a.
+  template <class F>
+  void for_each_unknown_offset(F&& f) const {
+    for (int a = 0; a < 3; ++a)
+      for (int64_t o : unknown_offsets[a]) f(a, o);
   }
   double dot(const FaceField& x, const FaceField& y) const {
     double sum = 0;
-    for_each_unknown([&](int a, const Index3& f) { sum += at(x[a], f) * at(y[a], f); });
+    for_each_unknown_offset([&](int a, int64_t o) { sum += x[a].data()[o] * y[a].data()[o]; });
     return global_sum(topo, sum);
   }
 
@@ -151,6 +161,8 @@ void set_up_unknowns(Stage& s) {
     const Stagger st = face_stagger(a);
     s.unknown[a].reset(g.vel[a].box(), st, 0);
     s.on_wall[a].reset(g.vel[a].box(), st, 0);
+    s.unknown_faces[a].clear();
+    s.unknown_offsets[a].clear();
     s.owned_faces[a] =
         faces_of_cells(near, a).intersect(s.topo.global(st)).intersect(s.topo.owned(st));
     for_each_index(s.owned_faces[a], [&](int i, int j, int k) {
@@ -166,6 +178,8 @@ void set_up_unknowns(Stage& s) {
             int(s.edge_active(hi, a + b - 1)) + int(s.edge_active(shifted(hi, b, 1), a + b - 1));
       }
       s.unknown[a](i, j, k) = 1;
+      s.unknown_faces[a].push_back(hi);
+      s.unknown_offsets[a].push_back(g.vel[a].offset(i, j, k));
       const double inertia =
           face_density(type_lo, at(g.density, lo), type_hi, at(g.density, hi)) / s.dt;
       const double budget = wall_budget(g, a, hi);
@@ -233,8 +247,8 @@ int conjugate_gradient(Stage& s, FaceField& res, FaceField& change, TensorField&
     });
   };
   auto precondition = [&] {
-    s.for_each_unknown(
-        [&](int a, const Index3& f) { at(z[a], f) = at(res[a], f) / at(s.diagonal[a], f); });
+    s.for_each_unknown_offset(
+        [&](int a, int64_t o) { z[a].data()[o] = res[a].data()[o] / s.diagonal[a].data()[o]; });
   };
   const double b_norm = std::sqrt(s.dot(res, res));
   if (b_norm == 0.0) return 0;
@@ -245,16 +259,16 @@ int conjugate_gradient(Stage& s, FaceField& res, FaceField& change, TensorField&
   for (; iterations <= kMaxSolverIterations; ++iterations) {
     apply(p, q);
     const double alpha = rz / s.dot(p, q);
-    s.for_each_unknown([&](int a, const Index3& f) {
-      at(change[a], f) += alpha * at(p[a], f);
-      at(res[a], f) -= alpha * at(q[a], f);
+    s.for_each_unknown_offset([&](int a, int64_t o) {
+      change[a].data()[o] += alpha * p[a].data()[o];
+      res[a].data()[o] -= alpha * q[a].data()[o];
     });
     if (std::sqrt(s.dot(res, res)) < kSolverTolerance * b_norm) break;
     precondition();
     const double rz_next = s.dot(res, z), beta = rz_next / rz;
     rz = rz_next;
-    s.for_each_unknown(
-        [&](int a, const Index3& f) { at(p[a], f) = at(z[a], f) + beta * at(p[a], f); });
+    s.for_each_unknown_offset(
+        [&](int a, int64_t o) { p[a].data()[o] = z[a].data()[o] + beta * p[a].data()[o]; });
   }
   return std::min(iterations, kMaxSolverIterations);
 }
