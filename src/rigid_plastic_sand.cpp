@@ -70,6 +70,7 @@ struct Stage {
   // Per cell index, worked out once a step: bit 0 the cell is sand, bit 1 + n the edge of
   // pair n carries shear (edge_active).
   Array3<uint8_t> carries;
+  std::vector<Index3> stencil_carriers;  // cells of stencil_cells with a bit of `carries` set
   void mark_carriers(const Box& box) {
     carries.reset(topo.local(Stagger::Cell), Stagger::Cell, 0);
     for_each_index(box, [&](int i, int j, int k) {
@@ -78,6 +79,10 @@ struct Stage {
       for (int n = 0; n < 3; ++n)
         if (staggered::edge_active(g, sand, c, kPairs[n])) bits |= uint8_t(2 << n);
       carries(i, j, k) = bits;
+    });
+    stencil_carriers.clear();
+    for_each_index(stencil_cells, [&](int i, int j, int k) {
+      if (carries(i, j, k)) stencil_carriers.push_back({i, j, k});
     });
   }
   bool is_sand(const Index3& c) const { return carries(c[0], c[1], c[2]) & 1; }
@@ -103,19 +108,25 @@ struct Stage {
   // out = scale dev D(u) at the sand cells (diagonal) and active edges (shear) of `box`,
   // zero elsewhere in it; u must be halo-filled.
   void strain_rate(const FaceField& u, double scale, const Box& box, TensorField& out) const {
-    for_each_index(box, [&](int i, int j, int k) {
-      const Index3 c{i, j, k};
-      if (is_sand(c)) {
-        double stretch[3], trace = 0;
-        for (int a = 0; a < 3; ++a) trace += stretch[a] = cell_stretch(u, g.dx, c, a);
-        for (int a = 0; a < 3; ++a) out[a](i, j, k) = scale * (stretch[a] - trace / 3);
-      } else {
-        for (int a = 0; a < 3; ++a) out[a](i, j, k) = 0.0;
-      }
-      for (int n = 0; n < 3; ++n)
-        out[3 + n](i, j, k) =
-            edge_active(c, n) ? scale * edge_shear_rate(u, g.dx, c, kPairs[n]) : 0.0;
-    });
+    for_each_index(box, [&](int i, int j, int k) { strain_rate_at({i, j, k}, u, scale, out); });
+  }
+  // The same on the stencil's carrier cells only (stencil_carriers), for an `out` that is
+  // already zero on the rest of stencil_cells: the CG's products, most of whose box is air.
+  void strain_rate_on_carriers(const FaceField& u, double scale, TensorField& out) const {
+    for (const Index3& c : stencil_carriers) strain_rate_at(c, u, scale, out);
+  }
+  void strain_rate_at(const Index3& c, const FaceField& u, double scale, TensorField& out) const {
+    const int i = c[0], j = c[1], k = c[2];
+    if (is_sand(c)) {
+      double stretch[3], trace = 0;
+      for (int a = 0; a < 3; ++a) trace += stretch[a] = cell_stretch(u, g.dx, c, a);
+      for (int a = 0; a < 3; ++a) out[a](i, j, k) = scale * (stretch[a] - trace / 3);
+    } else {
+      for (int a = 0; a < 3; ++a) out[a](i, j, k) = 0.0;
+    }
+    for (int n = 0; n < 3; ++n)
+      out[3 + n](i, j, k) =
+          edge_active(c, n) ? scale * edge_shear_rate(u, g.dx, c, kPairs[n]) : 0.0;
   }
   // (div t)_a at the a-face r, for a tension-positive t laid out as strain_rate's output.
   double divergence(const TensorField& t, int a, const Index3& r) const {
@@ -240,7 +251,7 @@ int conjugate_gradient(Stage& s, FaceField& res, FaceField& change, TensorField&
   FaceField &z = s.cg_z, &p = s.cg_p, &q = s.cg_q;
   auto apply = [&](FaceField& x, FaceField& y) {
     s.halo.fill<double>({&x[0], &x[1], &x[2]});
-    s.strain_rate(x, s.r, s.stencil_cells, scratch);
+    s.strain_rate_on_carriers(x, s.r, scratch);  // solve_velocity zeroed the rest
     s.for_each_unknown([&](int a, const Index3& f) {
       const double wall = at(s.on_wall[a], f) ? 1 + kWallStiffness : 1;
       at(y[a], f) = wall * at(s.inertia[a], f) * at(x[a], f) - s.divergence(scratch, a, f);
