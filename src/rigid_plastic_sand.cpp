@@ -40,12 +40,12 @@ struct Stage {
   MacGrid& g;
   const Array3<uint8_t>& sand;
   double dt, r;
-  Box stencil_cells;                       // cells and edges whose stress the owned faces read
-  Box owned_cells;                         // owned cells near the sand
-  std::array<Box, 3> owned_faces;          // owned faces near the sand
-  std::array<Array3<uint8_t>, 3> unknown;  // owned faces beside a sand cell, no wall
-  // The same faces as lists, in the order of owned_faces: their indices, and their offsets
-  // into every face array of their axis (all share g.vel's layout), for the solver's loops.
+  Box stencil_cells;               // cells and edges whose stress the owned faces read
+  Box owned_cells;                 // owned cells near the sand
+  std::array<Box, 3> owned_faces;  // owned faces near the sand
+  // The unknowns: owned faces beside a sand cell and no wall, in the order of owned_faces;
+  // their indices, and their offsets into every face array of their axis (all share g.vel's
+  // layout), for the solver's loops.
   std::array<std::vector<Index3>, 3> unknown_faces;
   std::array<std::vector<int64_t>, 3> unknown_offsets;
   FaceField inertia;   // rho / dt at the unknowns
@@ -170,7 +170,6 @@ void set_up_unknowns(Stage& s) {
   const double stiffness = s.r / (g.dx * g.dx);
   for (int a = 0; a < 3; ++a) {
     const Stagger st = face_stagger(a);
-    s.unknown[a].reset(g.vel[a].box(), st, 0);
     s.on_wall[a].reset(g.vel[a].box(), st, 0);
     s.unknown_faces[a].clear();
     s.unknown_offsets[a].clear();
@@ -188,7 +187,6 @@ void set_up_unknowns(Stage& s) {
         edges +=
             int(s.edge_active(hi, a + b - 1)) + int(s.edge_active(shifted(hi, b, 1), a + b - 1));
       }
-      s.unknown[a](i, j, k) = 1;
       s.unknown_faces[a].push_back(hi);
       s.unknown_offsets[a].push_back(g.vel[a].offset(i, j, k));
       const double inertia =

@@ -243,6 +243,11 @@ Extent column_after(double saturation, double duration, ColumnSand kind = {}) {
   return sand_extent(sim);
 }
 
+// The bulk density of the moist columns, at S': the dry sand and the water in its pores.
+double moist_column_density(const MaterialSpec& sand) {
+  return sand.density + sand.wet.porosity * sand.wet.ideal_saturation * 1000;
+}
+
 // The four columns of a critical-height bracket after 2 s, at S' with 2 c_crit and c_crit / 2,
 // dry and soaked (both with 2 c_crit), printed on rank 0.
 struct CohesionBracket {
@@ -298,7 +303,7 @@ TEST(MoistColumn, StandsMoistCollapsesDrySpreadsSoaked) {
 TEST(MoistColumn, CohesionBracketsRankineCriticalHeight) {
   const MaterialSpec sand = porous_sand();
   const double height = 0.1, cell = 0.01, width = 0.05;
-  const double rho = sand.density + sand.wet.porosity * sand.wet.ideal_saturation * 1000;
+  const double rho = moist_column_density(sand);
   const double critical = rho * 9.81 * height / (4 * std::tan((45 + 30.0 / 2) * M_PI / 180));
   const auto [strong, weak, dry, soaked] =
       bracket_critical_cohesion(SandRheology::Kind::ElasticPlastic, critical, width);
@@ -327,7 +332,7 @@ TEST(MoistColumn, CohesionBracketsRankineCriticalHeight) {
 TEST(MoistColumn, RigidPlasticCohesionBracketsItsCriticalHeight) {
   const MaterialSpec sand = porous_sand();
   const double height = 0.1, cell = 0.01, width = 0.1;
-  const double rho = sand.density + sand.wet.porosity * sand.wet.ideal_saturation * 1000;
+  const double rho = moist_column_density(sand);
   const double critical = rho * 9.81 * height * (1 - std::tan(30.0 * M_PI / 180)) / 4;
   const auto [strong, weak, dry, soaked] =
       bracket_critical_cohesion(SandRheology::Kind::RigidPlastic, critical, width);
