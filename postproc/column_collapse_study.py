@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""Axisymmetric collapse of dry sand columns against Lube et al. (2004): runs dunesim over a
-set of aspect ratios a = H0/R0, measures each deposit, writes a CSV and a plot.
+"""Collapse of dry sand columns against Lube et al. (2004, axisymmetric; 2005, plane): runs
+dunesim over a set of aspect ratios a = H0/R0, measures each deposit, writes a CSV and a plot.
 
 Usage:
-  column_collapse_study.py [--dunesim build/dunesim] [--ranks 2] [--aspect-ratios 0.5,1,2,4,8]
+  column_collapse_study.py [--geometry axisymmetric|slab]
+                           [--dunesim build/dunesim] [--ranks 2] [--aspect-ratios 0.5,1,2,4,8]
                            [--cell-size 0.005] [--radius R0] [--case cases/column_collapse.toml]
                            [--work out/column_collapse_study] [--png FILE] [--csv FILE]
                            [--max-time 8] [--frame-interval 0.05] [--rest-window 1.5]
@@ -47,6 +48,17 @@ Measured on a frame (see Rest), from the sand particles' distance r to the colum
          0.68 at a = 1 and 0.57-0.63 from a = 2 to 8, so a model whose deposits are straight
          cones meets at most one of the two laws.
 
+--geometry slab collapses a plane column instead (cases/column_collapse_slab.toml): a
+block of length R0 (L0 in the papers) against the frictionless wall x = 0, in a slab 4 cells
+thick between frictionless walls. R_inf is then measured along x, in strips of dx/2 across
+the slab, and cone_fill is the deposit's area over the triangle's, 2 a / ((R_inf/R0) H_inf/R0).
+The laws (Lube, Huppert, Sparks & Freundt 2005, Phys. Rev. E 72, 041301; the runout's
+constant agrees with Lajeunesse, Monnier & Homsy 2005, Phys. Fluids 17, 103302):
+  runout        (R_inf - R0)/R0 = 1.2 a         for a < 2.3,  1.9 a^(2/3) above;
+  final height  H_inf/R0        = a             for a < 1.15, a^(2/5) above.
+Balmforth & Kerswell 2005 (J. Fluid Mech. 538) found the constants depend on the material
+and on the channel's width, so these are a guide within tens of percent, not a tolerance.
+
 Needs /usr/bin/python3 with numpy, h5py and matplotlib (Debian: python3-h5py, -matplotlib).
 """
 import argparse
@@ -62,16 +74,28 @@ import h5py
 import numpy as np
 
 
+AXISYMMETRIC, SLAB = "axisymmetric", "slab"
+GEOMETRY = AXISYMMETRIC  # set once by main() from --geometry
+SLAB_CELLS = 4  # the slab's thickness in cells
+
+
 def runout_law(a):
+    if GEOMETRY == SLAB:
+        return 1.2 * a if a < 2.3 else 1.9 * a ** (2.0 / 3.0)
     return 1.24 * a if a < 1.7 else 1.6 * math.sqrt(a)
 
 
 def height_law(a):
+    if GEOMETRY == SLAB:
+        return a if a < 1.15 else a ** 0.4
     return a if a < 0.74 else 0.88 * a ** (1.0 / 6.0)
 
 
 def cone_fill(a, runout, height):
-    """The column's volume over the cone through the deposit's summit and edge (module doc)."""
+    """The column's volume over the cone (the slab's triangle) through the deposit's summit
+    and edge (module doc)."""
+    if GEOMETRY == SLAB:
+        return 2 * a / ((1 + runout) * height)
     return 3 * a / ((1 + runout) ** 2 * height)
 
 
@@ -89,20 +113,28 @@ def domain_reach(a, radius, cell_size):
     return whole_cells(1.4 * radius * (1 + runout_law(a)), cell_size)
 
 
-def case_text(template, a, radius, cell_size, output, end, interval):
-    """The template case with this run's geometry, end time, frame interval and output."""
+def geometry_lines(a, radius, cell_size):
+    """The case lines that place the column and size the domain, as (pattern, line)."""
     height = a * radius
     reach = domain_reach(a, radius, cell_size)
     top = whole_cells(1.2 * height + 4 * cell_size, cell_size)
-    replacements = [
+    if GEOMETRY == SLAB:
+        width = SLAB_CELLS * cell_size
+        return [(r"(?m)^size = .*$", f"size = [{reach:.6g}, {width:.6g}, {top:.6g}]"),
+                (r"(?m)^max = .*$", f"max = [{radius:g}, {width:.6g}, {height:g}]")]
+    return [(r"(?m)^size = .*$", f"size = [{reach:.6g}, {reach:.6g}, {top:.6g}]"),
+            (r"(?m)^radius = .*$", f"radius = {radius:g}"),
+            (r"(?m)^height = .*$", f"height = {height:g}")]
+
+
+def case_text(template, a, radius, cell_size, output, end, interval):
+    """The template case with this run's geometry, end time, frame interval and output."""
+    replacements = geometry_lines(a, radius, cell_size) + [
         (r"(?m)^name = \"column_collapse\"$", f'name = "column_collapse_a{a:g}"'),
-        (r"(?m)^size = .*$", f"size = [{reach:.6g}, {reach:.6g}, {top:.6g}]"),
         (r"(?m)^cell_size = .*$", f"cell_size = {cell_size:g}"),
         (r"(?m)^end = .*$", f"end = {end:.3f}"),
         (r"(?m)^interval = .*$", f"interval = {interval:.4f}"),
         (r"(?m)^directory = .*$", f'directory = "{output}"'),
-        (r"(?m)^radius = .*$", f"radius = {radius:g}"),
-        (r"(?m)^height = .*$", f"height = {height:g}"),
     ]
     text = template
     for pattern, value in replacements:
@@ -120,11 +152,14 @@ def measure_deposit(frame, cell_size):
         position = f["particles/position"][:]
         speed = np.linalg.norm(f["particles/velocity"][:], axis=1)
         time = float(f.attrs["time"])
-    r = np.hypot(position[:, 0], position[:, 1])
+    r = position[:, 0] if GEOMETRY == SLAB else np.hypot(position[:, 0], position[:, 1])
     ring = cell_size / 2
     counts = np.bincount((r / ring).astype(int))
     inner = np.arange(len(counts)) * ring
-    area = math.pi / 4 * ((inner + ring) ** 2 - inner ** 2)  # a quarter ring
+    if GEOMETRY == SLAB:
+        area = ring * SLAB_CELLS * cell_size * np.ones(len(counts))  # a strip across the slab
+    else:
+        area = math.pi / 4 * ((inner + ring) ** 2 - inner ** 2)  # a quarter ring
     thickness = counts * cell_size ** 3 / 8 / area
     threshold = cell_size / 4
     thick_enough = np.nonzero(thickness >= threshold)[0]
@@ -247,18 +282,21 @@ def plot(rows, png):
     for axes, law in ((left, runout_law), (right, height_law)):
         values = np.array([law(x) for x in a_line])
         axes.fill_between(a_line, 0.85 * values, 1.15 * values, color="0.85", label="law +-15%")
-    left.loglog(a_line, [runout_law(x) for x in a_line], "k-", label="Lube et al. 2004")
+    source = "Lube et al. 2005" if GEOMETRY == SLAB else "Lube et al. 2004"
+    length = "L" if GEOMETRY == SLAB else "R"
+    left.loglog(a_line, [runout_law(x) for x in a_line], "k-", label=source)
     left.loglog(a, [row["runout"] for row in rows], "o", color="tab:orange", label="dunesim")
-    left.set_xlabel("a = H0 / R0")
-    left.set_ylabel("(R_inf - R0) / R0")
-    right.loglog(a_line, [height_law(x) for x in a_line], "k-", label="Lube et al. 2004")
+    left.set_xlabel(f"a = H0 / {length}0")
+    left.set_ylabel(f"({length}_inf - {length}0) / {length}0")
+    right.loglog(a_line, [height_law(x) for x in a_line], "k-", label=source)
     right.loglog(a, [row["height"] for row in rows], "o", color="tab:orange", label="dunesim")
-    right.set_xlabel("a = H0 / R0")
-    right.set_ylabel("H_inf / R0")
+    right.set_xlabel(f"a = H0 / {length}0")
+    right.set_ylabel(f"H_inf / {length}0")
     for axes in (left, right):
         axes.grid(True, which="both", alpha=0.3)
         axes.legend()
-    fig.suptitle("Axisymmetric collapse of dry sand columns")
+    fig.suptitle("Plane collapse of dry sand columns" if GEOMETRY == SLAB
+                 else "Axisymmetric collapse of dry sand columns")
     fig.tight_layout()
     fig.savefig(png, dpi=120)
 
@@ -269,7 +307,11 @@ def main():
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--aspect-ratios", default="0.5,1,2,4,8")
     parser.add_argument("--cell-size", type=float, default=0.005)
-    parser.add_argument("--case", default="cases/column_collapse.toml")
+    parser.add_argument("--geometry", choices=[AXISYMMETRIC, SLAB], default=AXISYMMETRIC,
+                        help="a quarter cylinder, or a plane slab (module doc)")
+    parser.add_argument("--case", default=None,
+                        help="default: cases/column_collapse.toml, or column_collapse_slab.toml "
+                             "for the slab")
     parser.add_argument("--radius", type=float, default=None,
                         help="m; R0 of every column (default: 10 cells, or 10 cells of H0 "
                              "when a < 1); fixing it makes --cell-size a refinement")
@@ -284,6 +326,11 @@ def main():
     parser.add_argument("--rest-tolerance", type=float, default=0.25,
                         help="cells; how far R_inf and H_inf may move over the window")
     args = parser.parse_args()
+    global GEOMETRY
+    GEOMETRY = args.geometry
+    if args.case is None:
+        args.case = ("cases/column_collapse_slab.toml" if GEOMETRY == SLAB
+                     else "cases/column_collapse.toml")
     csv_file = args.csv or os.path.join(args.work, "column_collapse.csv")
     png_file = args.png or os.path.join(args.work, "column_collapse.png")
 
