@@ -52,12 +52,13 @@ Measured on a frame (see Rest), from the sand particles' distance r to the colum
 block of length R0 (L0 in the papers) against the frictionless wall x = 0, in a slab 4 cells
 thick between frictionless walls. R_inf is then measured along x, in strips of dx/2 across
 the slab, and cone_fill is the deposit's area over the triangle's, 2 a / ((R_inf/R0) H_inf/R0).
-The laws (Lube, Huppert, Sparks & Freundt 2005, Phys. Rev. E 72, 041301; the runout's
-constant agrees with Lajeunesse, Monnier & Homsy 2005, Phys. Fluids 17, 103302):
+The laws (Lube, Huppert, Sparks & Freundt 2005, Phys. Rev. E 72, 041301, as quoted in the
+literature; not yet checked against the paper itself):
   runout        (R_inf - R0)/R0 = 1.2 a         for a < 2.3,  1.9 a^(2/3) above;
   final height  H_inf/R0        = a             for a < 1.15, a^(2/5) above.
-Balmforth & Kerswell 2005 (J. Fluid Mech. 538) found the constants depend on the material
-and on the channel's width, so these are a guide within tens of percent, not a tolerance.
+The runout's branches do not meet (20% apart at a = 2.3, within the fits' 1.8-2.8
+transition), and Balmforth & Kerswell 2005 (J. Fluid Mech. 538) found the constants depend
+on the material and the channel's width: a guide within tens of percent, not a tolerance.
 
 Needs /usr/bin/python3 with numpy, h5py and matplotlib (Debian: python3-h5py, -matplotlib).
 """
