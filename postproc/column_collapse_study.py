@@ -75,29 +75,78 @@ import h5py
 import numpy as np
 
 
-AXISYMMETRIC, SLAB = "axisymmetric", "slab"
-GEOMETRY = AXISYMMETRIC  # set once by main() from --geometry
-SLAB_CELLS = 4  # the slab's thickness in cells
+class Axisymmetric:
+    """A quarter cylinder in the corner x = y = 0 (Lube et al. 2004)."""
+    default_case = "cases/column_collapse.toml"
+    source, length, title = "Lube et al. 2004", "R", "Axisymmetric collapse of dry sand columns"
+
+    @staticmethod
+    def runout_law(a):
+        return 1.24 * a if a < 1.7 else 1.6 * math.sqrt(a)
+
+    @staticmethod
+    def height_law(a):
+        return a if a < 0.74 else 0.88 * a ** (1.0 / 6.0)
+
+    @staticmethod
+    def cone_fill(a, runout, height):
+        """The column's volume over the cone through the deposit's summit and edge."""
+        return 3 * a / ((1 + runout) ** 2 * height)
+
+    @staticmethod
+    def case_lines(a, radius, cell_size, reach, top):
+        """The case lines that place the column and size the domain, as (pattern, line)."""
+        return [(r"(?m)^size = .*$", f"size = [{reach:.6g}, {reach:.6g}, {top:.6g}]"),
+                (r"(?m)^radius = .*$", f"radius = {radius:g}"),
+                (r"(?m)^height = .*$", f"height = {a * radius:g}")]
+
+    @staticmethod
+    def distance(position):
+        """Each particle's distance from the column's axis."""
+        return np.hypot(position[:, 0], position[:, 1])
+
+    @staticmethod
+    def band_area(inner, ring, cell_size):
+        """The floor area of the rings [inner, inner + ring): quarter rings."""
+        return math.pi / 4 * ((inner + ring) ** 2 - inner ** 2)
 
 
-def runout_law(a):
-    if GEOMETRY == SLAB:
+class Slab:
+    """A plane column against the wall x = 0, SLAB_CELLS thick (Lube et al. 2005)."""
+    SLAB_CELLS = 4
+    default_case = "cases/column_collapse_slab.toml"
+    source, length, title = "Lube et al. 2005", "L", "Plane collapse of dry sand columns"
+
+    @staticmethod
+    def runout_law(a):
         return 1.2 * a if a < 2.3 else 1.9 * a ** (2.0 / 3.0)
-    return 1.24 * a if a < 1.7 else 1.6 * math.sqrt(a)
 
-
-def height_law(a):
-    if GEOMETRY == SLAB:
+    @staticmethod
+    def height_law(a):
         return a if a < 1.15 else a ** 0.4
-    return a if a < 0.74 else 0.88 * a ** (1.0 / 6.0)
 
-
-def cone_fill(a, runout, height):
-    """The column's volume over the cone (the slab's triangle) through the deposit's summit
-    and edge (module doc)."""
-    if GEOMETRY == SLAB:
+    @staticmethod
+    def cone_fill(a, runout, height):
+        """The column's area over the triangle through the deposit's summit and edge."""
         return 2 * a / ((1 + runout) * height)
-    return 3 * a / ((1 + runout) ** 2 * height)
+
+    @staticmethod
+    def case_lines(a, radius, cell_size, reach, top):
+        width = Slab.SLAB_CELLS * cell_size
+        return [(r"(?m)^size = .*$", f"size = [{reach:.6g}, {width:.6g}, {top:.6g}]"),
+                (r"(?m)^max = .*$", f"max = [{radius:g}, {width:.6g}, {a * radius:g}]")]
+
+    @staticmethod
+    def distance(position):
+        return position[:, 0]
+
+    @staticmethod
+    def band_area(inner, ring, cell_size):
+        """Strips across the slab."""
+        return ring * Slab.SLAB_CELLS * cell_size * np.ones(len(inner))
+
+
+GEOMETRIES = {"axisymmetric": Axisymmetric, "slab": Slab}
 
 
 def column_radius(a, cell_size):
@@ -109,28 +158,16 @@ def whole_cells(length, cell_size):
     return math.ceil(length / cell_size - 1e-9) * cell_size
 
 
-def domain_reach(a, radius, cell_size):
-    """The domain's width along x and y: 1.4 times the runout the law predicts."""
-    return whole_cells(1.4 * radius * (1 + runout_law(a)), cell_size)
+def domain_reach(geometry, a, radius, cell_size):
+    """The domain's reach from the wall or axis: 1.4 times the runout the law predicts."""
+    return whole_cells(1.4 * radius * (1 + geometry.runout_law(a)), cell_size)
 
 
-def geometry_lines(a, radius, cell_size):
-    """The case lines that place the column and size the domain, as (pattern, line)."""
-    height = a * radius
-    reach = domain_reach(a, radius, cell_size)
-    top = whole_cells(1.2 * height + 4 * cell_size, cell_size)
-    if GEOMETRY == SLAB:
-        width = SLAB_CELLS * cell_size
-        return [(r"(?m)^size = .*$", f"size = [{reach:.6g}, {width:.6g}, {top:.6g}]"),
-                (r"(?m)^max = .*$", f"max = [{radius:g}, {width:.6g}, {height:g}]")]
-    return [(r"(?m)^size = .*$", f"size = [{reach:.6g}, {reach:.6g}, {top:.6g}]"),
-            (r"(?m)^radius = .*$", f"radius = {radius:g}"),
-            (r"(?m)^height = .*$", f"height = {height:g}")]
-
-
-def case_text(template, a, radius, cell_size, output, end, interval):
+def case_text(geometry, template, a, radius, cell_size, output, end, interval):
     """The template case with this run's geometry, end time, frame interval and output."""
-    replacements = geometry_lines(a, radius, cell_size) + [
+    reach = domain_reach(geometry, a, radius, cell_size)
+    top = whole_cells(1.2 * a * radius + 4 * cell_size, cell_size)
+    replacements = geometry.case_lines(a, radius, cell_size, reach, top) + [
         (r"(?m)^name = \"column_collapse\"$", f'name = "column_collapse_a{a:g}"'),
         (r"(?m)^cell_size = .*$", f"cell_size = {cell_size:g}"),
         (r"(?m)^end = .*$", f"end = {end:.3f}"),
@@ -146,22 +183,18 @@ def case_text(template, a, radius, cell_size, output, end, interval):
     return text
 
 
-def measure_deposit(frame, cell_size):
+def measure_deposit(geometry, frame, cell_size):
     """R_inf, H_inf, the fastest grain's speed, the frame's time, the outermost grain's r and
     its largest x or y (to tell a deposit that reached the domain's far walls)."""
     with h5py.File(frame, "r") as f:
         position = f["particles/position"][:]
         speed = np.linalg.norm(f["particles/velocity"][:], axis=1)
         time = float(f.attrs["time"])
-    r = position[:, 0] if GEOMETRY == SLAB else np.hypot(position[:, 0], position[:, 1])
+    r = geometry.distance(position)
     ring = cell_size / 2
     counts = np.bincount((r / ring).astype(int))
     inner = np.arange(len(counts)) * ring
-    if GEOMETRY == SLAB:
-        area = ring * SLAB_CELLS * cell_size * np.ones(len(counts))  # a strip across the slab
-    else:
-        area = math.pi / 4 * ((inner + ring) ** 2 - inner ** 2)  # a quarter ring
-    thickness = counts * cell_size ** 3 / 8 / area
+    thickness = counts * cell_size ** 3 / 8 / geometry.band_area(inner, ring, cell_size)
     threshold = cell_size / 4
     thick_enough = np.nonzero(thickness >= threshold)[0]
     edge = (thick_enough[-1] + 1) * ring if len(thick_enough) else 0.0
@@ -222,7 +255,7 @@ def write_case(args, a, radius, folder):
     with open(args.case) as f:
         template = f.read()
     with open(case_file, "w") as f:
-        f.write(case_text(template, a, radius, args.cell_size, os.path.abspath(folder),
+        f.write(case_text(args.shape, template, a, radius, args.cell_size, os.path.abspath(folder),
                           args.max_time, args.frame_interval))
     return case_file
 
@@ -249,7 +282,7 @@ def run_case(args, a):
         # the run goes on).
         for frame in frames if finished else frames[:-1]:
             if frame not in measured:
-                measured[frame] = measure_deposit(frame, args.cell_size)
+                measured[frame] = measure_deposit(args.shape, frame, args.cell_size)
                 edge, top, _, time, _, _, _ = measured[frame]
                 history.append((time, edge, top))
         history.sort()
@@ -271,7 +304,7 @@ def run_case(args, a):
             "window": window}
 
 
-def plot(rows, png):
+def plot(geometry, rows, png):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -280,24 +313,19 @@ def plot(rows, png):
     a_line = np.geomspace(0.3, 12, 200)
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2))
     a = [row["a"] for row in rows]
-    for axes, law in ((left, runout_law), (right, height_law)):
+    length = geometry.length
+    panels = ((left, geometry.runout_law, "runout", f"({length}_inf - {length}0) / {length}0"),
+              (right, geometry.height_law, "height", f"H_inf / {length}0"))
+    for axes, law, key, ylabel in panels:
         values = np.array([law(x) for x in a_line])
         axes.fill_between(a_line, 0.85 * values, 1.15 * values, color="0.85", label="law +-15%")
-    source = "Lube et al. 2005" if GEOMETRY == SLAB else "Lube et al. 2004"
-    length = "L" if GEOMETRY == SLAB else "R"
-    left.loglog(a_line, [runout_law(x) for x in a_line], "k-", label=source)
-    left.loglog(a, [row["runout"] for row in rows], "o", color="tab:orange", label="dunesim")
-    left.set_xlabel(f"a = H0 / {length}0")
-    left.set_ylabel(f"({length}_inf - {length}0) / {length}0")
-    right.loglog(a_line, [height_law(x) for x in a_line], "k-", label=source)
-    right.loglog(a, [row["height"] for row in rows], "o", color="tab:orange", label="dunesim")
-    right.set_xlabel(f"a = H0 / {length}0")
-    right.set_ylabel(f"H_inf / {length}0")
-    for axes in (left, right):
+        axes.loglog(a_line, values, "k-", label=geometry.source)
+        axes.loglog(a, [row[key] for row in rows], "o", color="tab:orange", label="dunesim")
+        axes.set_xlabel(f"a = H0 / {length}0")
+        axes.set_ylabel(ylabel)
         axes.grid(True, which="both", alpha=0.3)
         axes.legend()
-    fig.suptitle("Plane collapse of dry sand columns" if GEOMETRY == SLAB
-                 else "Axisymmetric collapse of dry sand columns")
+    fig.suptitle(geometry.title)
     fig.tight_layout()
     fig.savefig(png, dpi=120)
 
@@ -308,7 +336,7 @@ def main():
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--aspect-ratios", default="0.5,1,2,4,8")
     parser.add_argument("--cell-size", type=float, default=0.005)
-    parser.add_argument("--geometry", choices=[AXISYMMETRIC, SLAB], default=AXISYMMETRIC,
+    parser.add_argument("--geometry", choices=list(GEOMETRIES), default="axisymmetric",
                         help="a quarter cylinder, or a plane slab (module doc)")
     parser.add_argument("--case", default=None,
                         help="default: cases/column_collapse.toml, or column_collapse_slab.toml "
@@ -327,11 +355,9 @@ def main():
     parser.add_argument("--rest-tolerance", type=float, default=0.25,
                         help="cells; how far R_inf and H_inf may move over the window")
     args = parser.parse_args()
-    global GEOMETRY
-    GEOMETRY = args.geometry
-    if args.case is None:
-        args.case = ("cases/column_collapse_slab.toml" if GEOMETRY == SLAB
-                     else "cases/column_collapse.toml")
+    args.shape = GEOMETRIES[args.geometry]
+    geometry = args.shape
+    args.case = args.case or geometry.default_case
     csv_file = args.csv or os.path.join(args.work, "column_collapse.csv")
     png_file = args.png or os.path.join(args.work, "column_collapse.png")
 
@@ -341,21 +367,21 @@ def main():
         radius = run["radius"]
         edge, top, fastest, time, outermost, farthest, edge_between = run["deposit"]
         row = {"a": a, "R0": radius, "cell_size": args.cell_size,
-               "runout": (edge - radius) / radius, "runout_law": runout_law(a),
+               "runout": (edge - radius) / radius, "runout_law": geometry.runout_law(a),
                "runout_between_rings": (edge_between - radius) / radius,
-               "height": top / radius, "height_law": height_law(a),
+               "height": top / radius, "height_law": geometry.height_law(a),
                "outermost_grain_runout": (outermost - radius) / radius,
                "fastest_grain": fastest, "measured_time": time,
                "at_rest": int(run["rest_time"] is not None),
                "rest_time": "" if run["rest_time"] is None else run["rest_time"],
                "rest_window": run["window"],
                "window_drift_R": run["drift"][0], "window_drift_H": run["drift"][1],
-               "reached_wall": int(farthest >= domain_reach(a, radius, args.cell_size)
+               "reached_wall": int(farthest >= domain_reach(geometry, a, radius, args.cell_size)
                                    - args.cell_size)}
         row["runout_error"] = row["runout"] / row["runout_law"] - 1
         row["height_error"] = row["height"] / row["height_law"] - 1
-        row["cone_fill"] = cone_fill(a, row["runout"], row["height"])
-        row["cone_fill_law"] = cone_fill(a, row["runout_law"], row["height_law"])
+        row["cone_fill"] = geometry.cone_fill(a, row["runout"], row["height"])
+        row["cone_fill_law"] = geometry.cone_fill(a, row["runout_law"], row["height_law"])
         rows.append(row)
         wall = ", sand at the domain's far walls" if row["reached_wall"] else ""
         rest = (f"at rest from t = {run['rest_time']:.2f} s" if row["at_rest"] else
@@ -370,7 +396,7 @@ def main():
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    plot(rows, png_file)
+    plot(geometry, rows, png_file)
     print(f"wrote {csv_file} and {png_file}")
 
 
