@@ -673,6 +673,14 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
   return r;
 }
 
+// friction_substeps, for the rheologies that apply a frictional stress once per step; 0
+// (absent) leaves the choice to the transfer (friction_substeps() in case_config.hpp).
+int read_friction_substeps(const Table& m, const SandRheology& rheology) {
+  if (rheology.carries_stress() && m.has("friction_substeps"))
+    m.fail("friction_substeps", "applies to rheology = \"zhu_bridson\" or \"mu_i\" only");
+  return static_cast<int>(m.integer("friction_substeps", 1, 64, 0));
+}
+
 void read_materials(const Table& root, CaseConfig& cfg) {
   std::vector<Table> entries = root.table_array("material");
   if (entries.empty())
@@ -699,7 +707,8 @@ void read_materials(const Table& root, CaseConfig& cfg) {
                   "grain_diameter",
                   "grain_density",
                   "shear_modulus",
-                  "surface_static_friction"});
+                  "surface_static_friction",
+                  "friction_substeps"});
     MaterialSpec spec;
     spec.name = m.non_empty_string("name", kRequired);
     for (const MaterialSpec& earlier : cfg.materials)
@@ -734,11 +743,12 @@ void read_materials(const Table& root, CaseConfig& cfg) {
       m.fail("flip_ratio", "applies to transfer = \"flip\" only (this material's is " +
                                in_quotes(transfer) + ")");
     spec.flip_ratio = m.number("flip_ratio", kUnitInterval, mostly_pic ? 0.05 : 0.95);
+    if (sand) spec.rheology.friction_substeps = read_friction_substeps(m, spec.rheology);
     if (!sand) {
       m.forbid({"friction_angle", "cohesion", "c_dry", "porosity", "ideal_saturation", "c_wet",
                 "mud_viscosity", "propagation_rate", "conductivity", "saturation", "rheology",
                 "friction_angle_dynamic", "i0", "grain_diameter", "grain_density",
-                "shear_modulus", "surface_static_friction"},
+                "friction_substeps", "shear_modulus", "surface_static_friction"},
                "kind = \"sand\"", "kind = \"water\"");
     }
     cfg.materials.push_back(spec);

@@ -67,6 +67,11 @@ struct SandRheology {
   // zhu_bridson and mu_i: a slow surface cell on a slope flatter than the friction angle
   // stays rigid (src/surface_rest.hpp); false gives the paper's yield test alone.
   bool surface_static_friction = true;
+  // zhu_bridson and mu_i: the step's frictional stress is applied in this many substeps, each
+  // from the strain rate the one before left (src/sand_plasticity.hpp). A rate-independent
+  // stress applied once per step overshoots on grid-scale modes and chatters; FLIP's PIC
+  // share damps that, APIC keeps it. 0: chosen by the transfer, friction_substeps() below.
+  int friction_substeps = 0;
 
   // elastic_plastic and rigid_plastic sand carry a stress on their particles between steps.
   bool carries_stress() const {
@@ -92,6 +97,14 @@ struct MaterialSpec {
   SandRheology rheology;
   WetSandSpec wet;  // porosity 0: the sand never holds water
 };
+
+// The substeps of a sand's frictional stress: the case's friction_substeps, else 1 under
+// PIC/FLIP (whose PIC share damps the chatter; Zhu & Bridson's single application) and 8
+// under APIC and RPIC, which keep it (src/README.md, "Friction substeps").
+inline int friction_substeps(const MaterialSpec& sand) {
+  if (sand.rheology.friction_substeps > 0) return sand.rheology.friction_substeps;
+  return sand.transfer == Transfer::Flip ? 1 : 8;
+}
 
 // A shape: an axis-aligned block, a sphere, an upright cylinder, a triangle mesh read from
 // a file, or a heightfield.

@@ -188,6 +188,24 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
   }
 }
 
+namespace {
+
+// What the rheology needs of cell (i,j,k), from the grid as it stands.
+SandCellState sand_cell_state(const MacGrid& g, const MaterialSpec& sand, bool wet, int i, int j,
+                              int k, double dt) {
+  SandCellState cell;
+  cell.strain_rate = strain_rate(g, i, j, k);
+  cell.pressure = g.pressure(i, j, k);
+  cell.density = g.density(i, j, k);
+  cell.dx = g.dx;
+  cell.dt = dt;
+  cell.wet =
+      wet ? wet_sand_properties(sand, g.saturation(i, j, k)) : WetSandProperties{sand.cohesion};
+  return cell;
+}
+
+}  // namespace
+
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& g,
                                           const Array3<uint8_t>& sand_cells,
                                           const MaterialSpec& sand, double dt,
@@ -218,14 +236,7 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
     ++stats.sand_cells;
-    SandCellState cell;
-    cell.strain_rate = strain_rate(g, i, j, k);
-    cell.pressure = g.pressure(i, j, k);
-    cell.density = g.density(i, j, k);
-    cell.dx = g.dx;
-    cell.dt = dt;
-    cell.wet =
-        wet ? wet_sand_properties(sand, g.saturation(i, j, k)) : WetSandProperties{sand.cohesion};
+    const SandCellState cell = sand_cell_state(g, sand, wet, i, j, k, dt);
     auto [sigma, is_rigid] = sand_cell_stress(friction, cell);
     if (!is_rigid && surfaces_rest &&
         surface_cell_stays_at_rest(g, i, j, k, friction.mu_static * cell.wet.friction_scale,
@@ -243,10 +254,26 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     }
   });
 
+  // The friction acts in substeps; each re-reads the yielding cells' strain rate, so a
+  // stress that stopped a grid-scale motion stops pushing it the other way. The rigid
+  // cells' sigma_rigid and the classification hold for the whole step.
   halo.fill<float, uint8_t>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4],
                              &stress[5]},
                             {&g.yielding, &g.rigid});
-  apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt);
+  const int substeps = friction_substeps(sand);
+  for (int substep = 0; substep < substeps; ++substep) {
+    if (substep > 0) {
+      halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+      for_each_index(owned_sand, [&](int i, int j, int k) {
+        if (!g.yielding(i, j, k)) return;
+        const SymTensor sigma =
+            yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt));
+        for (int n = 0; n < 6; ++n) stress[n](i, j, k) = float(sigma.c[n]);
+      });
+      halo.fill<float>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
+    }
+    apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt / substeps);
+  }
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
   return stats;
 }

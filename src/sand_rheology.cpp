@@ -11,33 +11,42 @@ namespace {
 // Strain per step below which D is round-off and its direction meaningless.
 constexpr double kNegligibleStrain = 1e-12;
 
-SandCellStress zhu_bridson_stress(const SandFriction& f, const SandCellState& c,
-                                  const SymTensor& sigma_rigid) {
-  const double sin_phi = f.sin_phi * c.wet.friction_scale;
-  if (stays_rigid(sigma_rigid, c.pressure, sin_phi, c.wet.cohesion)) return {sigma_rigid, true};
-  return {flowing_stress(c.strain_rate, c.pressure, sin_phi, c.wet.viscosity, c.density, c.dx,
-                         c.dt),
-          false};
+bool zhu_bridson_stays_rigid(const SandFriction& f, const SandCellState& c,
+                             const SymTensor& sigma_rigid) {
+  return stays_rigid(sigma_rigid, c.pressure, f.sin_phi * c.wet.friction_scale, c.wet.cohesion);
+}
+
+SymTensor zhu_bridson_yielding_stress(const SandFriction& f, const SandCellState& c) {
+  return flowing_stress(c.strain_rate, c.pressure, f.sin_phi * c.wet.friction_scale,
+                        c.wet.viscosity, c.density, c.dx, c.dt);
+}
+
+bool mu_of_i_stays_rigid(const SandFriction& f, const SandCellState& c,
+                         const SymTensor& sigma_rigid) {
+  const double stopping = von_mises_equivalent(sigma_rigid);
+  return stopping < f.mu_static * c.wet.friction_scale * c.pressure + c.wet.cohesion;
 }
 
 // The mu(I) stress of a sliding cell: sigma = -sqrt(2) tau D / |D|_F has sigma_bar = tau for a
 // traceless D, with tau = mu(I) p capped at sigma_bar(sigma_rigid).
-SandCellStress mu_of_i_stress(const SandFriction& f, const SandCellState& c,
-                              const SymTensor& sigma_rigid) {
-  const double scale = c.wet.friction_scale;
-  const double stopping = von_mises_equivalent(sigma_rigid);
-  if (stopping < f.mu_static * scale * c.pressure + c.wet.cohesion) return {sigma_rigid, true};
-
+SymTensor mu_of_i_yielding_stress(const SandFriction& f, const SandCellState& c) {
+  const double stopping =
+      von_mises_equivalent(rigid_stress(c.strain_rate, c.density, c.dx, c.dt));
   const double p = std::max(c.pressure, 0.0);
   const double norm = c.strain_rate.frobenius_norm();
   const double shear_rate = std::sqrt(2.0) * norm;
   const double inertial = p > 0 ? shear_rate * f.grain_diameter / std::sqrt(p / f.grain_density)
                                 : std::numeric_limits<double>::infinity();
-  const double tau = std::min(mu_of_inertial_number(f, inertial) * scale * p, stopping);
-  SandCellStress out;
-  for (int n = 0; n < 6; ++n) out.sigma.c[n] = -std::sqrt(2.0) * tau * c.strain_rate.c[n] / norm;
-  add_viscous_stress(out.sigma, c.strain_rate, c.wet.viscosity, c.density, c.dx, c.dt);
-  return out;
+  const double tau =
+      std::min(mu_of_inertial_number(f, inertial) * c.wet.friction_scale * p, stopping);
+  SymTensor sigma;
+  for (int n = 0; n < 6; ++n) sigma.c[n] = -std::sqrt(2.0) * tau * c.strain_rate.c[n] / norm;
+  add_viscous_stress(sigma, c.strain_rate, c.wet.viscosity, c.density, c.dx, c.dt);
+  return sigma;
+}
+
+bool negligible_strain(const SandCellState& c) {
+  return c.strain_rate.frobenius_norm() * c.dt < kNegligibleStrain;
 }
 
 double degrees_to_radians(double degrees) { return degrees * M_PI / 180.0; }
@@ -64,9 +73,18 @@ double mu_of_inertial_number(const SandFriction& f, double inertial_number) {
 
 SandCellStress sand_cell_stress(const SandFriction& f, const SandCellState& c) {
   const SymTensor sigma_rigid = rigid_stress(c.strain_rate, c.density, c.dx, c.dt);
-  if (c.strain_rate.frobenius_norm() * c.dt < kNegligibleStrain) return {sigma_rigid, true};
-  return f.kind == SandRheology::Kind::MuOfI ? mu_of_i_stress(f, c, sigma_rigid)
-                                             : zhu_bridson_stress(f, c, sigma_rigid);
+  if (negligible_strain(c)) return {sigma_rigid, true};
+  const bool rigid = f.kind == SandRheology::Kind::MuOfI
+                         ? mu_of_i_stays_rigid(f, c, sigma_rigid)
+                         : zhu_bridson_stays_rigid(f, c, sigma_rigid);
+  if (rigid) return {sigma_rigid, true};
+  return {yielding_stress(f, c), false};
+}
+
+SymTensor yielding_stress(const SandFriction& f, const SandCellState& c) {
+  if (negligible_strain(c)) return SymTensor{};
+  return f.kind == SandRheology::Kind::MuOfI ? mu_of_i_yielding_stress(f, c)
+                                             : zhu_bridson_yielding_stress(f, c);
 }
 
 }  // namespace dunesim

@@ -56,4 +56,8 @@ double mu_of_inertial_number(const SandFriction& f, double inertial_number);
 // stress (plus mud's viscous stress, capped as in flowing_stress).
 SandCellStress sand_cell_stress(const SandFriction& f, const SandCellState& cell);
 
+// The flowing stress of a cell already found yielding, for its present strain rate (zero
+// where that rate is round-off): what the friction substeps re-evaluate.
+SymTensor yielding_stress(const SandFriction& f, const SandCellState& cell);
+
 }  // namespace dunesim

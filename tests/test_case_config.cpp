@@ -784,6 +784,16 @@ max = [0.2, 0.2, 0.2]
   EXPECT_TRUE(rigid_plastic.materials[0].rheology.carries_stress());
   EXPECT_DOUBLE_EQ(rigid_plastic.materials[0].flip_ratio, 0.05);
   EXPECT_FALSE(rigid_plastic.materials[0].rheology.surface_static_friction);
+  // The friction's substeps: once a step under PIC/FLIP, 8 under APIC, or what the case says.
+  EXPECT_EQ(friction_substeps(plain.materials[0]), 1);
+  CaseConfig apic =
+      parse_case_text(kDomain + kTime + sand + "transfer = \"apic\"\n" + sand_source, "x.toml");
+  EXPECT_EQ(friction_substeps(apic.materials[0]), 8);
+  CaseConfig chosen =
+      parse_case_text(kDomain + kTime + sand + "transfer = \"apic\"\nfriction_substeps = 3\n" +
+                          sand_source,
+                      "x.toml");
+  EXPECT_EQ(friction_substeps(chosen.materials[0]), 3);
 }
 
 TEST(CaseConfigErrors, SandRheology) {
@@ -805,6 +815,12 @@ TEST(CaseConfigErrors, SandRheology) {
   expect_error(sand + "rheology = \"rigid_plastic\"\nsurface_static_friction = false\n" +
                    sand_source,
                {"material[0].surface_static_friction", "rigid_plastic sand carries"});
+  expect_error(sand + "friction_substeps = 0\n" + sand_source,
+               {"material[0].friction_substeps", "[1, 64]", "got 0"});
+  expect_error(sand + "friction_substeps = 2.5\n" + sand_source,
+               {"material[0].friction_substeps", "expected an integer"});
+  expect_error(sand + "rheology = \"rigid_plastic\"\nfriction_substeps = 4\n" + sand_source,
+               {"material[0].friction_substeps", "\"zhu_bridson\" or \"mu_i\" only"});
   expect_error(sand + "surface_static_friction = 1\n" + sand_source,
                {"material[0].surface_static_friction", "expected a boolean"});
   expect_error(sand + "rheology = \"mu_i\"\nfriction_angle = 35\nfriction_angle_dynamic = 30\n" +
