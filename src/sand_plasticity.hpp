@@ -96,7 +96,8 @@ void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressFi
 // sand material; when it holds water, grid.saturation (owned cells) turns them into each
 // cell's own through wet_sand_properties (src/wet_sand.hpp). Rigid cells store sigma_rigid,
 // yielding cells sigma_f, others no stress; the divergence of that field updates the faces next
-// to yielding cells. Cells with |D|_F dt below round-off are rigid (D/|D| is undefined there). On
+// to yielding cells, in friction_substeps(sand) substeps of dt / n, the yielding cells' sigma_f
+// re-evaluated from the velocities before each (the classification holds for the step). Cells with |D|_F dt below round-off are rigid (D/|D| is undefined there). On
 // return grid.rigid and grid.yielding cover the local cell box with 1 for the sand cells that did
 // not yield and for those that did; they, grid.stress and the velocities are halo-filled, and
 // grid.sand_region is the bounding box of the local sand cells, outside which the sand
