@@ -97,13 +97,14 @@ void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressFi
 // cell's own through wet_sand_properties (src/wet_sand.hpp). Rigid cells store sigma_rigid,
 // yielding cells sigma_f, others no stress; the divergence of that field updates the faces next
 // to yielding cells, in friction_substeps(sand) substeps of dt / n, the yielding cells' sigma_f
-// re-evaluated from the velocities before each (the classification holds for the step). Cells with |D|_F dt below round-off are rigid (D/|D| is undefined there). On
-// return grid.rigid and grid.yielding cover the local cell box with 1 for the sand cells that did
-// not yield and for those that did; they, grid.stress and the velocities are halo-filled, and
-// grid.sand_region is the bounding box of the local sand cells, outside which the sand
-// arrays are zero. A yielding surface cell that the surface's static friction holds
-// (src/surface_rest.hpp, when the material's surface_static_friction is on) is rigid
-// instead; it reads grid.vel_saved and `gravity` (zero gravity holds none).
+// re-evaluated from the velocities before each (the classification holds for the step). Cells
+// with |D|_F dt below round-off are rigid (D/|D| is undefined there). On return grid.rigid and
+// grid.yielding cover the local cell box with 1 for the sand cells that did not yield and for
+// those that did; they, grid.stress and the velocities are halo-filled, and grid.sand_region is
+// the bounding box of the local sand cells, outside which the sand arrays are zero. A yielding
+// surface cell that the surface's static friction holds (src/surface_rest.hpp, when the
+// material's surface_static_friction is on) is rigid instead; it reads grid.vel_saved and
+// `gravity` (zero gravity holds none).
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,
                                           const Array3<uint8_t>& sand_cells,
                                           const MaterialSpec& sand, double dt,
