@@ -98,12 +98,12 @@ struct MaterialSpec {
   WetSandSpec wet;  // porosity 0: the sand never holds water
 };
 
-// The substeps of a sand's frictional stress: the case's friction_substeps, else 1 under
-// PIC/FLIP (whose PIC share damps the chatter; Zhu & Bridson's single application) and 8
-// under APIC and RPIC, which keep it (src/README.md, "Friction substeps").
+// The substeps of a sand's frictional stress: the case's friction_substeps, else 8 under
+// APIC, which keeps the chatter, and 1 under PIC/FLIP and RPIC, which drop the strain rate
+// and damp it (Zhu & Bridson's single application; src/README.md, "Friction substeps").
 inline int friction_substeps(const MaterialSpec& sand) {
   if (sand.rheology.friction_substeps > 0) return sand.rheology.friction_substeps;
-  return sand.transfer == Transfer::Flip ? 1 : 8;
+  return sand.transfer == Transfer::Apic ? 8 : 1;
 }
 
 // A shape: an axis-aligned block, a sphere, an upright cylinder, a triangle mesh read from

@@ -784,11 +784,15 @@ max = [0.2, 0.2, 0.2]
   EXPECT_TRUE(rigid_plastic.materials[0].rheology.carries_stress());
   EXPECT_DOUBLE_EQ(rigid_plastic.materials[0].flip_ratio, 0.05);
   EXPECT_FALSE(rigid_plastic.materials[0].rheology.surface_static_friction);
-  // The friction's substeps: once a step under PIC/FLIP, 8 under APIC, or what the case says.
+  // The friction's substeps: once a step under PIC/FLIP and RPIC, 8 under APIC, or what the
+  // case says.
   EXPECT_EQ(friction_substeps(plain.materials[0]), 1);
   CaseConfig apic =
       parse_case_text(kDomain + kTime + sand + "transfer = \"apic\"\n" + sand_source, "x.toml");
   EXPECT_EQ(friction_substeps(apic.materials[0]), 8);
+  CaseConfig rpic =
+      parse_case_text(kDomain + kTime + sand + "transfer = \"rpic\"\n" + sand_source, "x.toml");
+  EXPECT_EQ(friction_substeps(rpic.materials[0]), 1);
   CaseConfig chosen =
       parse_case_text(kDomain + kTime + sand + "transfer = \"apic\"\nfriction_substeps = 3\n" +
                           sand_source,
