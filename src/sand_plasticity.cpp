@@ -204,6 +204,31 @@ SandCellState sand_cell_state(const MacGrid& g, const MaterialSpec& sand, bool w
   return cell;
 }
 
+// The stress divergence of the classified cells in friction_substeps(sand) substeps of
+// dt / n. Each substep after the first re-reads the yielding cells' strain rate, so a stress
+// that stopped a grid-scale motion stops pushing it the other way; the rigid cells'
+// sigma_rigid and the classification hold for the whole step. grid.stress, grid.yielding and
+// grid.rigid are halo-filled on entry; the velocities' ghosts are stale on return.
+void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
+                                const Box& owned_sand, const SandFriction& friction,
+                                const MaterialSpec& sand, bool wet, double dt) {
+  StressField& stress = g.stress;
+  const int substeps = friction_substeps(sand);
+  for (int substep = 0; substep < substeps; ++substep) {
+    if (substep > 0) {
+      halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+      for_each_index(owned_sand, [&](int i, int j, int k) {
+        if (!g.yielding(i, j, k)) return;
+        const SymTensor sigma =
+            yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt));
+        for (int n = 0; n < 6; ++n) stress[n](i, j, k) = float(sigma.c[n]);
+      });
+      halo.fill<float>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
+    }
+    apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt / substeps);
+  }
+}
+
 }  // namespace
 
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& g,
@@ -254,26 +279,10 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     }
   });
 
-  // The friction acts in substeps; each re-reads the yielding cells' strain rate, so a
-  // stress that stopped a grid-scale motion stops pushing it the other way. The rigid
-  // cells' sigma_rigid and the classification hold for the whole step.
   halo.fill<float, uint8_t>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4],
                              &stress[5]},
                             {&g.yielding, &g.rigid});
-  const int substeps = friction_substeps(sand);
-  for (int substep = 0; substep < substeps; ++substep) {
-    if (substep > 0) {
-      halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
-      for_each_index(owned_sand, [&](int i, int j, int k) {
-        if (!g.yielding(i, j, k)) return;
-        const SymTensor sigma =
-            yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt));
-        for (int n = 0; n < 6; ++n) stress[n](i, j, k) = float(sigma.c[n]);
-      });
-      halo.fill<float>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
-    }
-    apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt / substeps);
-  }
+  apply_friction_in_substeps(topo, halo, g, owned_sand, friction, sand, wet, dt);
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
   return stats;
 }
