@@ -136,52 +136,127 @@ void add_viscous_stress(SymTensor& sigma, const SymTensor& strain_rate, double v
 // rigid heap lost most of its basal friction, and heaps stood at an angle set by the
 // PIC transfer's damping rather than by phi (at 0.5 cm cells 31 degrees for phi = 30 and 40
 // alike).
+//
+// Written as fluxes, the face's update is (flux across its upper edge - across its lower
+// edge) / dx, the edge's flux the mean of the four cells' values as the face sees them. Faces
+// of rigid cells are not updated by their own stress (the rigid fit sets them), but each one
+// next to a yielding face takes the opposite of the flux that face takes across their shared
+// edge (and, along a, across the cell between them), so the flow's friction on a rigid
+// cluster reaches the cluster. Without it the friction a flow felt from its bed went nowhere
+// (momentum was lost), and a plug riding a sheared layer, or a raft of surface cells that
+// passed as rigid, slid over the flow under it without friction.
+namespace {
+
+// The arrays apply_stress_divergence reads, addressed with one set of strides: the stress and
+// yielding arrays share one box (the grid's, or its part in the sand window), the grid's cell
+// arrays (type, rigid flags only where they share the stress' box, pressure) have their own.
+struct DivergenceStencil {
+  const uint8_t* types;
+  const uint8_t* yields;
+  const uint8_t* rigids;  // null where no cell was classified: sigma_ab is used as it is
+  const double* pressure;
+  const StressField& stress;
+  const Array3<uint8_t>& type;
+  const Array3<uint8_t>& yielding;
+
+  bool yielding_face(int64_t Ls, int64_t Rs) const { return yields[Ls] || yields[Rs]; }
+
+  // Whether the cell `offset` cells along a from `cell` lies in the arrays and yields.
+  bool yields_along(int a, Index3 cell, int offset) const {
+    cell[a] += offset;
+    return yielding.box().contains(cell[0], cell[1], cell[2]) &&
+           yielding(cell[0], cell[1], cell[2]);
+  }
+
+  // sigma_ab of the neighbour along b (by `side`) of `row`, as the faces of `row` see it: a
+  // rigid neighbour of a yielding row stands in with the row's stress at its own pressure.
+  double edge(const float* sigma_ab, int b, int64_t row, int64_t row_s, int side) const {
+    const int64_t cell = row + side * type.stride(b), cell_s = row_s + side * yielding.stride(b);
+    if (!(rigids && rigids[cell_s] && yields[row_s])) return double(sigma_ab[cell_s]);
+    const double p_row = pressure[row];
+    return p_row > 0 ? sigma_ab[row_s] * std::max(pressure[cell], 0.0) / p_row : 0.0;
+  }
+
+  // (div sigma)_a on the face between L and R, one of which yields.
+  double yielding_face_divergence(int a, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
+                                  double dx) const {
+    double div = (stress[a].data()[Rs] - stress[a].data()[Ls]) / dx;
+    for (int b = 0; b < 3; ++b) {
+      if (b == a) continue;
+      const float* sigma_ab = stress[SymTensor::index(a, b)].data();
+      const double above = edge(sigma_ab, b, L, Ls, 1) + edge(sigma_ab, b, R, Rs, 1);
+      const double below = edge(sigma_ab, b, L, Ls, -1) + edge(sigma_ab, b, R, Rs, -1);
+      div += (above - below) / (4 * dx);
+    }
+    return div;
+  }
+
+  // The force on a face between two cells that do not yield, at least one of them rigid: the
+  // opposite of each flux that a yielding face next to it takes across their shared edge (or,
+  // along a, across the cell between them). The rigid fit then gives a cluster the friction
+  // of the flow it touches, as the flow gets the cluster's; without it the flow lost momentum
+  // to nothing and a rigid raft rode a sheared layer without friction.
+  // `face` is the face's index, which is R's; L is one cell below it along a.
+  double rigid_face_reaction(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
+                             double dx) const {
+    const float* sigma_aa = stress[a].data();
+    const int64_t step_a = type.stride(a);
+    double div = 0;
+    if (yields_along(a, face, 1) && types[R + step_a] != kSolid) div += sigma_aa[Rs] / dx;
+    if (yields_along(a, face, -2) && types[L - step_a] != kSolid) div -= sigma_aa[Ls] / dx;
+    for (int b = 0; b < 3; ++b) {
+      if (b == a) continue;
+      const float* sigma_ab = stress[SymTensor::index(a, b)].data();
+      for (int side = -1; side <= 1; side += 2) {
+        const int64_t Lb = L + side * type.stride(b), Rb = R + side * type.stride(b);
+        const int64_t Lbs = Ls + side * yielding.stride(b), Rbs = Rs + side * yielding.stride(b);
+        if (!yielding_face(Lbs, Rbs) || types[Lb] == kSolid || types[Rb] == kSolid) continue;
+        const double flux = sigma_ab[Lbs] + sigma_ab[Rbs] + edge(sigma_ab, b, Lb, Lbs, -side) +
+                            edge(sigma_ab, b, Rb, Rbs, -side);
+        div += side * flux / (4 * dx);
+      }
+    }
+    return div;
+  }
+};
+
+}  // namespace
+
 void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField& stress,
                              const Array3<uint8_t>& yielding, const Box& yielding_box,
                              double dt) {
-  // The stress and yielding arrays share one box (the grid's, or its part in the sand
-  // window), so one offset and one set of strides address them all in the loop below; the
-  // grid's cell arrays have their own.
   bool same_boxes = true;
   for (const Array3<float>& component : stress)
     same_boxes = same_boxes && component.box() == yielding.box();
   if (!same_boxes)
     throw std::invalid_argument("apply_stress_divergence: stress and yielding must share a box");
-  const Array3<uint8_t>& type = g.cell_type;
-  const uint8_t* types = type.data();
-  const uint8_t* yields = yielding.data();
-  // grid.rigid is zero where no cell was classified (then sigma_ab is used as it is).
-  const uint8_t* rigids = g.rigid.box() == yielding.box() ? g.rigid.data() : nullptr;
-  const double* pressure = g.pressure.data();
+  const DivergenceStencil stencil{g.cell_type.data(),
+                                  yielding.data(),
+                                  g.rigid.box() == yielding.box() ? g.rigid.data() : nullptr,
+                                  g.pressure.data(),
+                                  stress,
+                                  g.cell_type,
+                                  yielding};
   const float* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
-    const float* sigma_aa = stress[a].data();
+    // Rigid faces next to yielding ones lie one cell outside the yielding cells' faces.
     const Box faces = topo.owned(face_stagger(a))
                           .intersect(topo.global(face_stagger(a)))
                           .intersect(faces_of_cells(yielding_box, a));
     for_each_index(faces, [&](int i, int j, int k) {
       // R and L in the grid's cell arrays, Rs and Ls in the sand's.
-      const int64_t R = type.offset(i, j, k), L = R - type.stride(a);
+      const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
       const int64_t Rs = yielding.offset(i, j, k), Ls = Rs - yielding.stride(a);
+      const uint8_t* types = stencil.types;
       if (types[L] == kSolid || types[R] == kSolid) return;
-      if (!yields[Ls] && !yields[Rs]) return;
-      double div = (sigma_aa[Rs] - sigma_aa[Ls]) / g.dx;
-      for (int b = 0; b < 3; ++b) {
-        if (b == a) continue;
-        const float* sigma_ab = stress[SymTensor::index(a, b)].data();
-        const int64_t step = type.stride(b), step_s = yielding.stride(b);
-        // sigma_ab of the neighbour along b (by `side`) of `row` (L or R); see above.
-        auto edge = [&](int64_t row, int64_t row_s, int side) {
-          const int64_t cell = row + side * step, cell_s = row_s + side * step_s;
-          if (!(rigids && rigids[cell_s] && yields[row_s])) return double(sigma_ab[cell_s]);
-          const double p_row = pressure[row];
-          return p_row > 0 ? sigma_ab[row_s] * std::max(pressure[cell], 0.0) / p_row : 0.0;
-        };
-        const double above = edge(L, Ls, 1) + edge(R, Rs, 1);
-        const double below = edge(L, Ls, -1) + edge(R, Rs, -1);
-        div += (above - below) / (4 * g.dx);
-      }
+      double div = 0;
+      if (stencil.yielding_face(Ls, Rs))
+        div = stencil.yielding_face_divergence(a, L, Ls, R, Rs, g.dx);
+      else if (stencil.rigids && (stencil.rigids[Ls] || stencil.rigids[Rs]))
+        div = stencil.rigid_face_reaction(a, {i, j, k}, L, Ls, R, Rs, g.dx);
+      else
+        return;
       const double rho = face_density(types[L], density[L], types[R], density[R]);
       v(i, j, k) -= dt / rho * div;
     });

@@ -85,8 +85,10 @@ struct SandPlasticityStats {
 // positive) and `yielding` must cover the grid's cell box, halo-filled, and `yielding` be
 // zero outside `yielding_box` (only the faces of its cells are visited). Where grid.rigid
 // and grid.pressure cover the cell box (halo-filled), a rigid cell next to a yielding one
-// carries the frictional stress of the interface instead of its own (see the .cpp). Stencil
-// in the .cpp. Ghost faces are left as they were.
+// carries the frictional stress of the interface instead of its own, and the faces of rigid
+// cells next to yielding faces take the opposite of the flux those faces take across their
+// shared edges, so the rigid fit gives a cluster the friction of the flow it touches (see
+// the .cpp). Stencil in the .cpp. Ghost faces are left as they were.
 void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
                              const Array3<uint8_t>& yielding, const Box& yielding_box, double dt);
 

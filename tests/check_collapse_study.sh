@@ -15,7 +15,7 @@
 #   height 7.1-9.2 and 0.2-0.8. Both studies put 10 cells across R0, so the 1 cm columns
 #   are twice as large; R_inf moves in rings of half a cell, 4% of a = 1's law. The seed
 #   alone moves the 1 cm errors by up to 4.0 (runout) and 2.1 (height) points.
-# The laws themselves are not met yet (runouts 18-38% short, heights up to 25% low: README,
+# The laws themselves are not met yet (runouts 11-38% short, heights up to 18% low: README,
 # "Known limits"); the comparison with them is printed.
 set -euo pipefail
 

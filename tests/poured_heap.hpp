@@ -30,8 +30,9 @@ struct PourSpec {
   double flip_ratio = 0.05;            // of the sand
   Transfer transfer = Transfer::Flip;  // the sand's (flip_ratio is used with Flip only)
   SandRheology::Kind rheology = SandRheology::Kind::ZhuBridson;
-  double cfl = 1.0;      // cells a particle may cross per step
-  double max_dt = 0.01;  // s
+  double cfl = 1.0;           // cells a particle may cross per step
+  double max_dt = 0.01;       // s
+  int friction_substeps = 0;  // 0: the transfer's default (friction_substeps() in case_config)
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
@@ -48,6 +49,7 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.flip_ratio = s.flip_ratio;
   sand.transfer = s.transfer;
   sand.rheology.kind = s.rheology;
+  sand.rheology.friction_substeps = s.friction_substeps;
   if (sand.rheology.carries_stress()) sand.rheology.surface_static_friction = false;
   sand.friction_angle_deg = s.friction_angle;
   c.materials.push_back(sand);

@@ -214,44 +214,80 @@ TEST(SandPlasticity, StressDivergenceOfLinearFieldIsExact) {
   EXPECT_GT(global_sum(t.topo, int64_t(checked)), 0);
 }
 
-// A yielding layer (k >= 3) on a rigid bed, with the frictional shear stress
-// sigma_xz = -0.5 p and p linear in z: the bed cells' own stress (here 0) is ignored, and the
-// lowest yielding row feels the frictional stress at the bed's pressure, so its x-faces get
-// the exact u_x -= dt/rho d(sigma_xz)/dz, as inside the layer (but for the stored stress's
-// round-off; p <= p0 here).
+// A yielding layer (k >= 3) on a rigid bed (k < 3), both at rest, with the frictional shear
+// stress sigma_xz = -0.5 p in the layer and p linear in z, after one stress divergence.
+struct LayerOnRigidBed {
+  static constexpr double dx = 0.1, dt = 0.01, rho = 1600, p0 = 1000, gradient = -500;
+  TestGrid t{MPI_COMM_WORLD, {8, 4, 8}, dx};
+  Box domain = t.topo.global(Stagger::Cell);
+
+  LayerOnRigidBed() {
+    t.grid.allocate_sand(t.topo);
+    StressField stress;
+    Array3<uint8_t> yielding(t.topo.local(Stagger::Cell), Stagger::Cell, 0);
+    for (int n = 0; n < 6; ++n) stress[n].reset(t.topo.local(Stagger::Cell), Stagger::Cell, 0.0);
+    for_each_index(domain.intersect(yielding.box()), [&](int i, int j, int k) {
+      t.make_sand(i, j, k, rho);
+      const double p = p0 + gradient * t.grid.cell_centre(i, j, k)[2];
+      t.grid.pressure(i, j, k) = p;
+      if (k >= 3) {
+        yielding(i, j, k) = 1;
+        stress[SymTensor::index(0, 2)](i, j, k) = -0.5 * p;
+      } else {
+        t.grid.rigid(i, j, k) = 1;
+      }
+    });
+    apply_stress_divergence(t.topo, t.grid, stress, yielding, yielding.box(), dt);
+  }
+
+  // Calls check(i, j, k) on the owned x-faces of rows k in [k_lo, k_hi) away from the side
+  // walls, and returns how many there are on all ranks.
+  template <class F>
+  int64_t for_each_x_face(int k_lo, int k_hi, F&& check) {
+    int64_t checked = 0;
+    Box faces = t.topo.owned(face_stagger(0)).intersect(t.topo.global(face_stagger(0)));
+    faces.lo[0] = std::max(faces.lo[0], 1);
+    faces.hi[0] = std::min(faces.hi[0], domain.hi[0]);
+    faces.lo[2] = std::max(faces.lo[2], k_lo);
+    faces.hi[2] = std::min(faces.hi[2], k_hi);
+    for_each_index(faces, [&](int i, int j, int k) {
+      check(i, j, k);
+      ++checked;
+    });
+    return global_sum(t.topo, checked);
+  }
+};
+
+// The bed cells' own stress (here 0) is ignored, and the lowest yielding row feels the
+// frictional stress at the bed's pressure, so its x-faces get the exact
+// u_x -= dt/rho d(sigma_xz)/dz, as inside the layer (but for the stored stress's round-off;
+// p <= p0 here).
 TEST(SandPlasticity, RigidBedPassesTheFlowsFrictionalStress) {
-  const double dx = 0.1, dt = 0.01, rho = 1600, p0 = 1000, gradient = -500;
-  TestGrid t(MPI_COMM_WORLD, {8, 4, 8}, dx);
-  t.grid.allocate_sand(t.topo);
-  const Box domain = t.topo.global(Stagger::Cell);
-  StressField stress;
-  Array3<uint8_t> yielding(t.topo.local(Stagger::Cell), Stagger::Cell, 0);
-  for (int n = 0; n < 6; ++n) stress[n].reset(t.topo.local(Stagger::Cell), Stagger::Cell, 0.0);
-  for_each_index(domain.intersect(yielding.box()), [&](int i, int j, int k) {
-    t.make_sand(i, j, k, rho);
-    const double p = p0 + gradient * t.grid.cell_centre(i, j, k)[2];
-    t.grid.pressure(i, j, k) = p;
-    if (k >= 3) {
-      yielding(i, j, k) = 1;
-      stress[SymTensor::index(0, 2)](i, j, k) = -0.5 * p;
-    } else {
-      t.grid.rigid(i, j, k) = 1;
-    }
-  });
-  apply_stress_divergence(t.topo, t.grid, stress, yielding, yielding.box(), dt);
-  int checked = 0;
-  Box faces = t.topo.owned(face_stagger(0)).intersect(t.topo.global(face_stagger(0)));
-  faces.lo[0] = std::max(faces.lo[0], 1);
-  faces.hi[0] = std::min(faces.hi[0], domain.hi[0]);
-  faces.lo[2] = std::max(faces.lo[2], 3);
-  faces.hi[2] = std::min(faces.hi[2], 4);
-  for_each_index(faces, [&](int i, int j, int k) {
-    EXPECT_NEAR(t.grid.vel[0](i, j, k), -dt / rho * (-0.5 * gradient),
-                stored_stress_tolerance(0.5 * p0, dx, dt, rho))
+  using L = LayerOnRigidBed;
+  L scene;
+  const int64_t checked = scene.for_each_x_face(3, 4, [&](int i, int j, int k) {
+    EXPECT_NEAR(scene.t.grid.vel[0](i, j, k), -L::dt / L::rho * (-0.5 * L::gradient),
+                stored_stress_tolerance(0.5 * L::p0, L::dx, L::dt, L::rho))
         << i << " " << j << " " << k;
-    ++checked;
   });
-  EXPECT_EQ(global_sum(t.topo, int64_t(checked)), int64_t(7 * 4));
+  EXPECT_EQ(checked, int64_t(7 * 4));
+}
+
+// The bed takes the opposite of the friction the flow gets across their interface, so the
+// rigid fit that follows gives a cluster the drag of the flow over it (a plug riding a
+// sheared layer is braked by it). The x-faces of the bed's top row get
+// u_x = +dt/(rho dx) 0.5 p at the interface; the rows under it, inside the body, get nothing.
+TEST(SandPlasticity, RigidBedTakesTheReactionOfTheFlowsFriction) {
+  using L = LayerOnRigidBed;
+  L scene;
+  const double p_interface = L::p0 + L::gradient * 3 * L::dx;
+  const int64_t checked = scene.for_each_x_face(0, 3, [&](int i, int j, int k) {
+    const double expected = k == 2 ? L::dt / (L::rho * L::dx) * 0.5 * p_interface : 0.0;
+    EXPECT_NEAR(scene.t.grid.vel[0](i, j, k), expected,
+                stored_stress_tolerance(0.5 * L::p0, L::dx, L::dt, L::rho))
+        << i << " " << j << " " << k;
+  });
+  EXPECT_EQ(checked, int64_t(7 * 4 * 3));
 }
 
 // A sand layer sheared as u_x = U sin(2 pi z / H) at low pressure yields everywhere, and its

@@ -6,7 +6,8 @@
 //
 // Prints the slope of each flank, the heap's height and base, the largest speed left and
 // the particle count against the particles created. --report-every follows the heap while
-// it is poured and settles; --flip-ratio, --transfer, --cfl and --max-dt vary the numerics.
+// it is poured and settles; --flip-ratio, --transfer, --cfl, --max-dt and --friction-substeps
+// vary the numerics.
 #include <mpi.h>
 #include <petscsys.h>
 
@@ -52,6 +53,8 @@ int main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(rheologies));
   app.add_option("--cfl", s.cfl, "cells a particle may cross per step");
   app.add_option("--max-dt", s.max_dt, "longest step, s");
+  app.add_option("--friction-substeps", s.friction_substeps,
+                 "substeps of the frictional stress (0: the transfer's default)");
   double report_every = 0;
   app.add_option("--report-every", report_every,
                  "also print the slopes, top and largest speed every so many seconds");
