@@ -193,10 +193,8 @@ struct DivergenceStencil {
 
   // The force on a face between two cells that do not yield, at least one of them rigid: the
   // opposite of each flux that a yielding face next to it takes across their shared edge (or,
-  // along a, across the cell between them). The rigid fit then gives a cluster the friction
-  // of the flow it touches, as the flow gets the cluster's; without it the flow lost momentum
-  // to nothing and a rigid raft rode a sheared layer without friction.
-  // `face` is the face's index, which is R's; L is one cell below it along a.
+  // along a, across the cell between them); see above. `face` is the face's index, which is
+  // R's; L is one cell below it along a.
   double rigid_face_reaction(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
                              double dx) const {
     const float* sigma_aa = stress[a].data();
@@ -240,7 +238,7 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
   const float* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
-    // Rigid faces next to yielding ones lie one cell outside the yielding cells' faces.
+    // The faces of the sand's cells: the yielding faces and the rigid faces beside them.
     const Box faces = topo.owned(face_stagger(a))
                           .intersect(topo.global(face_stagger(a)))
                           .intersect(faces_of_cells(yielding_box, a));
