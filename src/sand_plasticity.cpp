@@ -151,13 +151,23 @@ namespace {
 // yielding arrays share one box (the grid's, or its part in the sand window), the grid's cell
 // arrays (type, rigid flags only where they share the stress' box, pressure) have their own.
 struct DivergenceStencil {
+  DivergenceStencil(const MacGrid& g, const StressField& stress_field,
+                    const Array3<uint8_t>& yielding_cells)
+      : stress(stress_field),
+        type(g.cell_type),
+        yielding(yielding_cells),
+        types(type.data()),
+        yields(yielding.data()),
+        rigids(g.rigid.box() == yielding.box() ? g.rigid.data() : nullptr),
+        pressure(g.pressure.data()) {}
+
+  const StressField& stress;
+  const Array3<uint8_t>& type;
+  const Array3<uint8_t>& yielding;
   const uint8_t* types;
   const uint8_t* yields;
   const uint8_t* rigids;  // null where no cell was classified: sigma_ab is used as it is
   const double* pressure;
-  const StressField& stress;
-  const Array3<uint8_t>& type;
-  const Array3<uint8_t>& yielding;
 
   bool yielding_face(int64_t Ls, int64_t Rs) const { return yields[Ls] || yields[Rs]; }
 
@@ -228,13 +238,7 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
     same_boxes = same_boxes && component.box() == yielding.box();
   if (!same_boxes)
     throw std::invalid_argument("apply_stress_divergence: stress and yielding must share a box");
-  const DivergenceStencil stencil{g.cell_type.data(),
-                                  yielding.data(),
-                                  g.rigid.box() == yielding.box() ? g.rigid.data() : nullptr,
-                                  g.pressure.data(),
-                                  stress,
-                                  g.cell_type,
-                                  yielding};
+  const DivergenceStencil stencil(g, stress, yielding);
   const float* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
