@@ -88,9 +88,12 @@ struct SandPlasticityStats {
 // carries the frictional stress of the interface instead of its own, and the faces of rigid
 // cells next to yielding faces take the opposite of the flux those faces take across their
 // shared edges, so the rigid fit gives a cluster the friction of the flow it touches (see
-// the .cpp). Stencil in the .cpp. Ghost faces are left as they were.
+// the .cpp). Given `rigid_reaction` (arrays over the faces of yielding_box's cells), that
+// reaction is added there instead of to the rigid faces' velocities. Stencil in the .cpp.
+// Ghost faces are left as they were.
 void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
-                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt);
+                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt,
+                             std::array<Array3<double>, 3>* rigid_reaction = nullptr);
 
 // The sand stage, after project_pressure (grid.vel, grid.pressure, grid.density and
 // grid.cell_type halo-consistent). `sand_cells` marks fluid cells whose particles are sand
