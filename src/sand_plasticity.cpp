@@ -120,8 +120,14 @@ void add_viscous_stress(SymTensor& sigma, const SymTensor& strain_rate, double v
 //                 + sum_{b != a} (sigma_ab at the edge above f along b - at the edge below) / dx,
 // where an edge value is the mean of the four cells around that edge (L, R and their
 // neighbours along b). That is the central difference over 2 dx of the L/R mean of sigma_ab,
-// exact for linear stress fields. Cells without sand (air, water, solid) carry no stress,
-// so a stress ending at a free surface pushes the surface faces like a traction would.
+// exact for linear stress fields. Cells without sand (air, water, solid) carry no stress.
+// An edge whose two cells beyond L and R are both air or solid lies on the sand's boundary
+// and carries no flux: a free surface takes no traction, a symmetry plane no shear, and a
+// wall's shear is the Coulomb wall friction's alone (wall_friction.hpp). The mean of four
+// there would be half the row's stress: the edges of a layer's top and bottom rows did not
+// cancel, and a flowing layer lost momentum at (sigma_xz(bottom row) - sigma_xz(top row)) / 2
+// per unit area on top of its wall friction, even on a frictionless floor. Inside the sand
+// the row's own stress cancels, so the update there is the central difference above.
 //
 // A rigid cell next to a yielding one along b does not enter sigma_ab with its own
 // sigma_rigid. sigma_rigid is only the stress that would stop the rigid cell's own (mostly
@@ -187,6 +193,21 @@ struct DivergenceStencil {
     return p_row > 0 ? sigma_ab[row_s] * std::max(pressure[cell], 0.0) / p_row : 0.0;
   }
 
+  // Whether the edge between cells L, R and the two cells `step` beyond them lies on the
+  // boundary of the fluid: both of those are air or solid.
+  bool on_boundary(int64_t L, int64_t R, int64_t step) const {
+    return types[L + step] != kFluid && types[R + step] != kFluid;
+  }
+
+  // Four times the flux of sigma_ab across the edge beside the face between L and R, on
+  // `side` along b: the sum of the edge's four cells, or 0 on the sand's boundary.
+  double edge_flux(const float* sigma_ab, int b, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
+                   int side) const {
+    if (on_boundary(L, R, side * type.stride(b))) return 0.0;
+    return double(sigma_ab[Ls]) + double(sigma_ab[Rs]) + edge(sigma_ab, b, L, Ls, side) +
+           edge(sigma_ab, b, R, Rs, side);
+  }
+
   // (div sigma)_a on the face between L and R, one of which yields.
   double yielding_face_divergence(int a, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
                                   double dx) const {
@@ -194,9 +215,9 @@ struct DivergenceStencil {
     for (int b = 0; b < 3; ++b) {
       if (b == a) continue;
       const float* sigma_ab = stress[SymTensor::index(a, b)].data();
-      const double above = edge(sigma_ab, b, L, Ls, 1) + edge(sigma_ab, b, R, Rs, 1);
-      const double below = edge(sigma_ab, b, L, Ls, -1) + edge(sigma_ab, b, R, Rs, -1);
-      div += (above - below) / (4 * dx);
+      div +=
+          (edge_flux(sigma_ab, b, L, Ls, R, Rs, 1) - edge_flux(sigma_ab, b, L, Ls, R, Rs, -1)) /
+          (4 * dx);
     }
     return div;
   }
