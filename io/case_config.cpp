@@ -649,7 +649,14 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
                                           kind + " sand carries its weight with its own stress)");
   r.surface_static_friction =
       !carries_stress && m.boolean("surface_static_friction", r.surface_static_friction);
-  if (kind == "zhu_bridson") return r;
+  if (kind != "zhu_bridson" && m.has("yield_surface"))
+    m.fail("yield_surface", "applies to rheology = \"zhu_bridson\" only");
+  if (kind == "zhu_bridson") {
+    if (m.has("yield_surface") &&
+        m.choice("yield_surface", {"drucker_prager", "mohr_coulomb"}) == "mohr_coulomb")
+      r.yield_surface = SandRheology::YieldSurface::MohrCoulomb;
+    return r;
+  }
   if (kind == "rigid_plastic") {
     r.kind = SandRheology::Kind::RigidPlastic;
     return r;
@@ -708,6 +715,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
                   "grain_density",
                   "shear_modulus",
                   "surface_static_friction",
+                  "yield_surface",
                   "friction_substeps"});
     MaterialSpec spec;
     spec.name = m.non_empty_string("name", kRequired);
@@ -748,7 +756,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
       m.forbid({"friction_angle", "cohesion", "c_dry", "porosity", "ideal_saturation", "c_wet",
                 "mud_viscosity", "propagation_rate", "conductivity", "saturation", "rheology",
                 "friction_angle_dynamic", "i0", "grain_diameter", "grain_density",
-                "friction_substeps", "shear_modulus", "surface_static_friction"},
+                "friction_substeps", "shear_modulus", "surface_static_friction", "yield_surface"},
                "kind = \"sand\"", "kind = \"water\"");
     }
     cfg.materials.push_back(spec);

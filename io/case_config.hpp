@@ -64,6 +64,13 @@ struct SandRheology {
   // stiffness far below a real sand's (10-100 MPa): the elastic strain is the stress over G,
   // and the substeps grow as sqrt(G) (src/elastic_plastic_sand.hpp).
   double shear_modulus = 2e5;
+  // zhu_bridson only: the shape of the yield surface in the deviatoric plane. Drucker-Prager
+  // (the paper's) is one strength for every direction of strain; Mohr-Coulomb's is the same
+  // in plane strain and up to 45% stronger in axisymmetric compression (src/sand_rheology.hpp).
+  enum class YieldSurface {
+    DruckerPrager,
+    MohrCoulomb
+  } yield_surface = YieldSurface::DruckerPrager;
   // zhu_bridson and mu_i: a slow surface cell on a slope flatter than the friction angle
   // stays rigid (src/surface_rest.hpp); false gives the paper's yield test alone.
   bool surface_static_friction = true;

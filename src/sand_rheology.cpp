@@ -1,6 +1,7 @@
 #include "src/sand_rheology.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -11,14 +12,37 @@ namespace {
 // Strain per step below which D is round-off and its direction meaningless.
 constexpr double kNegligibleStrain = 1e-12;
 
+// sin(phi) of the cell's friction, along its direction of strain when the surface is
+// Mohr-Coulomb's.
+double zhu_bridson_sin_phi(const SandFriction& f, const SandCellState& c) {
+  const double sin_phi = f.sin_phi * c.wet.friction_scale;
+  return f.mohr_coulomb ? sin_phi * mohr_coulomb_scale(c.strain_rate, sin_phi) : sin_phi;
+}
+
 bool zhu_bridson_stays_rigid(const SandFriction& f, const SandCellState& c,
                              const SymTensor& sigma_rigid) {
-  return stays_rigid(sigma_rigid, c.pressure, f.sin_phi * c.wet.friction_scale, c.wet.cohesion);
+  return stays_rigid(sigma_rigid, c.pressure, zhu_bridson_sin_phi(f, c), c.wet.cohesion);
 }
 
 SymTensor zhu_bridson_yielding_stress(const SandFriction& f, const SandCellState& c) {
-  return flowing_stress(c.strain_rate, c.pressure, f.sin_phi * c.wet.friction_scale,
-                        c.wet.viscosity, c.density, c.dx, c.dt);
+  return flowing_stress(c.strain_rate, c.pressure, zhu_bridson_sin_phi(f, c), c.wet.viscosity,
+                        c.density, c.dx, c.dt);
+}
+
+// The principal values of a traceless symmetric tensor over its Frobenius norm, largest
+// first, from its invariants (the trigonometric solution of the characteristic cubic).
+std::array<double, 3> unit_deviator_principal_values(const SymTensor& deviator) {
+  const double norm = deviator.frobenius_norm();
+  const SymTensor& d = deviator;
+  const double j3 = d(0, 0) * (d(1, 1) * d(2, 2) - d(1, 2) * d(1, 2)) -
+                    d(0, 1) * (d(0, 1) * d(2, 2) - d(1, 2) * d(0, 2)) +
+                    d(0, 2) * (d(0, 1) * d(1, 2) - d(1, 1) * d(0, 2));
+  // cos(3 alpha) = 3 sqrt(6) J3 / |d|^3, with J2 = |d|^2 / 2.
+  const double cos_3alpha = std::clamp(3 * std::sqrt(6.0) * j3 / (norm * norm * norm), -1.0, 1.0);
+  const double alpha = std::acos(cos_3alpha) / 3;
+  const double r = std::sqrt(2.0 / 3.0);
+  return {r * std::cos(alpha), r * std::cos(alpha - 2 * M_PI / 3),
+          r * std::cos(alpha + 2 * M_PI / 3)};
 }
 
 bool mu_of_i_stays_rigid(const SandFriction& f, const SandCellState& c,
@@ -58,12 +82,23 @@ SandFriction sand_friction(const MaterialSpec& sand) {
   SandFriction f;
   f.kind = r.kind;
   f.sin_phi = std::sin(degrees_to_radians(sand.friction_angle_deg));
+  f.mohr_coulomb = r.yield_surface == SandRheology::YieldSurface::MohrCoulomb;
   f.mu_static = std::tan(degrees_to_radians(sand.friction_angle_deg));
   f.mu_limit = std::tan(degrees_to_radians(r.dynamic_friction_angle_deg));
   f.i0 = r.inertial_number_i0;
   f.grain_diameter = r.grain_diameter;
   f.grain_density = r.grain_density;
   return f;
+}
+
+double mohr_coulomb_scale(const SymTensor& strain_rate, double sin_phi) {
+  SymTensor deviator = strain_rate;
+  const double mean = strain_rate.trace() / 3;
+  for (int a = 0; a < 3; ++a) deviator(a, a) -= mean;
+  if (!(deviator.frobenius_norm() > 0)) return 1.0;
+  const auto [n1, n2, n3] = unit_deviator_principal_values(deviator);
+  const double sin_phi_mc = std::min(std::sqrt(1.5) * sin_phi, 1.0);
+  return std::sqrt(0.5) / (0.5 * (n1 - n3) - 0.5 * n2 * sin_phi_mc);
 }
 
 double mu_of_inertial_number(const SandFriction& f, double inertial_number) {

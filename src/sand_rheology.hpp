@@ -16,6 +16,13 @@
 //    simple shear the shear stress is mu(I) p, so a heap's flanks stop at atan(mu_s), the
 //    friction angle (src/README.md, "Sand").
 //
+// Zhu & Bridson's cone (Drucker-Prager) has one strength for every direction of strain. With
+// `yield_surface = "mohr_coulomb"` both its stresses take Mohr-Coulomb's dependence on the
+// intermediate principal stress instead (mohr_coulomb_scale below): unchanged in plane strain,
+// where eq. 2 puts heaps at 31.5 degrees for phi = 30, and stronger in axisymmetric
+// compression, the state of a collapsing column's core (2 sqrt(3) / (3 - sin(phi_mc)) times,
+// 1.45 for phi = 30).
+//
 // Stresses are compression positive (see sand_plasticity.hpp).
 #pragma once
 #include "io/case_config.hpp"
@@ -42,12 +49,21 @@ struct SandCellStress {
 // (no trigonometry per cell).
 struct SandFriction {
   SandRheology::Kind kind = SandRheology::Kind::ZhuBridson;
-  double sin_phi = 0;    // Zhu & Bridson: sin(friction_angle)
-  double mu_static = 0;  // mu(I): tan(friction_angle)
-  double mu_limit = 0;   // mu(I): tan(friction_angle_dynamic)
+  double sin_phi = 0;         // Zhu & Bridson: sin(friction_angle)
+  bool mohr_coulomb = false;  // Zhu & Bridson: yield_surface = "mohr_coulomb"
+  double mu_static = 0;       // mu(I): tan(friction_angle)
+  double mu_limit = 0;        // mu(I): tan(friction_angle_dynamic)
   double i0 = 0, grain_diameter = 0, grain_density = 0;
 };
 SandFriction sand_friction(const MaterialSpec& sand);
+
+// The strength of Mohr-Coulomb's surface along the deviatoric direction of `strain_rate`,
+// over its strength in plane strain (1 there and in simple shear). The surface is the one
+// through Zhu & Bridson's flowing stress in plane strain, whose largest obliquity is
+// sin(phi_mc) = sqrt(3/2) sin_phi: for stress codirectional with the strain rate's deviator n
+// (principal values n1 >= n2 >= n3, |n| = 1), Mohr-Coulomb's (s1 - s3) / 2 = (p + s2 / 2)
+// sin(phi_mc) gives the stress's size as p sin(phi_mc) / ((n1 - n3) / 2 - n2 sin(phi_mc) / 2).
+double mohr_coulomb_scale(const SymTensor& strain_rate, double sin_phi);
 
 // mu(I) of Jop et al. 2006 for inertial number I > 0 (infinite I gives mu_2).
 double mu_of_inertial_number(const SandFriction& f, double inertial_number);

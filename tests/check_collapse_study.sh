@@ -16,7 +16,7 @@
 #   cell, 4% of a = 1's law. The seed alone moves the 1 cm errors by up to 4.0 (runout) and
 #   1.5 (height) points. Over all five aspect ratios the differences reach 16.1 points of
 #   runout (a = 0.5, whose 1 cm deposits end a ring or two shorter) and 7.9 of height.
-# The laws themselves are not met yet (runouts 11-38% short, heights up to 18% low: README,
+# The laws themselves are not met yet (runouts 19-38% short, heights up to 26% low: README,
 # "Known limits"); the comparison with them is printed.
 set -euo pipefail
 

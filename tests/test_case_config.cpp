@@ -798,6 +798,13 @@ max = [0.2, 0.2, 0.2]
                           sand_source,
                       "x.toml");
   EXPECT_EQ(friction_substeps(chosen.materials[0]), 3);
+  // The yield surface's shape: Drucker-Prager's unless the case asks for Mohr-Coulomb's.
+  EXPECT_EQ(plain.materials[0].rheology.yield_surface, SandRheology::YieldSurface::DruckerPrager);
+  CaseConfig mohr_coulomb =
+      parse_case_text(kDomain + kTime + sand + "yield_surface = \"mohr_coulomb\"\n" + sand_source,
+                      "x.toml");
+  EXPECT_EQ(mohr_coulomb.materials[0].rheology.yield_surface,
+            SandRheology::YieldSurface::MohrCoulomb);
 }
 
 TEST(CaseConfigErrors, SandRheology) {
@@ -819,6 +826,10 @@ TEST(CaseConfigErrors, SandRheology) {
   expect_error(sand + "rheology = \"rigid_plastic\"\nsurface_static_friction = false\n" +
                    sand_source,
                {"material[0].surface_static_friction", "rigid_plastic sand carries"});
+  expect_error(sand + "yield_surface = \"tresca\"\n" + sand_source,
+               {"material[0].yield_surface", "\"drucker_prager\" or \"mohr_coulomb\""});
+  expect_error(sand + "rheology = \"mu_i\"\nyield_surface = \"mohr_coulomb\"\n" + sand_source,
+               {"material[0].yield_surface", "rheology = \"zhu_bridson\" only"});
   expect_error(sand + "friction_substeps = 0\n" + sand_source,
                {"material[0].friction_substeps", "[1, 64]", "got 0"});
   expect_error(sand + "friction_substeps = 2.5\n" + sand_source,

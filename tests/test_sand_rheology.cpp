@@ -98,3 +98,67 @@ TEST(SandRheology, ZhuBridsonFlowsAtTwiceItsYieldStress) {
   ASSERT_FALSE(s.rigid);
   EXPECT_NEAR(s.sigma(0, 2), -std::sqrt(1.5) * 0.5 * p, 1e-6);
 }
+
+namespace {
+
+SymTensor diagonal(double xx, double yy, double zz) {
+  SymTensor d;
+  d(0, 0) = xx;
+  d(1, 1) = yy;
+  d(2, 2) = zz;
+  return d;
+}
+
+// sin of the largest obliquity of the cell's total stress p I + sigma (compression
+// positive), for a diagonal sigma: (s_max - s_min) / (s_max + s_min).
+double obliquity(const SymTensor& sigma, double p) {
+  const double a = p + sigma(0, 0), b = p + sigma(1, 1), c = p + sigma(2, 2);
+  const double hi = std::max({a, b, c}), lo = std::min({a, b, c});
+  return (hi - lo) / (hi + lo);
+}
+
+}  // namespace
+
+// Mohr-Coulomb's strength over plane strain's, by hand: 1 in plane strain and simple shear,
+// 2 sqrt(3) / (3 - sin(phi_mc)) in axisymmetric compression (two equal extensions), whatever
+// the axis, and 2 sqrt(3) / (3 + sin(phi_mc)) in axisymmetric extension.
+TEST(SandRheology, MohrCoulombScaleByHand) {
+  const double sin_phi = 0.5, sin_mc = std::sqrt(1.5) * 0.5;
+  EXPECT_NEAR(mohr_coulomb_scale(diagonal(1, -1, 0), sin_phi), 1.0, 1e-9);
+  EXPECT_NEAR(mohr_coulomb_scale(simple_shear(3.0, 1000, 1e-3).strain_rate, sin_phi), 1.0, 1e-9);
+  const double compression = 2 * std::sqrt(3.0) / (3 - sin_mc);
+  EXPECT_NEAR(compression, 1.451, 1e-3);
+  EXPECT_NEAR(mohr_coulomb_scale(diagonal(1, 1, -2), sin_phi), compression, 1e-9);
+  EXPECT_NEAR(mohr_coulomb_scale(diagonal(-2, 1, 1), sin_phi), compression, 1e-9);
+  // The same compression along (1, 1, 0) / sqrt(2): D = I - 3 e e^T.
+  SymTensor tilted = diagonal(-0.5, -0.5, 1);
+  tilted(0, 1) = -1.5;
+  EXPECT_NEAR(mohr_coulomb_scale(tilted, sin_phi), compression, 1e-9);
+  EXPECT_NEAR(mohr_coulomb_scale(diagonal(-1, -1, 2), sin_phi), 2 * std::sqrt(3.0) / (3 + sin_mc),
+              1e-9);
+  EXPECT_DOUBLE_EQ(mohr_coulomb_scale(SymTensor{}, sin_phi), 1.0);
+}
+
+// With yield_surface = "mohr_coulomb" a sliding cell's stress has the same largest obliquity
+// whatever its direction of strain, sqrt(3/2) sin(phi) (that of eq. 2 in plane strain), where
+// Drucker-Prager's cone, |s| = sqrt(3) sin(phi) p along (1, 1, -2) / sqrt(6), gives
+// axisymmetric compression 3 k / (2 + k) with k = sin(phi) / sqrt(2): 26% less.
+TEST(SandRheology, MohrCoulombFlowsAtOneObliquity) {
+  MaterialSpec sand = mu_of_i_sand();
+  sand.rheology.kind = SandRheology::Kind::ZhuBridson;
+  sand.rheology.yield_surface = SandRheology::YieldSurface::MohrCoulomb;
+  const double p = 1000, expected = std::sqrt(1.5) * 0.5;
+  SandCellState cell = simple_shear(1.0, p, 1e-3);
+  for (const SymTensor& d :
+       {diagonal(1, -1, 0), diagonal(1, 1, -2), diagonal(-1, -1, 2), diagonal(2, -0.5, -1.5)}) {
+    for (int n = 0; n < 6; ++n) cell.strain_rate.c[n] = 100 * d.c[n];
+    const SandCellStress s = sand_cell_stress(sand_friction(sand), cell);
+    ASSERT_FALSE(s.rigid);
+    EXPECT_NEAR(obliquity(s.sigma, p), expected, 1e-7);
+  }
+  sand.rheology.yield_surface = SandRheology::YieldSurface::DruckerPrager;
+  cell.strain_rate = diagonal(100, 100, -200);
+  const double drucker_prager = obliquity(sand_cell_stress(sand_friction(sand), cell).sigma, p);
+  const double k = 0.5 / std::sqrt(2.0);
+  EXPECT_NEAR(drucker_prager, 3 * k / (2 + k), 1e-7);
+}
