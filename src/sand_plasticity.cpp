@@ -76,11 +76,15 @@ SymTensor strain_rate(const MacGrid& g, int i, int j, int k) {
   return d;
 }
 
+SymTensor deviatoric_part(const SymTensor& t) {
+  SymTensor deviator = t;
+  const double mean = t.trace() / 3;
+  for (int a = 0; a < 3; ++a) deviator(a, a) -= mean;
+  return deviator;
+}
+
 double von_mises_equivalent(const SymTensor& sigma) {
-  SymTensor deviatoric = sigma;
-  const double mean = sigma.trace() / 3;
-  for (int a = 0; a < 3; ++a) deviatoric(a, a) -= mean;
-  return deviatoric.frobenius_norm() / std::sqrt(2.0);
+  return deviatoric_part(sigma).frobenius_norm() / std::sqrt(2.0);
 }
 
 SymTensor rigid_stress(const SymTensor& strain_rate, double density, double dx, double dt) {

@@ -50,6 +50,9 @@ SymTensor strain_rate(const MacGrid& grid, int i, int j, int k);
 // i.e. sqrt(J2) of the deviatoric part. sqrt(3) sigma_bar equals s for uniaxial stress s.
 double von_mises_equivalent(const SymTensor& sigma);
 
+// t minus its mean normal part: the deviator, traceless.
+SymTensor deviatoric_part(const SymTensor& t);
+
 // eq. 3: the stress that stops the cell's deformation within one step.
 SymTensor rigid_stress(const SymTensor& strain_rate, double density, double dx, double dt);
 

@@ -92,9 +92,7 @@ SandFriction sand_friction(const MaterialSpec& sand) {
 }
 
 double mohr_coulomb_scale(const SymTensor& strain_rate, double sin_phi) {
-  SymTensor deviator = strain_rate;
-  const double mean = strain_rate.trace() / 3;
-  for (int a = 0; a < 3; ++a) deviator(a, a) -= mean;
+  const SymTensor deviator = deviatoric_part(strain_rate);
   if (!(deviator.frobenius_norm() > 0)) return 1.0;
   const auto [n1, n2, n3] = unit_deviator_principal_values(deviator);
   const double sin_phi_mc = std::min(std::sqrt(1.5) * sin_phi, 1.0);
