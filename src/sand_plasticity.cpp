@@ -244,9 +244,7 @@ struct DivergenceStencil {
         const int64_t Lb = L + side * type.stride(b), Rb = R + side * type.stride(b);
         const int64_t Lbs = Ls + side * yielding.stride(b), Rbs = Rs + side * yielding.stride(b);
         if (!yielding_face(Lbs, Rbs) || types[Lb] == kSolid || types[Rb] == kSolid) continue;
-        const double flux = sigma_ab[Lbs] + sigma_ab[Rbs] + edge(sigma_ab, b, Lb, Lbs, -side) +
-                            edge(sigma_ab, b, Rb, Rbs, -side);
-        div += side * flux / (4 * dx);
+        div += side * edge_flux(sigma_ab, b, Lb, Lbs, Rb, Rbs, -side) / (4 * dx);
       }
     }
     return div;
@@ -264,6 +262,7 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
   if (!same_boxes)
     throw std::invalid_argument("apply_stress_divergence: stress and yielding must share a box");
   const DivergenceStencil stencil(g, stress, yielding);
+  const uint8_t* types = stencil.types;
   const float* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
@@ -276,7 +275,6 @@ void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField
       // R and L in the grid's cell arrays, Rs and Ls in the sand's.
       const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
       const int64_t Rs = yielding.offset(i, j, k), Ls = Rs - yielding.stride(a);
-      const uint8_t* types = stencil.types;
       if (types[L] == kSolid || types[R] == kSolid) return;
       const double rho = face_density(types[L], density[L], types[R], density[R]);
       if (stencil.yielding_face(Ls, Rs))

@@ -290,42 +290,62 @@ TEST(SandPlasticity, RigidBedTakesTheReactionOfTheFlowsFriction) {
   EXPECT_EQ(checked, int64_t(7 * 4 * 3));
 }
 
+// A 6 x 4 x nz grid of 5 cm cells with sand in its lowest `depth` rows and u_x = profile(k)
+// on every x-face, for one step of the sand stage (phi = 30, no gravity).
+struct ShearedSand {
+  static constexpr double dx = 0.05, dt = 0.01, rho = 1600;
+  TestGrid t;
+  int depth;
+
+  template <class Profile>
+  ShearedSand(int nz, int sand_depth, Profile profile)
+      : t(MPI_COMM_WORLD, {6, 4, nz}, dx), depth(sand_depth) {
+    const Box domain = t.topo.global(Stagger::Cell);
+    for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+      if (domain.contains(i, j, k) && k < depth) t.make_sand(i, j, k, rho);
+    });
+    for_each_index(t.grid.vel[0].box(),
+                   [&](int i, int j, int k) { t.grid.vel[0](i, j, k) = profile(k); });
+  }
+
+  SandPlasticityStats step() {
+    return apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt,
+                                 kNoGravity);
+  }
+
+  // Calls f(u) on this rank's x-faces between two sand cells (the wall faces at x = 0 and
+  // x = 6 dx are not updated).
+  template <class F>
+  void for_each_inner_speed(F&& f) const {
+    const Box between_cells{{1, 0, 0}, {6, 4, depth}};
+    for_each_index(t.topo.owned(Stagger::FaceX).intersect(between_cells),
+                   [&](int i, int j, int k) { f(t.grid.vel[0](i, j, k)); });
+  }
+};
+
 // A sand layer sheared as u_x = U sin(2 pi z / H) at low pressure yields everywhere, and its
 // frictional stress must take speed out of the flow: the fastest faces slow down and the
 // kinetic energy drops. (With the opposite sign of the update it would grow.)
 TEST(SandPlasticity, FrictionalUpdateResistsShear) {
-  const double dx = 0.05, dt = 0.01, rho = 1600, U = 1.0;
   const int nz = 8;
-  TestGrid t(MPI_COMM_WORLD, {6, 4, nz}, dx);
-  const Box domain = t.topo.global(Stagger::Cell);
-  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
-    if (domain.contains(i, j, k)) t.make_sand(i, j, k, rho);
-  });
-  t.grid.pressure.fill(200.0);
-  for_each_index(t.grid.vel[0].box(), [&](int i, int j, int k) {
-    t.grid.vel[0](i, j, k) = U * std::sin(2 * M_PI * (k + 0.5) / nz);
-  });
+  ShearedSand layer(nz, nz, [](int k) { return std::sin(2 * M_PI * (k + 0.5) / nz); });
+  layer.t.grid.pressure.fill(200.0);
   auto energy_and_peak = [&](double& energy, double& peak) {
     energy = 0;
     peak = 0;
-    // x-faces between two sand cells (the wall faces at x = 0 and x = 6 dx are not updated).
-    const Box between_cells{{1, 0, 0}, {6, 4, nz}};
-    for_each_index(t.topo.owned(Stagger::FaceX).intersect(between_cells),
-                   [&](int i, int j, int k) {
-                     const double u = t.grid.vel[0](i, j, k);
-                     energy += 0.5 * rho * u * u;
-                     peak = std::max(peak, std::abs(u));
-                   });
-    energy = global_sum(t.topo, energy);
-    peak = global_max(t.topo, peak);
+    layer.for_each_inner_speed([&](double u) {
+      energy += 0.5 * ShearedSand::rho * u * u;
+      peak = std::max(peak, std::abs(u));
+    });
+    energy = global_sum(layer.t.topo, energy);
+    peak = global_max(layer.t.topo, peak);
   };
   double energy_before, peak_before, energy_after, peak_after;
   energy_and_peak(energy_before, peak_before);
-  SandPlasticityStats stats =
-      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt, kNoGravity);
+  const SandPlasticityStats stats = layer.step();
   energy_and_peak(energy_after, peak_after);
-  EXPECT_EQ(global_sum(t.topo, stats.yielding_cells), int64_t(6 * 4 * nz));
-  EXPECT_EQ(global_sum(t.topo, stats.rigid_cells), 0);
+  EXPECT_EQ(global_sum(layer.t.topo, stats.yielding_cells), int64_t(6 * 4 * nz));
+  EXPECT_EQ(global_sum(layer.t.topo, stats.rigid_cells), 0);
   EXPECT_LT(energy_after, energy_before);
   EXPECT_LT(peak_after, peak_before);
 }
@@ -339,36 +359,27 @@ TEST(SandPlasticity, FrictionalUpdateResistsShear) {
 // one step. The tolerance, 1e-5 of the momentum, is far above the stored stress' single
 // precision (6e-8 of each value) and far below that loss.
 TEST(SandPlasticity, FrictionInsideTheSandKeepsTheLayersMomentum) {
-  const double dx = 0.05, dt = 0.01, rho = 1600, U = 1.0;
-  const int nz = 8, depth = 4;
-  TestGrid t(MPI_COMM_WORLD, {6, 4, nz}, dx);
-  const Box domain = t.topo.global(Stagger::Cell);
-  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
-    if (domain.contains(i, j, k) && k < depth) t.make_sand(i, j, k, rho);
-    t.grid.pressure(i, j, k) = k < depth ? rho * 9.81 * dx * (depth - k - 0.5) : 0.0;
+  const int depth = 4;
+  const double rho = ShearedSand::rho, dx = ShearedSand::dx;
+  ShearedSand layer(8, depth, [](int k) { return k < depth ? (k + 0.5) / depth : 0.0; });
+  for_each_index(layer.t.grid.pressure.box(), [&](int i, int j, int k) {
+    layer.t.grid.pressure(i, j, k) = k < depth ? rho * 9.81 * dx * (depth - k - 0.5) : 0.0;
   });
-  for_each_index(t.grid.vel[0].box(), [&](int i, int j, int k) {
-    t.grid.vel[0](i, j, k) = k < depth ? U * (k + 0.5) / depth : 0.0;
-  });
-  // x-faces between two sand cells (the wall faces at x = 0 and x = 6 dx are not updated).
-  const Box layer_faces{{1, 0, 0}, {6, 4, depth}};
   auto momentum_and_spread = [&](double& momentum, double& spread) {
     double sum = 0, lo = 1e300, hi = -1e300;
-    for_each_index(t.topo.owned(Stagger::FaceX).intersect(layer_faces), [&](int i, int j, int k) {
-      const double u = t.grid.vel[0](i, j, k);
+    layer.for_each_inner_speed([&](double u) {
       sum += rho * dx * dx * dx * u;
       lo = std::min(lo, u);
       hi = std::max(hi, u);
     });
-    momentum = global_sum(t.topo, sum);
-    spread = global_max(t.topo, hi) + global_max(t.topo, -lo);
+    momentum = global_sum(layer.t.topo, sum);
+    spread = global_max(layer.t.topo, hi) + global_max(layer.t.topo, -lo);
   };
   double momentum_before, spread_before, momentum_after, spread_after;
   momentum_and_spread(momentum_before, spread_before);
-  SandPlasticityStats stats =
-      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt, kNoGravity);
+  const SandPlasticityStats stats = layer.step();
   momentum_and_spread(momentum_after, spread_after);
-  EXPECT_EQ(global_sum(t.topo, stats.yielding_cells), int64_t(6 * 4 * depth));
+  EXPECT_EQ(global_sum(layer.t.topo, stats.yielding_cells), int64_t(6 * 4 * depth));
   EXPECT_LT(spread_after, 0.9 * spread_before);
   EXPECT_NEAR(momentum_after, momentum_before, 1e-5 * momentum_before);
 }
