@@ -175,7 +175,7 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 // The known key a typo most likely meant, if any is close enough to be a useful hint.
 std::optional<std::string_view> closest_key(std::string_view key,
-                                            std::initializer_list<std::string_view> known) {
+                                            const std::vector<std::string_view>& known) {
   std::optional<std::string_view> best;
   size_t best_distance = std::numeric_limits<size_t>::max();
   for (std::string_view candidate : known) {
@@ -248,7 +248,7 @@ class Table {
   }
 
   // Rejects every key not in `known`, naming the closest known spelling or all of them.
-  void allow_only(std::initializer_list<std::string_view> known) const {
+  void allow_only(const std::vector<std::string_view>& known) const {
     if (!table_) return;
     for (auto&& [key, node] : *table_) {
       std::string_view name = key.str();
@@ -413,7 +413,7 @@ class Table {
 
   // Rejects keys of this table's schema that belong to another variant than the one
   // chosen (sand-only keys on water, sphere keys on a block): they would be ignored.
-  void forbid(std::initializer_list<std::string_view> keys, const std::string& needed,
+  void forbid(const std::vector<std::string_view>& keys, const std::string& needed,
               const std::string& chosen) const {
     for (std::string_view key : keys)
       if (has(key)) fail(key, "only used when " + needed + ", but this has " + chosen);
@@ -649,6 +649,12 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
                                           kind + " sand carries its weight with its own stress)");
   r.surface_static_friction =
       !carries_stress && m.boolean("surface_static_friction", r.surface_static_friction);
+  if (carries_stress && m.has("rigid_cell_velocity"))
+    m.fail("rigid_cell_velocity", "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" +
+                                      kind + " sand has no rigid cells)");
+  r.rigid_cells_own_velocity =
+      m.has("rigid_cell_velocity") &&
+      m.choice("rigid_cell_velocity", {"interpolated", "own_cell"}) == "own_cell";
   if (kind != "zhu_bridson" && m.has("yield_surface"))
     m.fail("yield_surface", "applies to rheology = \"zhu_bridson\" only");
   if (kind == "zhu_bridson") {
@@ -688,35 +694,36 @@ int read_friction_substeps(const Table& m, const SandRheology& rheology) {
   return static_cast<int>(m.integer("friction_substeps", 1, 64, 0));
 }
 
+// The keys of a [[material]] that only a sand material takes.
+const std::vector<std::string_view> kSandOnlyKeys = {"friction_angle",
+                                                     "cohesion",
+                                                     "c_dry",
+                                                     "porosity",
+                                                     "ideal_saturation",
+                                                     "c_wet",
+                                                     "mud_viscosity",
+                                                     "propagation_rate",
+                                                     "conductivity",
+                                                     "saturation",
+                                                     "rheology",
+                                                     "friction_angle_dynamic",
+                                                     "i0",
+                                                     "grain_diameter",
+                                                     "grain_density",
+                                                     "shear_modulus",
+                                                     "surface_static_friction",
+                                                     "rigid_cell_velocity",
+                                                     "yield_surface",
+                                                     "friction_substeps"};
+
 void read_materials(const Table& root, CaseConfig& cfg) {
   std::vector<Table> entries = root.table_array("material");
   if (entries.empty())
     throw CaseError(cfg.file, "material", "at least one [[material]] table is required");
   for (const Table& m : entries) {
-    m.allow_only({"name",
-                  "kind",
-                  "density",
-                  "flip_ratio",
-                  "transfer",
-                  "friction_angle",
-                  "cohesion",
-                  "c_dry",
-                  "porosity",
-                  "ideal_saturation",
-                  "c_wet",
-                  "mud_viscosity",
-                  "propagation_rate",
-                  "conductivity",
-                  "saturation",
-                  "rheology",
-                  "friction_angle_dynamic",
-                  "i0",
-                  "grain_diameter",
-                  "grain_density",
-                  "shear_modulus",
-                  "surface_static_friction",
-                  "yield_surface",
-                  "friction_substeps"});
+    std::vector<std::string_view> known = {"name", "kind", "density", "flip_ratio", "transfer"};
+    known.insert(known.end(), kSandOnlyKeys.begin(), kSandOnlyKeys.end());
+    m.allow_only(known);
     MaterialSpec spec;
     spec.name = m.non_empty_string("name", kRequired);
     for (const MaterialSpec& earlier : cfg.materials)
@@ -752,13 +759,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
                                in_quotes(transfer) + ")");
     spec.flip_ratio = m.number("flip_ratio", kUnitInterval, mostly_pic ? 0.05 : 0.95);
     if (sand) spec.rheology.friction_substeps = read_friction_substeps(m, spec.rheology);
-    if (!sand) {
-      m.forbid({"friction_angle", "cohesion", "c_dry", "porosity", "ideal_saturation", "c_wet",
-                "mud_viscosity", "propagation_rate", "conductivity", "saturation", "rheology",
-                "friction_angle_dynamic", "i0", "grain_diameter", "grain_density",
-                "friction_substeps", "shear_modulus", "surface_static_friction", "yield_surface"},
-               "kind = \"sand\"", "kind = \"water\"");
-    }
+    if (!sand) m.forbid(kSandOnlyKeys, "kind = \"sand\"", "kind = \"water\"");
     cfg.materials.push_back(spec);
   }
   // Pore water weighs what the case's water weighs.

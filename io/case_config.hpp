@@ -74,6 +74,12 @@ struct SandRheology {
   // zhu_bridson and mu_i: a slow surface cell on a slope flatter than the friction angle
   // stays rigid (src/surface_rest.hpp); false gives the paper's yield test alone.
   bool surface_static_friction = true;
+  // zhu_bridson and mu_i: a particle in a rigid cell takes its velocity from that cell's own
+  // faces at G2P (rigid_cell_velocity = "own_cell"), so it moves with its rigid cluster,
+  // instead of the trilinear interpolation every other particle uses, which reaches into the
+  // faces of a yielding neighbour and drags the top of a resting core along with the flow
+  // over it (src/transfer.hpp).
+  bool rigid_cells_own_velocity = false;
   // zhu_bridson and mu_i: the step's frictional stress is applied in this many substeps, each
   // from the strain rate the one before left (src/sand_plasticity.hpp). A rate-independent
   // stress applied once per step overshoots on grid-scale modes and chatters; FLIP's PIC

@@ -77,6 +77,46 @@ void blend_grid_velocity(const MacGrid& g, const GridPoint& pt, double flip, siz
   }
 }
 
+// True when the particle at pt lies in a rigid sand cell of this step (grid.rigid covers
+// the block's part of the sand window; outside it no cell is rigid).
+bool in_rigid_cell(const MacGrid& g, const GridPoint& pt) {
+  const int i = pt.node[0], j = pt.node[1], k = pt.node[2];
+  return g.has_sand() && g.rigid.box().contains(i, j, k) && g.rigid(i, j, k) != 0;
+}
+
+// G2P of a particle in a rigid cell from that cell's own six faces: each component linear
+// between the cell's two faces along its axis. The rigid fit gave those faces the cluster's
+// motion, so the particle moves with its cluster; the trilinear stencil would also read the
+// faces of the cells beside it, and next to a flow it drags the cluster's surface along. An
+// affine velocity keeps the stretch along each axis the two faces give, nothing across;
+// FLIP's change is read from the same faces.
+void take_own_cell_velocity(const MacGrid& g, const GridPoint& pt, const MaterialSpec& material,
+                            size_t n, Particles& p) {
+  float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  const Index3 cell{pt.node[0], pt.node[1], pt.node[2]};
+  for (int a = 0; a < 3; ++a) {
+    Index3 upper = cell;
+    ++upper[a];
+    const double f = pt.node_frac[a];
+    const double lower_new = g.vel[a](cell[0], cell[1], cell[2]);
+    const double upper_new = g.vel[a](upper[0], upper[1], upper[2]);
+    const double v_new = lower_new + f * (upper_new - lower_new);
+    float& vp = vel_of[a][n];
+    if (material.transfer == Transfer::Flip) {
+      const double lower_old = g.vel_saved[a](cell[0], cell[1], cell[2]);
+      const double upper_old = g.vel_saved[a](upper[0], upper[1], upper[2]);
+      const double v_old = lower_old + f * (upper_old - lower_old);
+      const double flip = material.flip_ratio;
+      vp = float(flip * (double(vp) + v_new - v_old) + (1.0 - flip) * v_new);
+      continue;
+    }
+    vp = float(v_new);
+    for (int d = 0; d < 3; ++d) p.affine[3 * a + d][n] = 0.0f;
+    if (material.transfer == Transfer::Apic)
+      p.affine[3 * a + a][n] = float((upper_new - lower_new) / g.dx);
+  }
+}
+
 }  // namespace
 
 void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& materials, Halo& halo,
@@ -173,6 +213,11 @@ void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materi
   for (size_t n = 0; n < p.size(); ++n) {
     const MaterialSpec& material = materials[p.material[n]];
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
+    if (material.rheology.rigid_cells_own_velocity && material.kind == MaterialKind::Sand &&
+        in_rigid_cell(g, pt)) {
+      take_own_cell_velocity(g, pt, material, n, p);
+      continue;
+    }
     if (material.transfer == Transfer::Flip) {
       blend_grid_velocity(g, pt, material.flip_ratio, n, p);
       continue;

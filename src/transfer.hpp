@@ -22,7 +22,9 @@ void particles_to_grid(const Particles& particles, const std::vector<MaterialSpe
 // G2P: blends PIC (the new grid velocity) and FLIP (the particle velocity plus the grid's
 // change since P2G) with each material's flip_ratio; a material with transfer = apic takes
 // the grid velocity and its gradient (the affine velocity P2G spreads with), one with rpic
-// the gradient's rotation only.
+// the gradient's rotation only. A sand particle in a rigid cell, when its material's
+// rigid_cell_velocity is "own_cell", reads only that cell's faces instead, so it moves with
+// its rigid cluster (src/README.md, "Rigid cells move with their cluster").
 void grid_to_particles(const MacGrid& grid, const std::vector<MaterialSpec>& materials,
                        Particles& particles);
 

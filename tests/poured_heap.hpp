@@ -33,6 +33,7 @@ struct PourSpec {
   double cfl = 1.0;           // cells a particle may cross per step
   double max_dt = 0.01;       // s
   int friction_substeps = 0;  // 0: the transfer's default (friction_substeps() in case_config)
+  bool rigid_cells_own_velocity = false;  // rigid_cell_velocity = "own_cell"
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
@@ -50,6 +51,7 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.transfer = s.transfer;
   sand.rheology.kind = s.rheology;
   sand.rheology.friction_substeps = s.friction_substeps;
+  sand.rheology.rigid_cells_own_velocity = s.rigid_cells_own_velocity;
   if (sand.rheology.carries_stress()) sand.rheology.surface_static_friction = false;
   sand.friction_angle_deg = s.friction_angle;
   c.materials.push_back(sand);

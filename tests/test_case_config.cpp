@@ -805,6 +805,13 @@ max = [0.2, 0.2, 0.2]
                       "x.toml");
   EXPECT_EQ(mohr_coulomb.materials[0].rheology.yield_surface,
             SandRheology::YieldSurface::MohrCoulomb);
+  // Rigid cells' particles: interpolated like every other particle unless the case asks for
+  // their own cell's faces.
+  EXPECT_FALSE(plain.materials[0].rheology.rigid_cells_own_velocity);
+  CaseConfig own_cell = parse_case_text(kDomain + kTime + sand +
+                                            "rigid_cell_velocity = \"own_cell\"\n" + sand_source,
+                                        "x.toml");
+  EXPECT_TRUE(own_cell.materials[0].rheology.rigid_cells_own_velocity);
 }
 
 TEST(CaseConfigErrors, SandRheology) {
@@ -826,6 +833,11 @@ TEST(CaseConfigErrors, SandRheology) {
   expect_error(sand + "rheology = \"rigid_plastic\"\nsurface_static_friction = false\n" +
                    sand_source,
                {"material[0].surface_static_friction", "rigid_plastic sand carries"});
+  expect_error(sand + "rigid_cell_velocity = \"rigid\"\n" + sand_source,
+               {"material[0].rigid_cell_velocity", "\"interpolated\" or \"own_cell\""});
+  expect_error(sand + "rheology = \"rigid_plastic\"\nrigid_cell_velocity = \"own_cell\"\n" +
+                   sand_source,
+               {"material[0].rigid_cell_velocity", "rigid_plastic sand has no rigid cells"});
   expect_error(sand + "yield_surface = \"tresca\"\n" + sand_source,
                {"material[0].yield_surface", "\"drucker_prager\" or \"mohr_coulomb\""});
   expect_error(sand + "rheology = \"mu_i\"\nyield_surface = \"mohr_coulomb\"\n" + sand_source,
