@@ -655,6 +655,10 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
   r.rigid_cells_own_velocity =
       m.has("rigid_cell_velocity") &&
       m.choice("rigid_cell_velocity", {"interpolated", "own_cell"}) == "own_cell";
+  if (carries_stress && m.has("steep_surface_yields"))
+    m.fail("steep_surface_yields", "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" +
+                                       kind + " sand has no rigid cells)");
+  r.steep_surface_yields = !carries_stress && m.boolean("steep_surface_yields", false);
   if (kind != "zhu_bridson" && m.has("yield_surface"))
     m.fail("yield_surface", "applies to rheology = \"zhu_bridson\" only");
   if (kind == "zhu_bridson") {
@@ -713,6 +717,7 @@ const std::vector<std::string_view> kSandOnlyKeys = {"friction_angle",
                                                      "shear_modulus",
                                                      "surface_static_friction",
                                                      "rigid_cell_velocity",
+                                                     "steep_surface_yields",
                                                      "yield_surface",
                                                      "friction_substeps"};
 

@@ -80,6 +80,11 @@ struct SandRheology {
   // faces of a yielding neighbour and drags the top of a resting core along with the flow
   // over it (src/transfer.hpp).
   bool rigid_cells_own_velocity = false;
+  // zhu_bridson and mu_i: a surface cell on a slope too steep for its friction and cohesion
+  // to hold it yields, even at rest (steep_surface_yields; src/surface_rest.hpp). The
+  // paper's test keeps sand at rest rigid whatever its slope (sigma_rigid vanishes), so an
+  // over-steep flank stands until the projection's push on its staircase erodes it.
+  bool steep_surface_yields = false;
   // zhu_bridson and mu_i: the step's frictional stress is applied in this many substeps, each
   // from the strain rate the one before left (src/sand_plasticity.hpp). A rate-independent
   // stress applied once per step overshoots on grid-scale modes and chatters; FLIP's PIC

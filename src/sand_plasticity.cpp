@@ -374,6 +374,7 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   const Box owned_sand = topo.owned_cells(topo.rank()).intersect(g.sand_region);
   const bool wet = sand.wet.holds_water() && g.has_pore_water();
   const bool surfaces_rest = sand.rheology.surface_static_friction;
+  const bool steep_surfaces_yield = sand.rheology.steep_surface_yields;
   const SurfaceRest rest = surface_rest(gravity, dt);
   for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
@@ -385,6 +386,12 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
                                    rest)) {
       sigma = rigid_stress(cell.strain_rate, cell.density, g.dx, dt);
       is_rigid = true;
+    }
+    if (is_rigid && steep_surfaces_yield &&
+        surface_cell_too_steep(g, i, j, k, friction.mu_static * cell.wet.friction_scale,
+                               cell.wet.cohesion, cell.density, rest)) {
+      sigma = yielding_stress(friction, cell);
+      is_rigid = false;
     }
     for (int n = 0; n < 6; ++n) stress[n](i, j, k) = float(sigma.c[n]);
     if (is_rigid) {

@@ -112,7 +112,8 @@ void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressFi
 // the bounding box of the local sand cells, outside which the sand arrays are zero. A yielding
 // surface cell that the surface's static friction holds (src/surface_rest.hpp, when the
 // material's surface_static_friction is on) is rigid instead; it reads grid.vel_saved and
-// `gravity` (zero gravity holds none).
+// `gravity` (zero gravity holds none). With steep_surface_yields, a rigid surface cell on a
+// slope its friction and cohesion cannot hold yields instead.
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,
                                           const Array3<uint8_t>& sand_cells,
                                           const MaterialSpec& sand, double dt,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace dunesim {
 
@@ -58,27 +59,44 @@ bool stops_within_a_step(double speed, double mu, double cos_theta, const Surfac
   return speed < rest.gravity * rest.dt * (mu * cos_theta - sin_theta);
 }
 
+// The cosine of the surface's slope at the cell (1 flat, 0 a vertical face, below 0 an
+// overhang), or nothing where the fill around the cell has no gradient.
+std::optional<double> slope_cosine(const MacGrid& grid, int i, int j, int k,
+                                   const SurfaceRest& rest) {
+  const Vec3 into = fill_gradient(grid.cell_type, i, j, k, rest.vertical);
+  const double norm = std::sqrt(into[0] * into[0] + into[1] * into[1] + into[2] * into[2]);
+  if (norm == 0) return std::nullopt;
+  // The outward normal is -into / norm; the surface faces up when it points against gravity.
+  return (into[0] * rest.down[0] + into[1] * rest.down[1] + into[2] * rest.down[2]) / norm;
+}
+
 // The surface's own slope, against the sand's friction.
 bool rests_on_its_slope(const MacGrid& grid, int i, int j, int k, double mu, double speed,
                         const SurfaceRest& rest) {
-  const Vec3 into = fill_gradient(grid.cell_type, i, j, k, rest.vertical);
-  const double norm = std::sqrt(into[0] * into[0] + into[1] * into[1] + into[2] * into[2]);
-  if (norm == 0) return false;
-  // The outward normal is -into / norm; the surface faces up when it points against gravity.
-  const double cos_theta =
-      (into[0] * rest.down[0] + into[1] * rest.down[1] + into[2] * rest.down[2]) / norm;
-  return stops_within_a_step(speed, mu, cos_theta, rest);
+  const std::optional<double> cos_theta = slope_cosine(grid, i, j, k, rest);
+  return cos_theta && stops_within_a_step(speed, mu, *cos_theta, rest);
+}
+
+// The cell under (i,j,k) along gravity's axis.
+Index3 cell_below(int i, int j, int k, const SurfaceRest& rest) {
+  Index3 below{i, j, k};
+  below[rest.vertical] += rest.down[rest.vertical] > 0 ? 1 : -1;
+  return below;
+}
+
+// True when a wall lies under the cell (a floor).
+bool on_a_floor(const MacGrid& grid, int i, int j, int k, const SurfaceRest& rest) {
+  const Index3 below = cell_below(i, j, k, rest);
+  return grid.cell_type(below[0], below[1], below[2]) == kSolid;
 }
 
 // A wall below the cell (a floor), against the wall's friction.
 bool rests_on_a_floor(const MacGrid& grid, int i, int j, int k, double speed,
                       const SurfaceRest& rest) {
-  const int axis = rest.vertical;
-  Index3 below{i, j, k};
-  below[axis] += rest.down[axis] > 0 ? 1 : -1;
-  if (grid.cell_type(below[0], below[1], below[2]) != kSolid) return false;
+  if (!on_a_floor(grid, i, j, k, rest)) return false;
+  const Index3 below = cell_below(i, j, k, rest);
   const double mu = grid.wall_mu(below[0], below[1], below[2]);
-  return stops_within_a_step(speed, mu, std::abs(rest.down[axis]), rest);
+  return stops_within_a_step(speed, mu, std::abs(rest.down[rest.vertical]), rest);
 }
 
 }  // namespace
@@ -102,6 +120,17 @@ bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double
   const double speed = centre_speed(grid.vel_saved, i, j, k);
   return rests_on_its_slope(grid, i, j, k, mu, speed, rest) ||
          rests_on_a_floor(grid, i, j, k, speed, rest);
+}
+
+bool surface_cell_too_steep(const MacGrid& grid, int i, int j, int k, double mu, double cohesion,
+                            double density, const SurfaceRest& rest) {
+  if (rest.gravity <= 0 || !has_air_neighbour(grid.cell_type, i, j, k)) return false;
+  if (on_a_floor(grid, i, j, k, rest)) return false;
+  const std::optional<double> cos_theta = slope_cosine(grid, i, j, k, rest);
+  if (!cos_theta) return false;
+  const double sin_theta = std::sqrt(std::max(0.0, 1 - *cos_theta * *cos_theta));
+  const double weight = density * rest.gravity * grid.dx;  // of a column one cell deep
+  return weight * (sin_theta - mu * *cos_theta) > cohesion;
 }
 
 }  // namespace dunesim

@@ -41,4 +41,13 @@ SurfaceRest surface_rest(const Vec3& gravity, double dt);
 bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
                                 const SurfaceRest& rest);
 
+// The other half of infinite-slope stability (steep_surface_yields): true when cell
+// (i,j,k), a fluid cell with air among its six neighbours and no floor under it, lies on a
+// slope that friction mu and cohesion c cannot hold, that is when a column one cell deep
+// on that slope, of the given density, pulls harder along it than it holds:
+// rho g dx (sin(theta) - mu cos(theta)) > c. A vertical face or an overhang (cos <= 0)
+// needs cohesion. Such a cell yields even at rest, where sigma_rigid would keep it rigid.
+bool surface_cell_too_steep(const MacGrid& grid, int i, int j, int k, double mu, double cohesion,
+                            double density, const SurfaceRest& rest);
+
 }  // namespace dunesim

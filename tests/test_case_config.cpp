@@ -812,6 +812,11 @@ max = [0.2, 0.2, 0.2]
                                             "rigid_cell_velocity = \"own_cell\"\n" + sand_source,
                                         "x.toml");
   EXPECT_TRUE(own_cell.materials[0].rheology.rigid_cells_own_velocity);
+  EXPECT_FALSE(plain.materials[0].rheology.steep_surface_yields);
+  CaseConfig steep =
+      parse_case_text(kDomain + kTime + sand + "steep_surface_yields = true\n" + sand_source,
+                      "x.toml");
+  EXPECT_TRUE(steep.materials[0].rheology.steep_surface_yields);
 }
 
 TEST(CaseConfigErrors, SandRheology) {
@@ -838,6 +843,9 @@ TEST(CaseConfigErrors, SandRheology) {
   expect_error(sand + "rheology = \"rigid_plastic\"\nrigid_cell_velocity = \"own_cell\"\n" +
                    sand_source,
                {"material[0].rigid_cell_velocity", "rigid_plastic sand has no rigid cells"});
+  expect_error(sand + "rheology = \"elastic_plastic\"\nsteep_surface_yields = true\n" +
+                   sand_source,
+               {"material[0].steep_surface_yields", "elastic_plastic sand has no rigid cells"});
   expect_error(sand + "yield_surface = \"tresca\"\n" + sand_source,
                {"material[0].yield_surface", "\"drucker_prager\" or \"mohr_coulomb\""});
   expect_error(sand + "rheology = \"mu_i\"\nyield_surface = \"mohr_coulomb\"\n" + sand_source,

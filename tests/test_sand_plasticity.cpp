@@ -409,6 +409,42 @@ TEST(SandPlasticity, SandAtRestStaysRigid) {
 
 namespace {
 
+// Sand at rest on a 45-degree staircase of 5 cm cells (column i holds 7 - i cells, two
+// cells across y between walls), under gravity: the cells that yield in one step of the
+// sand stage, counted over all ranks.
+int64_t yielding_on_a_45_degree_slope(double friction_angle_deg, double cohesion,
+                                      bool steep_surface_yields) {
+  TestGrid t(MPI_COMM_WORLD, {8, 2, 8}, 0.05);
+  const Box domain = t.topo.global(Stagger::Cell);
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (domain.contains(i, j, k) && k < std::max(1, 7 - i)) t.make_sand(i, j, k, 1600);
+  });
+  MaterialSpec sand = sand_material(friction_angle_deg, cohesion);
+  sand.rheology.steep_surface_yields = steep_surface_yields;
+  const SandPlasticityStats stats =
+      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand, 0.01, kGravity);
+  return global_sum(t.topo, stats.yielding_cells);
+}
+
+}  // namespace
+
+// Sand at rest is rigid in Zhu & Bridson's test whatever its slope (sigma_rigid is zero).
+// With steep_surface_yields the surface cells of a slope steeper than phi yield: the top
+// cells of the staircase's risers, two across y, but not the one at the mirror wall (it
+// reads flat) nor those on the floor. A friction angle above the slope, or a cohesion above
+// rho g dx (sin 45 - tan(phi) cos 45) = 235 Pa, holds them.
+TEST(SandPlasticity, SteepSurfaceYieldsAtRest) {
+  EXPECT_EQ(yielding_on_a_45_degree_slope(30, 0, false), 0);
+  const int64_t steep = yielding_on_a_45_degree_slope(30, 0, true);
+  EXPECT_GE(steep, 3 * 2);
+  EXPECT_LE(steep, 5 * 2);
+  EXPECT_EQ(yielding_on_a_45_degree_slope(50, 0, true), 0);
+  EXPECT_EQ(yielding_on_a_45_degree_slope(30, 300, true), 0);
+  EXPECT_EQ(yielding_on_a_45_degree_slope(30, 150, true), steep);
+}
+
+namespace {
+
 // A random scene defined by global indices, so every decomposition builds the same one:
 // interior solids, air, water and sand cells, random velocities and pressures.
 void fill_random_scene(TestGrid& t) {
