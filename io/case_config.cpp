@@ -649,15 +649,14 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
                                           kind + " sand carries its weight with its own stress)");
   r.surface_static_friction =
       !carries_stress && m.boolean("surface_static_friction", r.surface_static_friction);
-  if (carries_stress && m.has("rigid_cell_velocity"))
-    m.fail("rigid_cell_velocity", "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" +
-                                      kind + " sand has no rigid cells)");
+  // Keys of the rigid cells of Zhu & Bridson's and mu(I)'s yield test.
+  for (std::string_view key : {"rigid_cell_velocity", "steep_surface_yields"})
+    if (carries_stress && m.has(key))
+      m.fail(key, "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" + kind +
+                      " sand has no rigid cells)");
   r.rigid_cells_own_velocity =
       m.has("rigid_cell_velocity") &&
       m.choice("rigid_cell_velocity", {"interpolated", "own_cell"}) == "own_cell";
-  if (carries_stress && m.has("steep_surface_yields"))
-    m.fail("steep_surface_yields", "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" +
-                                       kind + " sand has no rigid cells)");
   r.steep_surface_yields = !carries_stress && m.boolean("steep_surface_yields", false);
   if (kind != "zhu_bridson" && m.has("yield_surface"))
     m.fail("yield_surface", "applies to rheology = \"zhu_bridson\" only");

@@ -63,17 +63,20 @@ void keep_rotation_only(size_t n, Particles& p) {
   for (int a = 0; a < 3; ++a) p.affine[4 * a][n] = 0.0f;
 }
 
-// G2P of one PIC/FLIP particle: the blend of the new grid velocity (PIC) and the particle's
-// own plus the grid's change since P2G (FLIP).
+// The PIC/FLIP blend of a particle velocity vp: the new grid velocity (PIC) and the
+// particle's own plus the grid's change since P2G (FLIP).
+float flip_blend(float vp, double v_new, double v_old, double flip) {
+  return float(flip * (double(vp) + v_new - v_old) + (1.0 - flip) * v_new);
+}
+
+// G2P of one PIC/FLIP particle.
 void blend_grid_velocity(const MacGrid& g, const GridPoint& pt, double flip, size_t n,
                          Particles& p) {
   float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
   for (int a = 0; a < 3; ++a) {
     const Stencil s = make_stencil(g.vel[a], a, pt);
-    const double v_new = interpolate(g.vel[a], s);
-    const double v_old = interpolate(g.vel_saved[a], s);
     float& vp = vel_of[a][n];
-    vp = float(flip * (double(vp) + v_new - v_old) + (1.0 - flip) * v_new);
+    vp = flip_blend(vp, interpolate(g.vel[a], s), interpolate(g.vel_saved[a], s), flip);
   }
 }
 
@@ -97,23 +100,24 @@ void take_own_cell_velocity(const MacGrid& g, const GridPoint& pt, const Materia
   for (int a = 0; a < 3; ++a) {
     Index3 upper = cell;
     ++upper[a];
-    const double f = pt.node_frac[a];
-    const double lower_new = g.vel[a](cell[0], cell[1], cell[2]);
-    const double upper_new = g.vel[a](upper[0], upper[1], upper[2]);
-    const double v_new = lower_new + f * (upper_new - lower_new);
+    // Component a's value on the cell's lower and upper face along a.
+    auto faces = [&](const auto& v) {
+      return std::array<double, 2>{double(v(cell[0], cell[1], cell[2])),
+                                   double(v(upper[0], upper[1], upper[2]))};
+    };
+    auto between = [&](std::array<double, 2> face) {
+      return face[0] + pt.node_frac[a] * (face[1] - face[0]);
+    };
+    const std::array<double, 2> now = faces(g.vel[a]);
     float& vp = vel_of[a][n];
     if (material.transfer == Transfer::Flip) {
-      const double lower_old = g.vel_saved[a](cell[0], cell[1], cell[2]);
-      const double upper_old = g.vel_saved[a](upper[0], upper[1], upper[2]);
-      const double v_old = lower_old + f * (upper_old - lower_old);
-      const double flip = material.flip_ratio;
-      vp = float(flip * (double(vp) + v_new - v_old) + (1.0 - flip) * v_new);
+      vp = flip_blend(vp, between(now), between(faces(g.vel_saved[a])), material.flip_ratio);
       continue;
     }
-    vp = float(v_new);
+    vp = float(between(now));
     for (int d = 0; d < 3; ++d) p.affine[3 * a + d][n] = 0.0f;
     if (material.transfer == Transfer::Apic)
-      p.affine[3 * a + a][n] = float((upper_new - lower_new) / g.dx);
+      p.affine[3 * a + a][n] = float((now[1] - now[0]) / g.dx);
   }
 }
 
