@@ -295,7 +295,7 @@ void Simulation::sand_plasticity(double dt) {
     normal_speed_from_wall_pressure(grid_, dt, config_.gravity, near_sand,
                                     grid_.wall_normal_speed);
     apply_wall_friction(*topo_, *halo_, grid_, carries_stress ? grid_.sand : grid_.yielding,
-                        grid_.wall_mu, grid_.wall_normal_speed);
+                        grid_.wall_mu, grid_.wall_normal_speed, &grid_.rigid);
   }
   double counts[3] = {double(s.sand_cells), double(s.rigid_cells), double(s.yielding_cells)};
   global_sum_in_place(*topo_, counts, 3);

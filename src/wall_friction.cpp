@@ -44,7 +44,8 @@ double wall_friction_budget(const MacGrid& g, const Array3<float>& wall_mu,
 
 void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
                          const Array3<uint8_t>& sand_cells, const Array3<float>& wall_mu,
-                         const std::array<Array3<float>, 3>& normal_speed) {
+                         const std::array<Array3<float>, 3>& normal_speed,
+                         const Array3<uint8_t>* rigid_cells) {
   const Array3<uint8_t>& type = g.cell_type;
   const Box& cells = type.box();
   auto solid = [&](const Index3& c) {
@@ -99,6 +100,8 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
       const Index3 L = shifted(R, b, -1);
       if (solid(L) || solid(R)) continue;
       if (!sand_cells(L[0], L[1], L[2]) && !sand_cells(R[0], R[1], R[2])) continue;
+      if (rigid_cells && ((*rigid_cells)(L[0], L[1], L[2]) || (*rigid_cells)(R[0], R[1], R[2])))
+        continue;
       const double u_b = v.data()[offset];
       double factor = 1.0;
       for (int a = 0; a < 3; ++a) {

@@ -39,10 +39,14 @@ namespace dunesim {
 // `wall_mu` holds mu in solid cells (box walls outside the domain, colliders); other cells
 // are not read. `sand_cells`, grid.cell_type and the velocities must be halo-consistent.
 // `normal_speed` must cover the faces of the cells within two cells of a sand cell.
+// Faces with a cell of `rigid_cells` on either side are left alone: the rigid-cluster stage
+// fits its bodies to those faces and applies the walls' friction to each body as a whole,
+// so braking them here too would brake a body that touches sliding cells twice.
 // Updates owned faces, then halo-fills the velocities.
 void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& grid,
                          const Array3<uint8_t>& sand_cells, const Array3<float>& wall_mu,
-                         const std::array<Array3<float>, 3>& normal_speed);
+                         const std::array<Array3<float>, 3>& normal_speed,
+                         const Array3<uint8_t>* rigid_cells = nullptr);
 
 // The budget mu |u_n| (m/s, the speed the wall's friction may take away in a step) of the
 // tangential face between cells L and R for the wall at side s along axis a (0 where no
