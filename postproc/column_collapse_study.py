@@ -47,6 +47,10 @@ Measured on a frame (see Rest), from the sand particles' distance r to the colum
          deposits fill 1.14 of their cone at a = 0.5 (a frustum: the top is not disturbed),
          0.68 at a = 1 and 0.57-0.63 from a = 2 to 8, so a model whose deposits are straight
          cones meets at most one of the two laws.
+  at the flow's end  R_inf and H_inf on the first frame after the grains' mean kinetic
+         energy peaked at which it has fallen below 1% of that peak (runout_at_flow_end,
+         flow_end_time in the CSV; hollow markers in the plot). Laboratory collapses stop
+         abruptly; what R_inf gains after this frame is the model's creep.
 
 --geometry slab collapses a plane column instead (cases/column_collapse_slab.toml): a
 block of length R0 (L0 in the papers) against the frictionless wall x = 0, in a slab 4 cells
@@ -73,6 +77,10 @@ import sys
 
 import h5py
 import numpy as np
+
+# The collapse has ended when the grains' mean kinetic energy has fallen below this share of
+# its peak (flow_end).
+FLOW_END_ENERGY = 0.01
 
 
 class Axisymmetric:
@@ -184,8 +192,9 @@ def case_text(geometry, template, a, radius, cell_size, output, end, interval):
 
 
 def measure_deposit(geometry, frame, cell_size):
-    """R_inf, H_inf, the fastest grain's speed, the frame's time, the outermost grain's r and
-    its largest x or y (to tell a deposit that reached the domain's far walls)."""
+    """R_inf, H_inf, the fastest grain's speed, the frame's time, the outermost grain's r,
+    its largest x or y (to tell a deposit that reached the domain's far walls), R_inf
+    between rings and the grains' mean kinetic energy per unit mass."""
     with h5py.File(frame, "r") as f:
         position = f["particles/position"][:]
         speed = np.linalg.norm(f["particles/velocity"][:], axis=1)
@@ -201,7 +210,8 @@ def measure_deposit(geometry, frame, cell_size):
     near_axis = r < 2 * cell_size
     top = position[near_axis, 2].max() + cell_size / 4 if near_axis.any() else 0.0
     return (edge, top, float(speed.max()), time, float(r.max()),
-            float(position[:, :2].max()), edge_between_rings(thickness, ring, threshold))
+            float(position[:, :2].max()), edge_between_rings(thickness, ring, threshold),
+            float(0.5 * np.mean(speed ** 2)))
 
 
 def edge_between_rings(thickness, ring, threshold):
@@ -246,6 +256,18 @@ def last_window_drift(history, window):
             max(h[2] for h in recent) - min(h[2] for h in recent))
 
 
+def flow_end(deposits):
+    """The first of the measured deposits (in time order) after the kinetic energy's peak
+    at which the grains' kinetic energy has fallen below FLOW_END_ENERGY of that peak: the
+    end of the collapse itself. What R_inf gains after it is creep, which laboratory sand,
+    whose motion stops abruptly, does not show."""
+    peak = max(range(len(deposits)), key=lambda n: deposits[n][7])
+    for deposit in deposits[peak:]:
+        if deposit[7] < FLOW_END_ENERGY * deposits[peak][7]:
+            return deposit
+    return deposits[-1]
+
+
 def write_case(args, a, radius, folder):
     """Writes FOLDER/case.toml for this aspect ratio and returns its path."""
     os.makedirs(folder, exist_ok=True)
@@ -283,7 +305,7 @@ def run_case(args, a):
         for frame in frames if finished else frames[:-1]:
             if frame not in measured:
                 measured[frame] = measure_deposit(args.shape, frame, args.cell_size)
-                edge, top, _, time, _, _, _ = measured[frame]
+                edge, top, _, time, _, _, _, _ = measured[frame]
                 history.append((time, edge, top))
         history.sort()
         rest = find_rest(history, window, tolerance) if history else None
@@ -299,6 +321,7 @@ def run_case(args, a):
     by_time = {m[3]: m for m in measured.values()}
     last = history[rest[1]] if rest else history[-1]
     return {"radius": radius, "deposit": by_time[last[0]],
+            "flow_end": flow_end([by_time[h[0]] for h in history[:history.index(last) + 1]]),
             "rest_time": history[rest[0]][0] if rest else None,
             "drift": last_window_drift(history[:rest[1] + 1] if rest else history, window),
             "window": window}
@@ -321,6 +344,9 @@ def plot(geometry, rows, png):
         axes.fill_between(a_line, 0.85 * values, 1.15 * values, color="0.85", label="law +-15%")
         axes.loglog(a_line, values, "k-", label=geometry.source)
         axes.loglog(a, [row[key] for row in rows], "o", color="tab:orange", label="dunesim")
+        if key == "runout":
+            axes.loglog(a, [row["runout_at_flow_end"] for row in rows], "o", mfc="none",
+                        color="tab:orange", label="dunesim at the flow's end")
         axes.set_xlabel(f"a = H0 / {length}0")
         axes.set_ylabel(ylabel)
         axes.grid(True, which="both", alpha=0.3)
@@ -365,7 +391,8 @@ def main():
     for a in [float(x) for x in args.aspect_ratios.split(",")]:
         run = run_case(args, a)
         radius = run["radius"]
-        edge, top, fastest, time, outermost, farthest, edge_between = run["deposit"]
+        edge, top, fastest, time, outermost, farthest, edge_between, _ = run["deposit"]
+        end_edge, end_top, _, end_time = run["flow_end"][:4]
         row = {"a": a, "R0": radius, "cell_size": args.cell_size,
                "runout": (edge - radius) / radius, "runout_law": geometry.runout_law(a),
                "runout_between_rings": (edge_between - radius) / radius,
@@ -382,6 +409,10 @@ def main():
         row["height_error"] = row["height"] / row["height_law"] - 1
         row["cone_fill"] = geometry.cone_fill(a, row["runout"], row["height"])
         row["cone_fill_law"] = geometry.cone_fill(a, row["runout_law"], row["height_law"])
+        row["flow_end_time"] = end_time
+        row["runout_at_flow_end"] = (end_edge - radius) / radius
+        row["height_at_flow_end"] = end_top / radius
+        row["runout_error_at_flow_end"] = row["runout_at_flow_end"] / row["runout_law"] - 1
         rows.append(row)
         wall = ", sand at the domain's far walls" if row["reached_wall"] else ""
         rest = (f"at rest from t = {run['rest_time']:.2f} s" if row["at_rest"] else
@@ -391,7 +422,9 @@ def main():
               f"{100 * row['runout_error']:+.1f}%), height {row['height']:.3f} (law "
               f"{row['height_law']:.3f}, {100 * row['height_error']:+.1f}%), cone fill "
               f"{row['cone_fill']:.2f} (law {row['cone_fill_law']:.2f}), fastest grain "
-              f"{fastest:.3f} m/s at t = {time:.2f} s, {rest}{wall}", flush=True)
+              f"{fastest:.3f} m/s at t = {time:.2f} s, {rest}{wall}; at the flow's end "
+              f"(t = {end_time:.2f} s) runout {row['runout_at_flow_end']:.3f} "
+              f"({100 * row['runout_error_at_flow_end']:+.1f}%)", flush=True)
     with open(csv_file, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
