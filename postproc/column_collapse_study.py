@@ -67,6 +67,7 @@ on the material and the channel's width: a guide within tens of percent, not a t
 Needs /usr/bin/python3 with numpy, h5py and matplotlib (Debian: python3-h5py, -matplotlib).
 """
 import argparse
+import collections
 import csv
 import glob
 import math
@@ -81,6 +82,12 @@ import numpy as np
 # The collapse has ended when the grains' mean kinetic energy has fallen below this share of
 # its peak (flow_end).
 FLOW_END_ENERGY = 0.01
+
+# One frame's measurements (measure_deposit): R_inf, H_inf, the fastest grain's speed, the
+# frame's time, the outermost grain's r, its largest x or y (to tell a deposit that reached
+# the domain's far walls), R_inf between rings, the grains' mean kinetic energy per unit mass.
+Deposit = collections.namedtuple(
+    "Deposit", "edge top fastest time outermost farthest edge_between kinetic_energy")
 
 
 class Axisymmetric:
@@ -192,9 +199,7 @@ def case_text(geometry, template, a, radius, cell_size, output, end, interval):
 
 
 def measure_deposit(geometry, frame, cell_size):
-    """R_inf, H_inf, the fastest grain's speed, the frame's time, the outermost grain's r,
-    its largest x or y (to tell a deposit that reached the domain's far walls), R_inf
-    between rings and the grains' mean kinetic energy per unit mass."""
+    """The frame's Deposit."""
     with h5py.File(frame, "r") as f:
         position = f["particles/position"][:]
         speed = np.linalg.norm(f["particles/velocity"][:], axis=1)
@@ -209,9 +214,9 @@ def measure_deposit(geometry, frame, cell_size):
     edge = (thick_enough[-1] + 1) * ring if len(thick_enough) else 0.0
     near_axis = r < 2 * cell_size
     top = position[near_axis, 2].max() + cell_size / 4 if near_axis.any() else 0.0
-    return (edge, top, float(speed.max()), time, float(r.max()),
-            float(position[:, :2].max()), edge_between_rings(thickness, ring, threshold),
-            float(0.5 * np.mean(speed ** 2)))
+    return Deposit(edge, top, float(speed.max()), time, float(r.max()),
+                   float(position[:, :2].max()), edge_between_rings(thickness, ring, threshold),
+                   float(0.5 * np.mean(speed ** 2)))
 
 
 def edge_between_rings(thickness, ring, threshold):
@@ -261,9 +266,9 @@ def flow_end(deposits):
     at which the grains' kinetic energy has fallen below FLOW_END_ENERGY of that peak: the
     end of the collapse itself. What R_inf gains after it is creep, which laboratory sand,
     whose motion stops abruptly, does not show."""
-    peak = max(range(len(deposits)), key=lambda n: deposits[n][7])
+    peak = max(range(len(deposits)), key=lambda n: deposits[n].kinetic_energy)
     for deposit in deposits[peak:]:
-        if deposit[7] < FLOW_END_ENERGY * deposits[peak][7]:
+        if deposit.kinetic_energy < FLOW_END_ENERGY * deposits[peak].kinetic_energy:
             return deposit
     return deposits[-1]
 
@@ -305,8 +310,8 @@ def run_case(args, a):
         for frame in frames if finished else frames[:-1]:
             if frame not in measured:
                 measured[frame] = measure_deposit(args.shape, frame, args.cell_size)
-                edge, top, _, time, _, _, _, _ = measured[frame]
-                history.append((time, edge, top))
+                deposit = measured[frame]
+                history.append((deposit.time, deposit.edge, deposit.top))
         history.sort()
         rest = find_rest(history, window, tolerance) if history else None
         if rest or finished:
@@ -318,7 +323,7 @@ def run_case(args, a):
         sys.exit(f"column_collapse_study: the run in {folder} failed")
     if not history:
         sys.exit(f"column_collapse_study: the run in {folder} wrote no frames")
-    by_time = {m[3]: m for m in measured.values()}
+    by_time = {m.time: m for m in measured.values()}
     last = history[rest[1]] if rest else history[-1]
     return {"radius": radius, "deposit": by_time[last[0]],
             "flow_end": flow_end([by_time[h[0]] for h in history[:history.index(last) + 1]]),
@@ -392,7 +397,8 @@ def main():
         run = run_case(args, a)
         radius = run["radius"]
         edge, top, fastest, time, outermost, farthest, edge_between, _ = run["deposit"]
-        end_edge, end_top, _, end_time = run["flow_end"][:4]
+        end = run["flow_end"]
+        end_edge, end_top, end_time = end.edge, end.top, end.time
         row = {"a": a, "R0": radius, "cell_size": args.cell_size,
                "runout": (edge - radius) / radius, "runout_law": geometry.runout_law(a),
                "runout_between_rings": (edge_between - radius) / radius,
