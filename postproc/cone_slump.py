@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""A cone of sand steeper than its friction angle slumps; where does its slope stop?
+
+Usage:
+  cone_slump.py [--angle 45] [--radius 0.1] [--cell-size 0.005] [--end 1.5]
+                [--material-line 'transfer = "apic"' ...] [--ranks 2]
+                [--dunesim build/dunesim] [--work out/cone_slump]
+
+A quarter cone (apex on the corner's edge x = y = 0, whose walls are frictionless symmetry
+planes) of base radius R and slope --angle is released on a rough floor (mu 0.6) as dry sand
+of phi = 30 degrees. A Coulomb material should end with its flanks near phi: steeper, they
+fail; flatter, friction stops them. Printed for every frame: the summit (the highest grain
+within 2 cells of the axis, plus a quarter cell) and the flank's slope, fitted to the ring
+tops between 20% and 80% of the summit's height (rings one cell wide). --material-line adds
+lines to the sand material (the options of src/README.md), e.g. 'transfer = "apic"'.
+
+Needs /usr/bin/python3 with numpy and h5py.
+"""
+import argparse
+import glob
+import math
+import os
+import subprocess
+
+import h5py
+import numpy as np
+
+CASE = """[case]
+name = "cone_slump"
+[domain]
+size = [{reach}, {reach}, {top}]
+cell_size = {dx}
+wall_friction = 0.6
+frictionless_walls = ["x-", "y-"]
+[time]
+end = {end}
+[output]
+directory = "{output}"
+interval = 0.1
+[[material]]
+name = "sand"
+kind = "sand"
+density = 1600.0
+friction_angle = 30.0
+{material_lines}
+[[source]]
+material = "sand"
+shape = "mesh"
+file = "cone.obj"
+"""
+
+
+def write_quarter_cone(path, radius, height, segments=24):
+    """A closed quarter cone: its base, its flank and its two faces on the symmetry planes."""
+    lines = ["v 0 0 0", f"v 0 0 {height:.9g}"]
+    for i in range(segments + 1):
+        angle = 0.5 * math.pi * i / segments
+        lines.append(f"v {radius * math.cos(angle):.9g} {radius * math.sin(angle):.9g} 0")
+    for i in range(segments):
+        lines += [f"f 1 {4 + i} {3 + i}", f"f 2 {3 + i} {4 + i}"]
+    lines += ["f 1 3 2", f"f 1 2 {3 + segments}"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def whole_cells(length, cell_size):
+    return f"{math.ceil(length / cell_size - 1e-9) * cell_size:.9g}"
+
+
+def summit_and_slope(frame, dx):
+    with h5py.File(frame, "r") as f:
+        position = f["particles/position"][:]
+        time = float(f.attrs["time"])
+    r = np.hypot(position[:, 0], position[:, 1])
+    ring = (r / dx).astype(int)
+    tops = np.full(ring.max() + 1, np.nan)
+    np.fmax.at(tops, ring, position[:, 2] + dx / 4)
+    summit = position[r < 2 * dx, 2].max() + dx / 4
+    mids = (np.arange(len(tops)) + 0.5) * dx
+    flank = (tops > 0.2 * summit) & (tops < 0.8 * summit)
+    slope = -np.polyfit(mids[flank], tops[flank], 1)[0] if flank.sum() > 2 else float("nan")
+    return time, summit, math.degrees(math.atan(slope))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--angle", type=float, default=45.0)
+    parser.add_argument("--radius", type=float, default=0.1)
+    parser.add_argument("--cell-size", type=float, default=0.005)
+    parser.add_argument("--end", type=float, default=1.5)
+    parser.add_argument("--material-line", action="append", default=[])
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--dunesim", default="build/dunesim")
+    parser.add_argument("--work", default="out/cone_slump")
+    args = parser.parse_args()
+    work = os.path.abspath(args.work)
+    os.makedirs(work, exist_ok=True)
+    height = args.radius * math.tan(math.radians(args.angle))
+    write_quarter_cone(os.path.join(work, "cone.obj"), args.radius, height)
+    case = os.path.join(work, "case.toml")
+    with open(case, "w") as f:
+        f.write(CASE.format(reach=whole_cells(2 * args.radius, args.cell_size),
+                            top=whole_cells(1.2 * height + 4 * args.cell_size, args.cell_size),
+                            dx=args.cell_size, end=args.end, output=os.path.join(work, "frames"),
+                            material_lines="\n".join(args.material_line)))
+    subprocess.run(["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
+                    case, "--quiet"], check=True)
+    for frame in sorted(glob.glob(os.path.join(work, "frames", "*.h5"))):
+        time, summit, slope = summit_and_slope(frame, args.cell_size)
+        print(f"t = {time:.2f} s: summit {summit:.4f} m, flank {slope:.1f} degrees")
+
+
+if __name__ == "__main__":
+    main()
