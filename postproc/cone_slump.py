@@ -25,6 +25,8 @@ import subprocess
 import h5py
 import numpy as np
 
+from column_collapse_study import whole_cells
+
 CASE = """[case]
 name = "cone_slump"
 [domain]
@@ -63,10 +65,6 @@ def write_quarter_cone(path, radius, height, segments=24):
         f.write("\n".join(lines) + "\n")
 
 
-def whole_cells(length, cell_size):
-    return f"{math.ceil(length / cell_size - 1e-9) * cell_size:.9g}"
-
-
 def summit_and_slope(frame, dx):
     with h5py.File(frame, "r") as f:
         position = f["particles/position"][:]
@@ -97,10 +95,11 @@ def main():
     os.makedirs(work, exist_ok=True)
     height = args.radius * math.tan(math.radians(args.angle))
     write_quarter_cone(os.path.join(work, "cone.obj"), args.radius, height)
+    reach = whole_cells(2 * args.radius, args.cell_size)
+    top = whole_cells(1.2 * height + 4 * args.cell_size, args.cell_size)
     case = os.path.join(work, "case.toml")
     with open(case, "w") as f:
-        f.write(CASE.format(reach=whole_cells(2 * args.radius, args.cell_size),
-                            top=whole_cells(1.2 * height + 4 * args.cell_size, args.cell_size),
+        f.write(CASE.format(reach=f"{reach:.9g}", top=f"{top:.9g}",
                             dx=args.cell_size, end=args.end, output=os.path.join(work, "frames"),
                             material_lines="\n".join(args.material_line)))
     subprocess.run(["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
