@@ -73,7 +73,8 @@ def summit_and_slope(frame, dx):
     ring = (r / dx).astype(int)
     tops = np.full(ring.max() + 1, np.nan)
     np.fmax.at(tops, ring, position[:, 2] + dx / 4)
-    summit = position[r < 2 * dx, 2].max() + dx / 4
+    near_axis = r < 2 * dx
+    summit = position[near_axis, 2].max() + dx / 4 if near_axis.any() else 0.0
     mids = (np.arange(len(tops)) + 0.5) * dx
     flank = (tops > 0.2 * summit) & (tops < 0.8 * summit)
     slope = -np.polyfit(mids[flank], tops[flank], 1)[0] if flank.sum() > 2 else float("nan")
