@@ -14,9 +14,9 @@ Each run is the case file with its geometry rewritten: a quarter column of radiu
 default 20 cells, so that H0 spans at least 10 cells for a >= 0.5: 10 cm at 5 mm, the size
 of the experiments' widest cylinder; --radius fixes it, to refine the same columns) in the
 corner x = y = 0 and a domain 1.4 times the runout the law predicts. With 10 cells across R0
-the tall columns' summits ended 17-26% lower and their runouts 8-9% shorter than with 20
-(column_collapse_findings.md, "Cells across the column"). The material and the floor's
-friction stay as the case file says.
+the default's a = 4 and 8 summits ended 13-27 points and their runouts 7 points further from
+the laws than with 20 (column_collapse_findings.md, "Cells across the column"). The
+material and the floor's friction stay as the case file says.
 
 Rest: the run writes a frame every --frame-interval seconds and is measured while it runs.
 The deposit is at rest at t_rest when R_inf and H_inf (below) stay within --rest-tolerance
