@@ -20,13 +20,26 @@ struct RigidMotion {
   std::array<double, 3> reference{0, 0, 0};         // centre of the cluster's root cell, m
 };
 
+// Each cluster's motion by its label (ComponentLabels: the smallest global cell index in it).
+using RigidMotions = std::map<int64_t, RigidMotion>;
+
+// The velocity of `motion` at point x.
+inline std::array<double, 3> rigid_velocity_at(const RigidMotion& motion,
+                                               const std::array<double, 3>& x) {
+  const std::array<double, 3>& w = motion.angular_velocity;
+  std::array<double, 3> r;
+  for (int a = 0; a < 3; ++a) r[a] = x[a] - motion.reference[a];
+  return {motion.velocity[0] + w[1] * r[2] - w[2] * r[1],
+          motion.velocity[1] + w[2] * r[0] - w[0] * r[2],
+          motion.velocity[2] + w[0] * r[1] - w[1] * r[0]};
+}
+
 struct RigidClusterStats {
   int64_t clusters = 0;               // over all ranks
   int64_t largest_cluster_cells = 0;  // over all ranks
   int64_t rigid_cells = 0;            // over all ranks
-  // By cluster label (the smallest global cell index in the cluster): the motion of every
-  // cluster with a cell or a face owned by this rank.
-  std::map<int64_t, RigidMotion> motions;
+  // The motion of every cluster with a cell or a face owned by this rank.
+  RigidMotions motions;
 };
 
 // `rigid` marks the cells that did not yield (halo-consistent). A cluster's faces are the

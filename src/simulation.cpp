@@ -311,6 +311,7 @@ void Simulation::project_rigid_clusters(double dt) {
       dunesim::project_rigid_clusters(*topo_, *halo_, grid_, grid_.rigid, &contact);
   sand_stats_.clusters = s.clusters;
   sand_stats_.largest_cluster_cells = s.largest_cluster_cells;
+  rigid_motions_ = std::move(s.motions);
 }
 
 void Simulation::reproject_pressure(double dt) {
@@ -327,7 +328,7 @@ void Simulation::extrapolate_velocity() {
 
 void Simulation::grid_to_particles() {
   auto t = clock_.time(kGridToParticles);
-  dunesim::grid_to_particles(grid_, config_.materials, particles_);
+  dunesim::grid_to_particles(grid_, config_.materials, particles_, &rigid_motions_);
 }
 
 void Simulation::advect_particles(double dt) {

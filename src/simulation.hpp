@@ -14,6 +14,7 @@
 #include "src/mac_grid.hpp"
 #include "decomposition/particles.hpp"
 #include "src/pressure_solver.hpp"
+#include "src/rigid_clusters.hpp"
 #include "src/stage_clock.hpp"
 
 namespace dunesim {
@@ -200,6 +201,7 @@ class Simulation {
   PressureSolveStats last_solve_;
   const MaterialSpec* sand_material_ = nullptr;  // the case's sand, if it has one
   SandStats sand_stats_;
+  RigidMotions rigid_motions_;  // this step's fit of each rigid cluster, for G2P
   double time_ = 0;
   int64_t steps_ = 0;
   int64_t migrated_sent_ = 0, migration_bytes_ = 0;

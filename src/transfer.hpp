@@ -5,6 +5,7 @@
 #include "decomposition/halo.hpp"
 #include "io/case_config.hpp"
 #include "src/mac_grid.hpp"
+#include "src/rigid_clusters.hpp"
 #include "decomposition/particles.hpp"
 
 namespace dunesim {
@@ -23,9 +24,11 @@ void particles_to_grid(const Particles& particles, const std::vector<MaterialSpe
 // change since P2G) with each material's flip_ratio; a material with transfer = apic takes
 // the grid velocity and its gradient (the affine velocity P2G spreads with), one with rpic
 // the gradient's rotation only. A sand particle in a rigid cell, when its material's
-// rigid_cell_velocity is "own_cell", reads only that cell's faces instead, so it moves with
-// its rigid cluster (src/README.md, "Rigid cells move with their cluster").
+// rigid_cell_velocity is "own_cell", moves with its rigid cluster instead: it takes the
+// cluster's motion from `rigid_motions` (this step's fit, labelled as grid.rigid_clusters),
+// or, for a cluster not found there, reads only its own cell's faces (src/README.md,
+// "Rigid cells move with their cluster").
 void grid_to_particles(const MacGrid& grid, const std::vector<MaterialSpec>& materials,
-                       Particles& particles);
+                       Particles& particles, const RigidMotions* rigid_motions = nullptr);
 
 }  // namespace dunesim

@@ -806,7 +806,7 @@ max = [0.2, 0.2, 0.2]
   EXPECT_EQ(mohr_coulomb.materials[0].rheology.yield_surface,
             SandRheology::YieldSurface::MohrCoulomb);
   // Rigid cells' particles: interpolated like every other particle unless the case asks for
-  // their own cell's faces.
+  // their cluster's motion.
   EXPECT_FALSE(plain.materials[0].rheology.rigid_cells_own_velocity);
   CaseConfig own_cell = parse_case_text(kDomain + kTime + sand +
                                             "rigid_cell_velocity = \"own_cell\"\n" + sand_source,

@@ -286,6 +286,36 @@ TEST(Transfer, RigidCellParticleReadsItsOwnFaces) {
   EXPECT_NEAR(scene.particle.affine[0][0], 0.2 / RigidCellUnderAFlow::dx, 1e-5);
 }
 
+// A particle of a rigid cell takes its cluster's fitted motion at its own position, not the
+// faces around it (which the second projection changes after the fit): here a cluster
+// translating at 0.1 m/s along x and turning at 2 rad/s about z through the rigid cell's
+// centre, under the flow of the layer above. Under APIC its affine velocity is the rotation.
+TEST(Transfer, RigidCellParticleTakesItsClustersMotion) {
+  for (Transfer transfer : {Transfer::Flip, Transfer::Apic}) {
+    RigidCellUnderAFlow scene(transfer);
+    ComponentLabels& labels = scene.grid.rigid_clusters;
+    labels.labelled = scene.topo.local(Stagger::Cell);
+    labels.of_cell.reset(labels.labelled, Stagger::Cell, -1);
+    labels.of_cell(1, 1, 1) = 42;
+    RigidMotions motions;
+    RigidMotion& turning = motions[42];
+    turning.velocity = {0.1, 0.0, 0.0};
+    turning.angular_velocity = {0.0, 0.0, 2.0};
+    turning.reference = {0.15, 0.15, 0.15};
+    scene.particle.x[0] = 0.175;  // 2.5 cm from the axis along x: w x r = (0, 0.05, 0)
+    scene.materials[0].rheology.rigid_cells_own_velocity = true;
+    grid_to_particles(scene.grid, scene.materials, scene.particle, &motions);
+    EXPECT_NEAR(scene.particle.vx[0], 0.1, 1e-6);
+    EXPECT_NEAR(scene.particle.vy[0], 0.05, 1e-6);
+    EXPECT_NEAR(scene.particle.vz[0], 0.0, 1e-6);
+    if (transfer == Transfer::Apic) {
+      EXPECT_NEAR(scene.particle.affine[1][0], -2.0, 1e-6);  // d(v_x)/dy
+      EXPECT_NEAR(scene.particle.affine[3][0], 2.0, 1e-6);   // d(v_y)/dx
+      EXPECT_EQ(scene.particle.affine[0][0], 0.0f);
+    }
+  }
+}
+
 TEST(Seeding, SameParticlesOnAnyRankCount) {
   SKIP_IN_A_ONE_RANK_JOB();
   CaseConfig config = full_box(1.0);

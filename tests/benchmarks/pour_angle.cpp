@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   app.add_option("--friction-substeps", s.friction_substeps,
                  "substeps of the frictional stress (0: the transfer's default)");
   app.add_flag("--rigid-cells-own-velocity", s.rigid_cells_own_velocity,
-               "particles of rigid cells read their own cell's faces (rigid_cell_velocity)");
+               "particles of rigid cells take their cluster's motion (rigid_cell_velocity)");
   double report_every = 0;
   app.add_option("--report-every", report_every,
                  "also print the slopes, top and largest speed every so many seconds");
