@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <utility>
 
@@ -46,6 +47,14 @@ int64_t global_sum(const Topology& topo, int64_t local) {
 
 void global_sum_in_place(const Topology& topo, double* values, int count) {
   MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, topo.comm());
+}
+
+void global_min_in_place(const Topology& topo, float* values, int64_t count) {
+  // MPI counts are ints: large arrays go in chunks.
+  constexpr int64_t kChunk = int64_t(1) << 30;
+  for (int64_t first = 0; first < count; first += kChunk)
+    MPI_Allreduce(MPI_IN_PLACE, values + first, int(std::min(kChunk, count - first)), MPI_FLOAT,
+                  MPI_MIN, topo.comm());
 }
 
 int64_t exclusive_prefix_sum(const Topology& topo, int64_t local) {

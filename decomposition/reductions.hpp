@@ -15,6 +15,8 @@ double global_sum(const Topology& topo, double local);
 int64_t global_sum(const Topology& topo, int64_t local);
 // Sums of many values at once (one message): values are replaced by their global sums.
 void global_sum_in_place(const Topology& topo, double* values, int count);
+// Element-wise minima of many values at once: values are replaced by their global minima.
+void global_min_in_place(const Topology& topo, float* values, int64_t count);
 // Sum of `local` over the ranks before this one (0 on rank 0).
 int64_t exclusive_prefix_sum(const Topology& topo, int64_t local);
 // The smallest box holding every rank's `local` box (Box{} if all are empty).

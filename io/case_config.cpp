@@ -650,7 +650,8 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
   r.surface_static_friction =
       !carries_stress && m.boolean("surface_static_friction", r.surface_static_friction);
   // Keys of the rigid cells of Zhu & Bridson's and mu(I)'s yield test.
-  for (std::string_view key : {"rigid_cell_velocity", "steep_surface_yields"})
+  for (std::string_view key :
+       {"rigid_cell_velocity", "steep_surface_yields", "culmann_wedges_yield"})
     if (carries_stress && m.has(key))
       m.fail(key, "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" + kind +
                       " sand has no rigid cells)");
@@ -658,6 +659,7 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
       m.has("rigid_cell_velocity") &&
       m.choice("rigid_cell_velocity", {"interpolated", "own_cell"}) == "own_cell";
   r.steep_surface_yields = !carries_stress && m.boolean("steep_surface_yields", false);
+  r.culmann_wedges_yield = !carries_stress && m.boolean("culmann_wedges_yield", false);
   if (kind != "zhu_bridson" && m.has("yield_surface"))
     m.fail("yield_surface", "applies to rheology = \"zhu_bridson\" only");
   if (kind == "zhu_bridson") {
@@ -717,6 +719,7 @@ const std::vector<std::string_view> kSandOnlyKeys = {"friction_angle",
                                                      "surface_static_friction",
                                                      "rigid_cell_velocity",
                                                      "steep_surface_yields",
+                                                     "culmann_wedges_yield",
                                                      "yield_surface",
                                                      "friction_substeps"};
 
@@ -748,6 +751,12 @@ void read_materials(const Table& root, CaseConfig& cfg) {
       spec.cohesion = m.number(m.has("c_dry") ? "c_dry" : "cohesion", kNonNegative, 0.0);
       spec.wet = read_wet_sand(m);
       spec.rheology = read_sand_rheology(m, spec.friction_angle_deg);
+      // The wedge test compares planes with the columns' tops, so "down" must be -z.
+      const Vec3& g = cfg.gravity;
+      if (spec.rheology.culmann_wedges_yield && !(g[2] < 0 && g[0] == 0 && g[1] == 0))
+        m.fail("culmann_wedges_yield", "needs [physics] gravity along -z, got (" +
+                                           format_number(g[0]) + ", " + format_number(g[1]) +
+                                           ", " + format_number(g[2]) + ")");
     }
     // Mostly PIC suits Zhu & Bridson's sand (thesis 3.2); elastic-plastic sand takes small
     // steps, at which PIC's damping would be a strong viscosity (src/README.md,

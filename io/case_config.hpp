@@ -85,6 +85,11 @@ struct SandRheology {
   // paper's test keeps sand at rest rigid whatever its slope (sigma_rigid vanishes), so an
   // over-steep flank stands until the projection's push on its staircase erodes it.
   bool steep_surface_yields = false;
+  // zhu_bridson and mu_i: a rigid cell of cohesionless sand yields, even at rest, when the
+  // plane through it dipping at the friction angle daylights at a free surface: the sand
+  // above a plane steeper than phi slides (Culmann's wedge; src/culmann_wedges.hpp). The
+  // paper's test keeps a released face rigid until it peels.
+  bool culmann_wedges_yield = false;
   // zhu_bridson and mu_i: the step's frictional stress is applied in this many substeps, each
   // from the strain rate the one before left (src/sand_plasticity.hpp). A rate-independent
   // stress applied once per step overshoots on grid-scale modes and chatters; FLIP's PIC

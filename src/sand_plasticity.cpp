@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
+#include "src/culmann_wedges.hpp"
 #include "src/pressure_solver.hpp"
 #include "src/sand_rheology.hpp"
 #include "src/surface_rest.hpp"
@@ -302,6 +304,14 @@ SandCellState sand_cell_state(const MacGrid& g, const MaterialSpec& sand, bool w
   return cell;
 }
 
+// Culmann's test is Coulomb statics of dry sand at the material's phi: cells with cohesion
+// or a wet friction hold other slopes, and keep Zhu & Bridson's test alone.
+bool cell_fails_on_culmann_wedge(const CulmannWedges& wedges, const SandCellState& cell, int i,
+                                 int j, int k) {
+  return cell.wet.cohesion <= 0 && cell.wet.friction_scale == 1.0 &&
+         wedges.above_daylighting_plane(i, j, k);
+}
+
 // velocity += increment over the increment's boxes (each within the velocity's).
 void add_within(const std::array<Array3<double>, 3>& increment,
                 std::array<Array3<double>, 3>& velocity) {
@@ -376,6 +386,9 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   const bool surfaces_rest = sand.rheology.surface_static_friction;
   const bool steep_surfaces_yield = sand.rheology.steep_surface_yields;
   const SurfaceRest rest = surface_rest(gravity, dt);
+  // Collective: built on every rank, sand or not.
+  std::optional<CulmannWedges> wedges;
+  if (sand.rheology.culmann_wedges_yield) wedges.emplace(topo, g, sand_cells, friction.mu_static);
   for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
     ++stats.sand_cells;
@@ -390,6 +403,10 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     if (is_rigid && steep_surfaces_yield &&
         surface_cell_too_steep(g, i, j, k, friction.mu_static * cell.wet.friction_scale,
                                cell.wet.cohesion, cell.density, rest)) {
+      sigma = yielding_stress(friction, cell);
+      is_rigid = false;
+    }
+    if (is_rigid && wedges && cell_fails_on_culmann_wedge(*wedges, cell, i, j, k)) {
       sigma = yielding_stress(friction, cell);
       is_rigid = false;
     }

@@ -113,7 +113,9 @@ void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressFi
 // surface cell that the surface's static friction holds (src/surface_rest.hpp, when the
 // material's surface_static_friction is on) is rigid instead; it reads grid.vel_saved and
 // `gravity` (zero gravity holds none). With steep_surface_yields, a rigid surface cell on a
-// slope its friction and cohesion cannot hold yields instead.
+// slope its friction and cohesion cannot hold yields instead; with culmann_wedges_yield, so
+// does a rigid cell of dry cohesionless sand above a plane dipping at phi that daylights
+// (src/culmann_wedges.hpp; one more reduction over the domain's columns).
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,
                                           const Array3<uint8_t>& sand_cells,
                                           const MaterialSpec& sand, double dt,

@@ -34,6 +34,7 @@ struct PourSpec {
   double max_dt = 0.01;       // s
   int friction_substeps = 0;  // 0: the transfer's default (friction_substeps() in case_config)
   bool rigid_cells_own_velocity = false;  // rigid_cell_velocity = "own_cell"
+  bool culmann_wedges_yield = false;      // culmann_wedges_yield
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
@@ -52,6 +53,7 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.rheology.kind = s.rheology;
   sand.rheology.friction_substeps = s.friction_substeps;
   sand.rheology.rigid_cells_own_velocity = s.rigid_cells_own_velocity;
+  sand.rheology.culmann_wedges_yield = s.culmann_wedges_yield;
   if (sand.rheology.carries_stress()) sand.rheology.surface_static_friction = false;
   sand.friction_angle_deg = s.friction_angle;
   c.materials.push_back(sand);

@@ -817,6 +817,11 @@ max = [0.2, 0.2, 0.2]
       parse_case_text(kDomain + kTime + sand + "steep_surface_yields = true\n" + sand_source,
                       "x.toml");
   EXPECT_TRUE(steep.materials[0].rheology.steep_surface_yields);
+  EXPECT_FALSE(plain.materials[0].rheology.culmann_wedges_yield);
+  CaseConfig culmann =
+      parse_case_text(kDomain + kTime + sand + "culmann_wedges_yield = true\n" + sand_source,
+                      "x.toml");
+  EXPECT_TRUE(culmann.materials[0].rheology.culmann_wedges_yield);
 }
 
 TEST(CaseConfigErrors, SandRheology) {
@@ -846,6 +851,13 @@ TEST(CaseConfigErrors, SandRheology) {
   expect_error(sand + "rheology = \"elastic_plastic\"\nsteep_surface_yields = true\n" +
                    sand_source,
                {"material[0].steep_surface_yields", "elastic_plastic sand has no rigid cells"});
+  expect_error(sand + "rheology = \"rigid_plastic\"\nculmann_wedges_yield = true\n" + sand_source,
+               {"material[0].culmann_wedges_yield", "rigid_plastic sand has no rigid cells"});
+  // The wedge test compares planes with the columns' tops along z.
+  const std::string sideways = kDomain + kTime + "[physics]\ngravity = [-9.81, 0, 0]\n" +
+                               "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
+  expect_error(sideways + "culmann_wedges_yield = true\n" + sand_source,
+               {"material[0].culmann_wedges_yield", "gravity along -z", "-9.81"});
   expect_error(sand + "yield_surface = \"tresca\"\n" + sand_source,
                {"material[0].yield_surface", "\"drucker_prager\" or \"mohr_coulomb\""});
   expect_error(sand + "rheology = \"mu_i\"\nyield_surface = \"mohr_coulomb\"\n" + sand_source,

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "decomposition/reductions.hpp"
+#include "src/culmann_wedges.hpp"
 #include "src/sand_plasticity.hpp"
 #include "tests/world_ranks.hpp"
 
@@ -441,6 +442,84 @@ TEST(SandPlasticity, SteepSurfaceYieldsAtRest) {
   EXPECT_EQ(yielding_on_a_45_degree_slope(50, 0, true), 0);
   EXPECT_EQ(yielding_on_a_45_degree_slope(30, 300, true), 0);
   EXPECT_EQ(yielding_on_a_45_degree_slope(30, 150, true), steep);
+}
+
+namespace {
+
+// A block of dry sand at rest, 6 columns of 8 cells of 5 cm against the x- wall, its face at
+// x = 6 cells open to air, two cells across y between walls, in a 16 x 2 x 10 grid.
+void fill_sand_block_with_a_vertical_face(TestGrid& t) {
+  const Box domain = t.topo.global(Stagger::Cell);
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (domain.contains(i, j, k) && i < 6 && k < 8) t.make_sand(i, j, k, 1600);
+  });
+}
+
+int64_t yielding_cells(TestGrid& t, const MaterialSpec& sand) {
+  return global_sum(
+      t.topo,
+      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand, 0.01, kGravity).yielding_cells);
+}
+
+}  // namespace
+
+// Culmann's planes on every rank: from column i of the block the plane dipping at phi
+// toward the face daylights at its foot, (6 - i) dx tan(phi) up (the x- wall and the y
+// walls are no free surface; the diagonals reach the face further away).
+TEST(SandPlasticity, CulmannPlanesDaylightAtTheFace) {
+  TestGrid t(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
+  fill_sand_block_with_a_vertical_face(t);
+  const double tan_phi = std::tan(30 * M_PI / 180);
+  const CulmannWedges wedges(t.topo, t.grid, t.sand, tan_phi);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 2; ++j)
+      EXPECT_NEAR(wedges.lowest_daylight(i, j), (6 - i) * 0.05 * tan_phi, 1e-6) << i << " " << j;
+  EXPECT_NEAR(wedges.lowest_daylight(7, 0), 0.0, 1e-12);  // open floor
+  EXPECT_FALSE(wedges.above_daylighting_plane(0, 0, 2));  // 0.125 m < 0.173 m
+  EXPECT_TRUE(wedges.above_daylighting_plane(0, 0, 3));   // 0.175 m
+}
+
+// With culmann_wedges_yield the sand above those planes yields at rest, where Zhu & Bridson's
+// test keeps it all rigid: per row across y, (k + 1/2) > (6 - i) tan(30) holds for 7, 7, 6,
+// 6, 5 and 5 cells of columns 5 down to 0. Cohesive sand keeps the paper's test alone.
+TEST(SandPlasticity, CulmannWedgesYieldAtRest) {
+  MaterialSpec sand = sand_material(30, 0);
+  TestGrid plain(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
+  fill_sand_block_with_a_vertical_face(plain);
+  EXPECT_EQ(yielding_cells(plain, sand), 0);
+  sand.rheology.culmann_wedges_yield = true;
+  TestGrid culmann(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
+  fill_sand_block_with_a_vertical_face(culmann);
+  EXPECT_EQ(yielding_cells(culmann, sand), 2 * (7 + 7 + 6 + 6 + 5 + 5));
+  MaterialSpec cohesive = sand_material(30, 500);
+  cohesive.rheology.culmann_wedges_yield = true;
+  TestGrid held(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
+  fill_sand_block_with_a_vertical_face(held);
+  EXPECT_EQ(yielding_cells(held, cohesive), 0);
+}
+
+namespace {
+
+// Sand at rest on a staircase of 5 cm cells two columns per step (26.6 degrees), 8 cells
+// high at the x- wall, two cells across y between walls: the cells that yield.
+int64_t yielding_on_a_gentle_slope(double friction_angle_deg, bool culmann_wedges_yield) {
+  TestGrid t(MPI_COMM_WORLD, {20, 2, 10}, 0.05);
+  const Box domain = t.topo.global(Stagger::Cell);
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (domain.contains(i, j, k) && k < 8 - i / 2) t.make_sand(i, j, k, 1600);
+  });
+  MaterialSpec sand = sand_material(friction_angle_deg, 0);
+  sand.rheology.culmann_wedges_yield = culmann_wedges_yield;
+  return yielding_cells(t, sand);
+}
+
+}  // namespace
+
+// A slope gentler than phi has no daylighting plane steeper than phi, a steeper one has.
+TEST(SandPlasticity, CulmannWedgesLeaveGentleSlopesAtRest) {
+  EXPECT_EQ(yielding_on_a_gentle_slope(30, true), 0);
+  EXPECT_GT(yielding_on_a_gentle_slope(20, true), 0);
+  EXPECT_EQ(yielding_on_a_gentle_slope(20, false), 0);
 }
 
 namespace {

@@ -57,6 +57,9 @@ int main(int argc, char** argv) {
                  "substeps of the frictional stress (0: the transfer's default)");
   app.add_flag("--rigid-cells-own-velocity", s.rigid_cells_own_velocity,
                "particles of rigid cells take their cluster's motion (rigid_cell_velocity)");
+  app.add_flag(
+      "--culmann-wedges-yield", s.culmann_wedges_yield,
+      "sand above a plane steeper than phi that daylights yields (culmann_wedges_yield)");
   double report_every = 0;
   app.add_option("--report-every", report_every,
                  "also print the slopes, top and largest speed every so many seconds");
