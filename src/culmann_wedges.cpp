@@ -10,6 +10,12 @@ namespace dunesim {
 
 namespace {
 
+// The sand arrays cover only the sand window (src/sand_window.hpp), outside which no cell
+// holds sand.
+bool holds_sand(const Array3<uint8_t>& sand_cells, int i, int j, int k) {
+  return sand_cells.box().contains(i, j, k) && sand_cells(i, j, k);
+}
+
 // Height of the bottom of each column's lowest open cell (neither sand nor solid) among
 // this rank's owned cells, m; infinity where the rank owns none.
 std::vector<float> owned_column_surfaces(const Topology& topo, const MacGrid& grid,
@@ -21,7 +27,7 @@ std::vector<float> owned_column_surfaces(const Topology& topo, const MacGrid& gr
   for (int i = owned.lo[0]; i < owned.hi[0]; ++i)
     for (int j = owned.lo[1]; j < owned.hi[1]; ++j)
       for (int k = owned.lo[2]; k < owned.hi[2]; ++k)
-        if (!sand_cells(i, j, k) && grid.cell_type(i, j, k) != kSolid) {
+        if (!holds_sand(sand_cells, i, j, k) && grid.cell_type(i, j, k) != kSolid) {
           surface[size_t(i - columns.lo[0]) * nj + (j - columns.lo[1])] = float(k * grid.dx);
           break;
         }
