@@ -36,10 +36,10 @@ std::vector<float> owned_column_surfaces(const Topology& topo, const MacGrid& gr
 
 // One direction d = (di, dj) of the planes: lowest_d(x) = min(top(x), lowest_d(x + d) +
 // step), swept so that x + d is done before x; beyond the last column is a wall, which no
-// plane daylights through. Folds lowest_d into `lowest` (the minimum over directions).
+// plane daylights through. Folds lowest_d into `lowest` (the minimum over directions);
+// `reach` is scratch of top's size, shared by the directions.
 void sweep_direction(const std::vector<float>& top, int ni, int nj, int di, int dj, float step,
-                     std::vector<float>& lowest) {
-  std::vector<float> reach(top.size());
+                     std::vector<float>& reach, std::vector<float>& lowest) {
   auto visit = [&](int a, int b) {
     float r = top[size_t(a) * nj + b];
     const int na = a + di, nb = b + dj;
@@ -69,10 +69,12 @@ CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
   for (float& t : top) t = std::min(t, closed_column);
   const int ni = columns_.hi[0] - columns_.lo[0], nj = columns_.hi[1] - columns_.lo[1];
   lowest_.assign(top.size(), std::numeric_limits<float>::infinity());
+  std::vector<float> reach(top.size());
   for (int di = -1; di <= 1; ++di)
     for (int dj = -1; dj <= 1; ++dj)
       if (di != 0 || dj != 0)
-        sweep_direction(top, ni, nj, di, dj, float(std::hypot(di, dj) * dx_ * tan_phi), lowest_);
+        sweep_direction(top, ni, nj, di, dj, float(std::hypot(di, dj) * dx_ * tan_phi), reach,
+                        lowest_);
 }
 
 bool CulmannWedges::above_daylighting_plane(int i, int j, int k) const {

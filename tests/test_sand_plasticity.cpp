@@ -410,21 +410,32 @@ TEST(SandPlasticity, SandAtRestStaysRigid) {
 
 namespace {
 
-// Sand at rest on a 45-degree staircase of 5 cm cells (column i holds 7 - i cells, two
-// cells across y between walls), under gravity: the cells that yield in one step of the
-// sand stage, counted over all ranks.
+// Sand at rest in columns of cells along x, column i holding height(i) cells from the floor,
+// two cells across y between walls.
+template <class Height>
+void fill_columns(TestGrid& t, Height height) {
+  const Box domain = t.topo.global(Stagger::Cell);
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (domain.contains(i, j, k) && k < height(i)) t.make_sand(i, j, k, 1600);
+  });
+}
+
+// The cells that yield in one step of the sand stage, counted over all ranks.
+int64_t yielding_cells(TestGrid& t, const MaterialSpec& sand) {
+  return global_sum(
+      t.topo,
+      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand, 0.01, kGravity).yielding_cells);
+}
+
+// Sand at rest on a 45-degree staircase of 5 cm cells (column i holds 7 - i cells): the
+// cells that yield.
 int64_t yielding_on_a_45_degree_slope(double friction_angle_deg, double cohesion,
                                       bool steep_surface_yields) {
   TestGrid t(MPI_COMM_WORLD, {8, 2, 8}, 0.05);
-  const Box domain = t.topo.global(Stagger::Cell);
-  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
-    if (domain.contains(i, j, k) && k < std::max(1, 7 - i)) t.make_sand(i, j, k, 1600);
-  });
+  fill_columns(t, [](int i) { return std::max(1, 7 - i); });
   MaterialSpec sand = sand_material(friction_angle_deg, cohesion);
   sand.rheology.steep_surface_yields = steep_surface_yields;
-  const SandPlasticityStats stats =
-      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand, 0.01, kGravity);
-  return global_sum(t.topo, stats.yielding_cells);
+  return yielding_cells(t, sand);
 }
 
 }  // namespace
@@ -447,18 +458,9 @@ TEST(SandPlasticity, SteepSurfaceYieldsAtRest) {
 namespace {
 
 // A block of dry sand at rest, 6 columns of 8 cells of 5 cm against the x- wall, its face at
-// x = 6 cells open to air, two cells across y between walls, in a 16 x 2 x 10 grid.
+// x = 6 cells open to air, in a 16 x 2 x 10 grid.
 void fill_sand_block_with_a_vertical_face(TestGrid& t) {
-  const Box domain = t.topo.global(Stagger::Cell);
-  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
-    if (domain.contains(i, j, k) && i < 6 && k < 8) t.make_sand(i, j, k, 1600);
-  });
-}
-
-int64_t yielding_cells(TestGrid& t, const MaterialSpec& sand) {
-  return global_sum(
-      t.topo,
-      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand, 0.01, kGravity).yielding_cells);
+  fill_columns(t, [](int i) { return i < 6 ? 8 : 0; });
 }
 
 }  // namespace
@@ -501,13 +503,10 @@ TEST(SandPlasticity, CulmannWedgesYieldAtRest) {
 namespace {
 
 // Sand at rest on a staircase of 5 cm cells two columns per step (26.6 degrees), 8 cells
-// high at the x- wall, two cells across y between walls: the cells that yield.
+// high at the x- wall: the cells that yield.
 int64_t yielding_on_a_gentle_slope(double friction_angle_deg, bool culmann_wedges_yield) {
   TestGrid t(MPI_COMM_WORLD, {20, 2, 10}, 0.05);
-  const Box domain = t.topo.global(Stagger::Cell);
-  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
-    if (domain.contains(i, j, k) && k < 8 - i / 2) t.make_sand(i, j, k, 1600);
-  });
+  fill_columns(t, [](int i) { return 8 - i / 2; });
   MaterialSpec sand = sand_material(friction_angle_deg, 0);
   sand.rheology.culmann_wedges_yield = culmann_wedges_yield;
   return yielding_cells(t, sand);
