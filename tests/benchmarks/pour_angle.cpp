@@ -6,20 +6,69 @@
 //
 // Prints the slope of each flank, the heap's height and base, the largest speed left and
 // the particle count against the particles created. --report-every follows the heap while
-// it is poured and settles; --flip-ratio, --transfer, --cfl, --max-dt and --friction-substeps
-// vary the numerics.
+// it is poured and settles (--profile adds every column's surface, --flank-flow the velocity
+// of the flank's grains by depth); --flip-ratio, --transfer, --cfl, --max-dt and
+// --friction-substeps vary the numerics, --rheology and --phi-dynamic the sand.
 #include <mpi.h>
 #include <petscsys.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "decomposition/reductions.hpp"
 #include "tests/poured_heap.hpp"
 
 using namespace dunesim;
+
+namespace {
+
+// The flow on the heap's right flank (collective): the mean horizontal velocity of the
+// grains, mm/s, in bins 1 cm wide from the heap's axis outward (columns) and one cell deep
+// from the column's surface downward (rows): how deep the surface flow reaches, and where it
+// stops. Blank where no grain lies.
+void print_flank_flow(const Simulation& sim, const test::HeapShape& heap, const test::PourSpec& s,
+                      int rank) {
+  constexpr double kBin = 0.01;  // m
+  constexpr int kDepths = 10;    // cells below the surface
+  const int bins = int(0.5 * s.length / kBin) + 1;
+  std::vector<double> sums(size_t(2) * bins * kDepths, 0.0);  // momentum, then count
+  double* const velocity = sums.data();
+  double* const count = sums.data() + size_t(bins) * kDepths;
+  const Particles& p = sim.particles();
+  const int columns = int(heap.surface.size());
+  for (size_t n = 0; n < p.size(); ++n) {
+    const double from_axis = p.x[n] - 0.5 * s.length;
+    const int column = std::clamp(int(p.x[n] / s.cell), 0, columns - 1);
+    const int bin = int(from_axis / kBin);
+    const int depth = int((heap.surface[column] + s.cell - p.z[n]) / s.cell);
+    if (from_axis < 0 || bin >= bins || depth < 0 || depth >= kDepths) continue;
+    velocity[size_t(depth) * bins + bin] += p.vx[n];
+    count[size_t(depth) * bins + bin] += 1;
+  }
+  global_sum_in_place(sim.topology(), sums.data(), int(sums.size()));
+  if (rank != 0) return;
+  std::printf("    flank flow, mm/s: rows 0..%d cells below the surface, columns 1 cm apart\n",
+              kDepths - 1);
+  for (int depth = 0; depth < kDepths; ++depth) {
+    std::printf("    %2d", depth);
+    for (int bin = 0; bin < bins; ++bin) {
+      const size_t at = size_t(depth) * bins + bin;
+      if (count[at] > 0)
+        std::printf(" %5.0f", 1000.0 * velocity[at] / count[at]);
+      else
+        std::printf("      ");
+    }
+    std::printf("\n");
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"angle of repose of a poured heap"};
@@ -48,9 +97,14 @@ int main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(transfers));
   const std::map<std::string, SandRheology::Kind> rheologies = {
       {"zhu_bridson", SandRheology::Kind::ZhuBridson},
+      {"mu_i", SandRheology::Kind::MuOfI},
       {"rigid_plastic", SandRheology::Kind::RigidPlastic}};
-  app.add_option("--rheology", s.rheology, "the sand's rheology: zhu_bridson or rigid_plastic")
+  app.add_option("--rheology", s.rheology,
+                 "the sand's rheology: zhu_bridson, mu_i or rigid_plastic")
       ->transform(CLI::CheckedTransformer(rheologies));
+  app.add_option("--phi-dynamic", s.dynamic_friction_angle,
+                 "mu_i only: atan(mu_2), the friction at large inertial number, degrees "
+                 "(default max(33, phi))");
   app.add_option("--cfl", s.cfl, "cells a particle may cross per step");
   app.add_option("--max-dt", s.max_dt, "longest step, s");
   app.add_option("--friction-substeps", s.friction_substeps,
@@ -65,6 +119,9 @@ int main(int argc, char** argv) {
                  "also print the slopes, top and largest speed every so many seconds");
   bool profile = false;
   app.add_flag("--profile", profile, "also print the surface height of every column");
+  bool flank_flow = false;
+  app.add_flag("--flank-flow", flank_flow,
+               "also print the right flank's horizontal velocity by depth (with --report-every)");
   CLI11_PARSE(app, argc, argv);
 
   MPI_Init(&argc, &argv);
@@ -89,6 +146,7 @@ int main(int argc, char** argv) {
       if (rank == 0 && profile)
         for (size_t col = 0; col < now.surface.size(); ++col)
           std::printf("    x %.4f  surface %.4f\n", (col + 0.5) * s.cell, now.surface[col]);
+      if (flank_flow) print_flank_flow(sim, now, s, rank);
     };
     const test::HeapShape heap = test::pour_heap(s, MPI_COMM_WORLD, progress);
     const double wall =
