@@ -29,20 +29,21 @@ SymTensor zhu_bridson_yielding_stress(const SandFriction& f, const SandCellState
                         c.density, c.dx, c.dt);
 }
 
-// The principal values of a traceless symmetric tensor over its Frobenius norm, largest
-// first, from its invariants (the trigonometric solution of the characteristic cubic).
-std::array<double, 3> unit_deviator_principal_values(const SymTensor& deviator) {
-  const double norm = deviator.frobenius_norm();
-  const SymTensor& d = deviator;
+// The principal values of a traceless symmetric tensor of Frobenius norm `norm` over that
+// norm, largest first, from its invariants (the trigonometric solution of the characteristic
+// cubic). With alpha in [0, pi/3] the three are r cos(alpha + 2 pi n / 3), n = 0, -1, 1,
+// written with cos(alpha) and sin(alpha) >= 0 alone: one acos and one cos per cell, which
+// the friction substeps call for every yielding cell.
+std::array<double, 3> unit_deviator_principal_values(const SymTensor& d, double norm) {
   const double j3 = d(0, 0) * (d(1, 1) * d(2, 2) - d(1, 2) * d(1, 2)) -
                     d(0, 1) * (d(0, 1) * d(2, 2) - d(1, 2) * d(0, 2)) +
                     d(0, 2) * (d(0, 1) * d(1, 2) - d(1, 1) * d(0, 2));
   // cos(3 alpha) = 3 sqrt(6) J3 / |d|^3, with J2 = |d|^2 / 2.
   const double cos_3alpha = std::clamp(3 * std::sqrt(6.0) * j3 / (norm * norm * norm), -1.0, 1.0);
-  const double alpha = std::acos(cos_3alpha) / 3;
-  const double r = std::sqrt(2.0 / 3.0);
-  return {r * std::cos(alpha), r * std::cos(alpha - 2 * M_PI / 3),
-          r * std::cos(alpha + 2 * M_PI / 3)};
+  const double c = std::cos(std::acos(cos_3alpha) / 3);
+  const double s = std::sqrt(std::max(0.0, 1 - c * c));
+  const double r = std::sqrt(2.0 / 3.0), half_root3 = 0.5 * std::sqrt(3.0);
+  return {r * c, r * (-0.5 * c + half_root3 * s), r * (-0.5 * c - half_root3 * s)};
 }
 
 bool mu_of_i_stays_rigid(const SandFriction& f, const SandCellState& c,
@@ -93,8 +94,9 @@ SandFriction sand_friction(const MaterialSpec& sand) {
 
 double mohr_coulomb_scale(const SymTensor& strain_rate, double sin_phi) {
   const SymTensor deviator = deviatoric_part(strain_rate);
-  if (!(deviator.frobenius_norm() > 0)) return 1.0;
-  const auto [n1, n2, n3] = unit_deviator_principal_values(deviator);
+  const double norm = deviator.frobenius_norm();
+  if (!(norm > 0)) return 1.0;
+  const auto [n1, n2, n3] = unit_deviator_principal_values(deviator, norm);
   const double sin_phi_mc = std::min(std::sqrt(1.5) * sin_phi, 1.0);
   return std::sqrt(0.5) / (0.5 * (n1 - n3) - 0.5 * n2 * sin_phi_mc);
 }
