@@ -123,6 +123,12 @@ int main(int argc, char** argv) {
   app.add_flag("--flank-flow", flank_flow,
                "also print the right flank's horizontal velocity by depth (with --report-every)");
   CLI11_PARSE(app, argc, argv);
+  if (s.dynamic_friction_angle > 0 &&
+      (s.dynamic_friction_angle < s.friction_angle || s.dynamic_friction_angle >= 90)) {
+    std::fprintf(stderr, "--phi-dynamic: expected at least --phi (%g) and under 90, got %g\n",
+                 s.friction_angle, s.dynamic_friction_angle);
+    return 2;
+  }
 
   MPI_Init(&argc, &argv);
   PetscInitialize(&argc, &argv, nullptr, nullptr);
