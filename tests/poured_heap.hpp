@@ -30,7 +30,7 @@ struct PourSpec {
   double flip_ratio = 0.05;            // of the sand
   Transfer transfer = Transfer::Flip;  // the sand's (flip_ratio is used with Flip only)
   SandRheology::Kind rheology = SandRheology::Kind::ZhuBridson;
-  double dynamic_friction_angle = 0;  // degrees, mu_i only; 0: the cases' max(33, phi)
+  double dynamic_friction_angle = 0;  // degrees, mu_i only; 0: the cases' default (below)
   double cfl = 1.0;                   // cells a particle may cross per step
   double max_dt = 0.01;               // s
   int friction_substeps = 0;  // 0: the transfer's default (friction_substeps() in case_config)
@@ -53,8 +53,11 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.transfer = s.transfer;
   sand.rheology.kind = s.rheology;
   sand.rheology.friction_substeps = s.friction_substeps;
+  // The case reader's default: SandRheology's, or phi where phi is larger.
   sand.rheology.dynamic_friction_angle_deg =
-      s.dynamic_friction_angle > 0 ? s.dynamic_friction_angle : std::max(33.0, s.friction_angle);
+      s.dynamic_friction_angle > 0
+          ? s.dynamic_friction_angle
+          : std::max(s.friction_angle, sand.rheology.dynamic_friction_angle_deg);
   sand.rheology.rigid_cells_own_velocity = s.rigid_cells_own_velocity;
   sand.rheology.culmann_wedges_yield = s.culmann_wedges_yield;
   if (sand.rheology.carries_stress()) sand.rheology.surface_static_friction = false;
