@@ -65,6 +65,9 @@ SandFriction sand_friction(const MaterialSpec& sand);
 // sin(phi_mc) gives the stress's size as p sin(phi_mc) / ((n1 - n3) / 2 - n2 sin(phi_mc) / 2).
 double mohr_coulomb_scale(const SymTensor& strain_rate, double sin_phi);
 
+// cos(acos(x) / 3) for x in [-1, 1], within 2.1e-10 (mohr_coulomb_scale's Lode angle).
+double cos_third_of_arccos(double x);
+
 // mu(I) of Jop et al. 2006 for inertial number I > 0 (infinite I gives mu_2).
 double mu_of_inertial_number(const SandFriction& f, double inertial_number);
 

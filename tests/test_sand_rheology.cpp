@@ -119,6 +119,19 @@ double obliquity(const SymTensor& sigma, double p) {
 
 }  // namespace
 
+// The Lode angle's polynomial against the library's acos and cos, across [-1, 1] and at its
+// ends, where two principal values meet.
+TEST(SandRheology, CosThirdOfArccosMatchesTheTrigonometricSolution) {
+  double worst = 0;
+  for (int n = 0; n <= 20000; ++n) {
+    const double x = -1 + n * 1e-4;
+    worst = std::max(worst, std::abs(cos_third_of_arccos(x) - std::cos(std::acos(x) / 3)));
+  }
+  EXPECT_LT(worst, 2.5e-10);
+  EXPECT_NEAR(cos_third_of_arccos(-1.0), 0.5, 2.5e-10);
+  EXPECT_NEAR(cos_third_of_arccos(1.0), 1.0, 2.5e-10);
+}
+
 // Mohr-Coulomb's strength over plane strain's, by hand: 1 in plane strain and simple shear,
 // 2 sqrt(3) / (3 - sin(phi_mc)) in axisymmetric compression (two equal extensions), whatever
 // the axis, and 2 sqrt(3) / (3 + sin(phi_mc)) in axisymmetric extension.
