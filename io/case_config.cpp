@@ -629,15 +629,43 @@ WetSandSpec read_wet_sand(const Table& m) {
   return wet;
 }
 
+const std::initializer_list<std::string_view> kSandRheologies = {"zhu_bridson", "mu_i",
+                                                                 "elastic_plastic",
+                                                                 "rigid_plastic"};
+
+// The defaults a sand material's `model` picks for the keys it leaves out: the model checked
+// against laboratory collapses (src/README.md, "Sand against laboratory collapses"), or Zhu
+// & Bridson's own (95% PIC, rigid cells interpolated, released faces held until they peel).
+// Only Zhu & Bridson's rheology has both; the others keep the paper's transfer.
+struct SandModelDefaults {
+  bool apic = false;
+  bool rigid_cells_own_velocity = false;
+  bool culmann_wedges_yield = false;
+};
+
+SandModelDefaults read_sand_model(const Table& m, const Vec3& gravity) {
+  const bool zhu_bridson_rheology =
+      !m.has("rheology") || m.choice("rheology", kSandRheologies) == "zhu_bridson";
+  if (!zhu_bridson_rheology) {
+    if (m.has("model")) m.fail("model", "applies to rheology = \"zhu_bridson\" only");
+    return {};
+  }
+  if (m.has("model") && m.choice("model", {"validated", "zhu_bridson_2005"}) != "validated")
+    return {};
+  // Culmann's test reads the columns' tops along z, so it is part of the default only where
+  // gravity points down z; elsewhere culmann_wedges_yield = true is refused below.
+  const bool gravity_down_z = gravity[2] < 0 && gravity[0] == 0 && gravity[1] == 0;
+  return {true, true, gravity_down_z};
+}
+
 // The rheology keys of a sand material; each rheology's own parameters only with it.
-SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
+SandRheology read_sand_rheology(const Table& m, double friction_angle_deg,
+                                const SandModelDefaults& model) {
   SandRheology r;
   const std::vector<std::string_view> mu_i_keys = {"friction_angle_dynamic", "i0",
                                                    "grain_diameter", "grain_density"};
   const std::string kind =
-      m.has("rheology")
-          ? m.choice("rheology", {"zhu_bridson", "mu_i", "elastic_plastic", "rigid_plastic"})
-          : "zhu_bridson";
+      m.has("rheology") ? m.choice("rheology", kSandRheologies) : "zhu_bridson";
   if (kind != "mu_i")
     for (std::string_view key : mu_i_keys)
       if (m.has(key)) m.fail(key, "is a parameter of rheology = \"mu_i\" only");
@@ -656,10 +684,12 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg) {
       m.fail(key, "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" + kind +
                       " sand has no rigid cells)");
   r.rigid_cells_own_velocity =
-      m.has("rigid_cell_velocity") &&
-      m.choice("rigid_cell_velocity", {"interpolated", "own_cell"}) == "own_cell";
+      m.has("rigid_cell_velocity")
+          ? m.choice("rigid_cell_velocity", {"interpolated", "own_cell"}) == "own_cell"
+          : model.rigid_cells_own_velocity;
   r.steep_surface_yields = !carries_stress && m.boolean("steep_surface_yields", false);
-  r.culmann_wedges_yield = !carries_stress && m.boolean("culmann_wedges_yield", false);
+  r.culmann_wedges_yield =
+      !carries_stress && m.boolean("culmann_wedges_yield", model.culmann_wedges_yield);
   if (kind != "zhu_bridson" && m.has("yield_surface"))
     m.fail("yield_surface", "applies to rheology = \"zhu_bridson\" only");
   if (kind == "zhu_bridson") {
@@ -721,7 +751,8 @@ const std::vector<std::string_view> kSandOnlyKeys = {"friction_angle",
                                                      "steep_surface_yields",
                                                      "culmann_wedges_yield",
                                                      "yield_surface",
-                                                     "friction_substeps"};
+                                                     "friction_substeps",
+                                                     "model"};
 
 void read_materials(const Table& root, CaseConfig& cfg) {
   std::vector<Table> entries = root.table_array("material");
@@ -743,6 +774,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
         m.fail("kind", "only one sand material per case is supported (" +
                            in_quotes(earlier.name) + " is already sand)");
     spec.kind = sand ? MaterialKind::Sand : MaterialKind::Water;
+    SandModelDefaults model;
     spec.density = m.number("density", kPositive, sand ? 1600.0 : 1000.0);
     if (sand) {
       spec.friction_angle_deg = m.number("friction_angle", Range{0.0, 90.0, false, false}, 30.0);
@@ -750,7 +782,8 @@ void read_materials(const Table& root, CaseConfig& cfg) {
         m.fail("c_dry", "is another name for 'cohesion'; give one of them");
       spec.cohesion = m.number(m.has("c_dry") ? "c_dry" : "cohesion", kNonNegative, 0.0);
       spec.wet = read_wet_sand(m);
-      spec.rheology = read_sand_rheology(m, spec.friction_angle_deg);
+      model = read_sand_model(m, cfg.gravity);
+      spec.rheology = read_sand_rheology(m, spec.friction_angle_deg, model);
       // The wedge test compares planes with the columns' tops, so "down" must be -z.
       const Vec3& g = cfg.gravity;
       if (spec.rheology.culmann_wedges_yield && !(g[2] < 0 && g[0] == 0 && g[1] == 0))
@@ -762,8 +795,11 @@ void read_materials(const Table& root, CaseConfig& cfg) {
     // steps, at which PIC's damping would be a strong viscosity (src/README.md,
     // "Elastic-plastic sand").
     const bool mostly_pic = sand && spec.rheology.kind != SandRheology::Kind::ElasticPlastic;
-    const std::string transfer =
-        m.has("transfer") ? m.choice("transfer", {"flip", "apic", "rpic"}) : "flip";
+    // A flip_ratio without a transfer asks for PIC/FLIP whatever the model's default.
+    const std::string transfer = m.has("transfer")
+                                     ? m.choice("transfer", {"flip", "apic", "rpic"})
+                                 : model.apic && !m.has("flip_ratio") ? "apic"
+                                                                      : "flip";
     spec.transfer = transfer == "apic"   ? Transfer::Apic
                     : transfer == "rpic" ? Transfer::Rpic
                                          : Transfer::Flip;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "decomposition/reductions.hpp"
@@ -13,29 +14,37 @@
 namespace dunesim::test {
 
 struct PourSpec {
-  double friction_angle = 30;          // degrees
-  double cell = 0.01;                  // m
-  double length = 0.6;                 // m, the floor along x
-  double height = 0.3;                 // m, the domain's height
-  int slab_cells = 4;                  // cells across the slab (y)
-  double nozzle_width = 0.04;          // m, along x, centred
-  double nozzle_height = 0.2;          // m, the nozzle's lower edge above the floor
-  double nozzle_speed = 0.5;           // m/s, downward speed of the poured sand
-  double pour_time = 1.0;              // s, emit_until
-  double settle_time = 0.5;            // s after the pour ends
-  double rest_window = 0.5;            // s before the end over which surface_change is taken
-  double floor_friction = 0.6;         // Coulomb mu of the floor
-  uint64_t seed = 1;                   // of the seeding jitter
-  int balance_interval = 20;           // steps between load-balance checks (0: never)
-  double flip_ratio = 0.05;            // of the sand
-  Transfer transfer = Transfer::Flip;  // the sand's (flip_ratio is used with Flip only)
+  double friction_angle = 30;   // degrees
+  double cell = 0.01;           // m
+  double length = 0.6;          // m, the floor along x
+  double height = 0.3;          // m, the domain's height
+  int slab_cells = 4;           // cells across the slab (y)
+  double nozzle_width = 0.04;   // m, along x, centred
+  double nozzle_height = 0.2;   // m, the nozzle's lower edge above the floor
+  double nozzle_speed = 0.5;    // m/s, downward speed of the poured sand
+  double pour_time = 1.0;       // s, emit_until
+  double settle_time = 0.5;     // s after the pour ends
+  double rest_window = 0.5;     // s before the end over which surface_change is taken
+  double floor_friction = 0.6;  // Coulomb mu of the floor
+  uint64_t seed = 1;            // of the seeding jitter
+  int balance_interval = 20;    // steps between load-balance checks (0: never)
+  // The sand model, as the case keys give it: by default the validated one (APIC, rigid cells'
+  // own velocity, Culmann's wedges) for Zhu & Bridson's rheology, 95% PIC and neither option
+  // for the others and with zhu_bridson_2005; a field that is set overrides its default.
+  bool zhu_bridson_2005 = false;                 // model = "zhu_bridson_2005"
+  std::optional<Transfer> transfer;              // the sand's
+  double flip_ratio = 0.05;                      // used with Transfer::Flip only
+  std::optional<bool> rigid_cells_own_velocity;  // rigid_cell_velocity = "own_cell"
+  std::optional<bool> culmann_wedges_yield;      // culmann_wedges_yield
   SandRheology::Kind rheology = SandRheology::Kind::ZhuBridson;
   double dynamic_friction_angle = 0;  // degrees, mu_i only; 0: the cases' default (below)
   double cfl = 1.0;                   // cells a particle may cross per step
   double max_dt = 0.01;               // s
   int friction_substeps = 0;  // 0: the transfer's default (friction_substeps() in case_config)
-  bool rigid_cells_own_velocity = false;  // rigid_cell_velocity = "own_cell"
-  bool culmann_wedges_yield = false;      // culmann_wedges_yield
+
+  bool validated_model() const {
+    return rheology == SandRheology::Kind::ZhuBridson && !zhu_bridson_2005;
+  }
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
@@ -49,8 +58,9 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.name = "sand";
   sand.kind = MaterialKind::Sand;
   sand.density = 1600;
+  const bool validated = s.validated_model();
   sand.flip_ratio = s.flip_ratio;
-  sand.transfer = s.transfer;
+  sand.transfer = s.transfer.value_or(validated ? Transfer::Apic : Transfer::Flip);
   sand.rheology.kind = s.rheology;
   sand.rheology.friction_substeps = s.friction_substeps;
   // The case reader's default: SandRheology's, or phi where phi is larger.
@@ -58,8 +68,8 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
       s.dynamic_friction_angle > 0
           ? s.dynamic_friction_angle
           : std::max(s.friction_angle, sand.rheology.dynamic_friction_angle_deg);
-  sand.rheology.rigid_cells_own_velocity = s.rigid_cells_own_velocity;
-  sand.rheology.culmann_wedges_yield = s.culmann_wedges_yield;
+  sand.rheology.rigid_cells_own_velocity = s.rigid_cells_own_velocity.value_or(validated);
+  sand.rheology.culmann_wedges_yield = s.culmann_wedges_yield.value_or(validated);
   if (sand.rheology.carries_stress()) sand.rheology.surface_static_friction = false;
   sand.friction_angle_deg = s.friction_angle;
   c.materials.push_back(sand);

@@ -739,7 +739,8 @@ profile_height = [0.0, 0.1, 0.0]
 
 // The sand's rheology: Zhu & Bridson unless it says mu_i, elastic_plastic or rigid_plastic;
 // each one's parameters are read only with it, and mu(I)'s dynamic angle cannot be below the
-// static one. Elastic-plastic sand defaults to FLIP, the others to mostly PIC.
+// static one. Zhu & Bridson's defaults to the validated model (APIC, rigid cells' own
+// velocity, Culmann's wedges), elastic-plastic sand to FLIP, the others to mostly PIC.
 TEST(CaseConfig, SandRheology) {
   const std::string sand_source = R"(
 [[source]]
@@ -784,9 +785,10 @@ max = [0.2, 0.2, 0.2]
   EXPECT_TRUE(rigid_plastic.materials[0].rheology.carries_stress());
   EXPECT_DOUBLE_EQ(rigid_plastic.materials[0].flip_ratio, 0.05);
   EXPECT_FALSE(rigid_plastic.materials[0].rheology.surface_static_friction);
-  // The friction's substeps: once a step under PIC/FLIP and RPIC, 8 under APIC, or what the
-  // case says.
-  EXPECT_EQ(friction_substeps(plain.materials[0]), 1);
+  // The friction's substeps: once a step under PIC/FLIP and RPIC, 8 under APIC (the
+  // validated model's), or what the case says.
+  EXPECT_EQ(friction_substeps(plain.materials[0]), 8);
+  EXPECT_EQ(friction_substeps(mu_i.materials[0]), 1);
   CaseConfig apic =
       parse_case_text(kDomain + kTime + sand + "transfer = \"apic\"\n" + sand_source, "x.toml");
   EXPECT_EQ(friction_substeps(apic.materials[0]), 8);
@@ -805,23 +807,75 @@ max = [0.2, 0.2, 0.2]
                       "x.toml");
   EXPECT_EQ(mohr_coulomb.materials[0].rheology.yield_surface,
             SandRheology::YieldSurface::MohrCoulomb);
-  // Rigid cells' particles: interpolated like every other particle unless the case asks for
-  // their cluster's motion.
-  EXPECT_FALSE(plain.materials[0].rheology.rigid_cells_own_velocity);
-  CaseConfig own_cell = parse_case_text(kDomain + kTime + sand +
-                                            "rigid_cell_velocity = \"own_cell\"\n" + sand_source,
-                                        "x.toml");
-  EXPECT_TRUE(own_cell.materials[0].rheology.rigid_cells_own_velocity);
+  // Rigid cells' particles: their cluster's motion in the validated model, interpolated like
+  // every other particle in the others or when the case says so.
+  EXPECT_TRUE(plain.materials[0].rheology.rigid_cells_own_velocity);
+  EXPECT_FALSE(mu_i.materials[0].rheology.rigid_cells_own_velocity);
+  CaseConfig interpolated =
+      parse_case_text(kDomain + kTime + sand + "rigid_cell_velocity = \"interpolated\"\n" +
+                          sand_source,
+                      "x.toml");
+  EXPECT_FALSE(interpolated.materials[0].rheology.rigid_cells_own_velocity);
   EXPECT_FALSE(plain.materials[0].rheology.steep_surface_yields);
   CaseConfig steep =
       parse_case_text(kDomain + kTime + sand + "steep_surface_yields = true\n" + sand_source,
                       "x.toml");
   EXPECT_TRUE(steep.materials[0].rheology.steep_surface_yields);
-  EXPECT_FALSE(plain.materials[0].rheology.culmann_wedges_yield);
-  CaseConfig culmann =
-      parse_case_text(kDomain + kTime + sand + "culmann_wedges_yield = true\n" + sand_source,
+  EXPECT_TRUE(plain.materials[0].rheology.culmann_wedges_yield);
+  EXPECT_FALSE(mu_i.materials[0].rheology.culmann_wedges_yield);
+  CaseConfig no_culmann =
+      parse_case_text(kDomain + kTime + sand + "culmann_wedges_yield = false\n" + sand_source,
                       "x.toml");
-  EXPECT_TRUE(culmann.materials[0].rheology.culmann_wedges_yield);
+  EXPECT_FALSE(no_culmann.materials[0].rheology.culmann_wedges_yield);
+  // Tilted gravity: the validated model leaves Culmann's test, which reads columns along z,
+  // out (asking for it is refused; CaseConfigErrors.SandRheology).
+  CaseConfig tilted = parse_case_text(kDomain + kTime + "[physics]\ngravity = [5.6, 0, -8.0]\n" +
+                                          sand + sand_source,
+                                      "x.toml");
+  EXPECT_FALSE(tilted.materials[0].rheology.culmann_wedges_yield);
+  EXPECT_EQ(tilted.materials[0].transfer, Transfer::Apic);
+}
+
+// model = "zhu_bridson_2005" gives the paper's sand: 95% PIC, rigid cells interpolated,
+// no Culmann's wedges; any of them can still be set on its own.
+TEST(CaseConfig, ZhuBridsonModel) {
+  const std::string sand_source =
+      "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
+      "0.2]\n";
+  const std::string sand = kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
+  const MaterialSpec paper =
+      parse_case_text(sand + "model = \"zhu_bridson_2005\"\n" + sand_source, "x.toml")
+          .materials[0];
+  EXPECT_EQ(paper.transfer, Transfer::Flip);
+  EXPECT_DOUBLE_EQ(paper.flip_ratio, 0.05);
+  EXPECT_EQ(friction_substeps(paper), 1);
+  EXPECT_FALSE(paper.rheology.rigid_cells_own_velocity);
+  EXPECT_FALSE(paper.rheology.culmann_wedges_yield);
+  EXPECT_EQ(paper.rheology.yield_surface, SandRheology::YieldSurface::DruckerPrager);
+  const MaterialSpec validated =
+      parse_case_text(sand + "model = \"validated\"\n" + sand_source, "x.toml").materials[0];
+  EXPECT_EQ(validated.transfer, Transfer::Apic);
+  EXPECT_TRUE(validated.rheology.rigid_cells_own_velocity);
+  EXPECT_TRUE(validated.rheology.culmann_wedges_yield);
+  const MaterialSpec paper_apic =
+      parse_case_text(sand + "model = \"zhu_bridson_2005\"\ntransfer = \"apic\"\n" + sand_source,
+                      "x.toml")
+          .materials[0];
+  EXPECT_EQ(paper_apic.transfer, Transfer::Apic);
+  EXPECT_FALSE(paper_apic.rheology.culmann_wedges_yield);
+  // A flip_ratio alone asks for PIC/FLIP in either model.
+  const MaterialSpec half_flip =
+      parse_case_text(sand + "flip_ratio = 0.5\n" + sand_source, "x.toml").materials[0];
+  EXPECT_EQ(half_flip.transfer, Transfer::Flip);
+  EXPECT_DOUBLE_EQ(half_flip.flip_ratio, 0.5);
+  expect_error(sand + "model = \"zhu_bridson\"\n" + sand_source,
+               {"material[0].model", "\"validated\" or \"zhu_bridson_2005\"",
+                "got \"zhu_bridson\""});
+  expect_error(sand + "rheology = \"mu_i\"\nmodel = \"validated\"\n" + sand_source,
+               {"material[0].model", "rheology = \"zhu_bridson\" only"});
+  expect_error(kMinimal +
+                   "[[material]]\nname = \"w2\"\nkind = \"water\"\nmodel = \"validated\"\n",
+               {"model"});
 }
 
 TEST(CaseConfigErrors, SandRheology) {
@@ -882,13 +936,14 @@ TEST(CaseConfigErrors, SandRheology) {
           "[[material]]\nname = \"w2\"\nkind = \"water\"\nsurface_static_friction = true\n",
       {"surface_static_friction"});
 }
-// A material's transfer: PIC/FLIP unless it says apic or rpic, which take no flip_ratio.
+// A material's transfer: APIC for the validated sand model, else PIC/FLIP, unless it says
+// which; apic and rpic take no flip_ratio.
 TEST(CaseConfig, Transfer) {
   const std::string sand_source =
       "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
       "0.2]\n";
   const std::string sand = kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
-  EXPECT_EQ(parse_case_text(sand + sand_source, "x.toml").materials[0].transfer, Transfer::Flip);
+  EXPECT_EQ(parse_case_text(sand + sand_source, "x.toml").materials[0].transfer, Transfer::Apic);
   EXPECT_EQ(parse_case_text(sand + "transfer = \"flip\"\n" + sand_source, "x.toml")
                 .materials[0]
                 .transfer,

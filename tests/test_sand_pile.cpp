@@ -1,28 +1,24 @@
-// Dry sand poured from a nozzle onto a rough floor (a 2D heap: a slab 4 cells thick with
-// frictionless sides), with the cases' transfer (95% PIC, PourSpec's default), comes to rest
-// with its flanks within 3 degrees of the angle the model predicts, steeper for the larger
-// friction angle, with every poured particle still there.
+// Dry sand poured slowly from a nozzle onto a rough floor (a 2D heap: a slab 4 cells thick
+// with frictionless sides), with the cases' sand model (the validated one: APIC, rigid cells'
+// own velocity, Culmann's wedges), comes to rest with its flanks within 3 degrees of the angle
+// the model predicts, steeper for the larger friction angle, with every poured particle
+// still there.
 //
-// The prediction: a body at rest is rigid in this model (the yield test's sigma_rigid
-// vanishes when nothing moves), so a slumping block freezes wherever its flow stops, up to
-// 15 degrees steeper than phi; a poured heap is built instead by a surface flow, which stops
-// where the yielding layer's frictional stress balances gravity. In simple shear eq. 2 gives
-// a shear stress of sqrt(3/2) sin(phi) p, so tan(theta) = sqrt(3/2) sin(phi): 31.5 degrees
-// for phi = 30 and 38.2 for phi = 40 (src/README.md, "Sand", rounds it to 38).
+// The prediction (src/README.md, "Culmann's wedges yield"): Culmann's wedges fail any slope
+// steeper than phi, at rest too, and a flowing layer stops where eq. 2's frictional stress
+// balances gravity: in simple shear it resists with sqrt(3/2) sin(phi) p, so flows stop on
+// slopes below atan(sqrt(3/2) sin(phi)). The heap stands at the lower of the two:
+// min(phi, atan(sqrt(3/2) sin(phi))), 30.0 degrees for phi = 30 and 38.2 for phi = 40.
 //
-// The resolution: PIC's damping, a viscosity of order dx^2/dt, props the flanks up, so the
-// angle depends on how many cells span the heap. At 1 cm cells this heap stands at 40.3 and
-// 43.7 degrees (seeds 1 to 4, 2 ranks; 34.1 and 43.3 when the interface rule of
-// src/README.md came in), too steep by 9 and 5; at 0.5 cm cells the damping is half (dt,
-// bound by the CFL number, halves with dx). So the test pours the same physical heap at
-// 0.5 cm: shrinking the heap with the cells would keep the damping's share and the flanks.
-//
-// The pour: the angle depends on it. This one feeds each flank 0.01 m^2/s; the flowing layer
-// that carries it drains once the feed stops, lowering the flanks, and PIC's damping props
-// them up. Poured at an eighth of the feed (a 1 cm nozzle at 0.25 m/s for 8 s, seed 1, 2
-// ranks) these heaps stand at 40.7 and 44.0 degrees, so the agreement below holds for this
-// pour (postproc/column_collapse_findings.md, "Poured heaps: the feed's flowing layer
-// drains").
+// The pour: the angle depends on it. A stream that feeds each flank 0.01 m^2/s (a 4 cm
+// nozzle at 0.5 m/s) carries a flowing layer 2-2.5 cm deep down the flanks, which drains to
+// the toe once the feed stops and leaves the heap 5-6 degrees flatter (25.4 and 29.3 degrees
+// at seed 1); the prediction is for a heap built by avalanches. This pour is an eighth of
+// that feed (a 1 cm nozzle at 0.25 m/s for 8 s); a sixteenth (0.125 m/s for 16 s) gave the
+// same heap within 0.2 degrees (phi = 40, seed 1: 35.4 against 35.5), so the feed no longer
+// sets the angle here (postproc/column_collapse_findings.md, "Poured heaps: the feed's
+// flowing layer drains; slow pours"). Zhu & Bridson's own model (95% PIC) stands 6-9 degrees
+// over eq. 2's angle at this pour, 40.7 and 44.0 degrees: its PIC damping props the flanks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,16 +34,16 @@ namespace {
 
 constexpr double kCell = 0.005;  // m
 
-// The angle at which a flank's surface flow stops (see the top of this file), degrees.
+// The angle the model's heap stands at (see the top of this file), degrees.
 double predicted_angle_deg(double friction_angle_deg) {
   const double sin_phi = std::sin(friction_angle_deg * M_PI / 180.0);
-  return std::atan(std::sqrt(1.5) * sin_phi) * 180.0 / M_PI;
+  const double flow_stops = std::atan(std::sqrt(1.5) * sin_phi) * 180.0 / M_PI;
+  return std::min(friction_angle_deg, flow_stops);
 }
 
-// Seeds of the heaps each figure averages, chosen before the test was first run: single
-// heaps scatter with the seeding's jitter (avalanches run down one flank or the other).
-// Three, the seeds of the 0.5 cm measurement that led to this test (src/README.md), because a
-// 0.5 cm heap costs about eight 1 cm ones (the test takes about 45 s on 2 ranks).
+// Seeds of the heaps each figure averages: single heaps scatter with the seeding's jitter
+// (avalanches run down one flank or the other). Three, those of the measurement that led to
+// this test (the test takes about 3 minutes on 2 ranks).
 constexpr uint64_t kSeeds[] = {1, 2, 3};
 
 struct PouredHeaps {
@@ -58,20 +54,30 @@ struct PouredHeaps {
   bool all_particles_present = true;
 };
 
-// 2 s of pouring at 0.5 m/s through a 4 cm nozzle 0.2 m above a 0.8 m floor, then 1 s to
-// settle: the heap of the 1 cm measurements, at 0.5 cm cells.
-test::PourSpec heap_spec(double friction_angle, uint64_t seed) {
+// 8 s of pouring at 0.25 m/s through a 1 cm nozzle 0.2 m above a 0.8 m floor, then 1 s to
+// settle, at 0.5 cm cells.
+test::PourSpec slow_pour(double friction_angle, uint64_t seed) {
   test::PourSpec spec;
   spec.friction_angle = friction_angle;
   spec.cell = kCell;
   spec.length = 0.8;
-  spec.nozzle_width = 0.04;
+  spec.nozzle_width = 0.01;
   spec.nozzle_height = 0.2;
-  spec.nozzle_speed = 0.5;
-  spec.pour_time = 2.0;
+  spec.nozzle_speed = 0.25;
+  spec.pour_time = 8.0;
   spec.settle_time = 1.0;
   spec.seed = seed;
-  return spec;  // flip_ratio: the default, 0.05 (95% PIC)
+  return spec;  // the sand model: the cases' default
+}
+
+// 2 s of pouring at 0.5 m/s through a 4 cm nozzle 0.2 m above a 0.8 m floor, then 1 s to
+// settle: a heap of rigid-plastic sand needs no slow pour (it has no flowing layer to drain).
+test::PourSpec fast_pour(double friction_angle, uint64_t seed) {
+  test::PourSpec spec = slow_pour(friction_angle, seed);
+  spec.nozzle_width = 0.04;
+  spec.nozzle_speed = 0.5;
+  spec.pour_time = 2.0;
+  return spec;
 }
 
 void record(const std::string& name, const test::HeapShape& heap) {
@@ -88,7 +94,7 @@ PouredHeaps pour(double friction_angle) {
   PouredHeaps heaps;
   const double share = 1.0 / double(std::size(kSeeds));
   for (uint64_t seed : kSeeds) {
-    const test::HeapShape heap = test::pour_heap(heap_spec(friction_angle, seed), MPI_COMM_WORLD);
+    const test::HeapShape heap = test::pour_heap(slow_pour(friction_angle, seed), MPI_COMM_WORLD);
     record("phi" + std::to_string(int(friction_angle)) + "_seed" + std::to_string(seed), heap);
     heaps.slope_deg += share * heap.mean_slope_deg();
     heaps.top = std::min(heaps.top, heap.top);
@@ -113,30 +119,21 @@ TEST(SandPile, PouredHeapStandsAtThePredictedAngle) {
   EXPECT_GT(loose.top, 0.1);
   EXPECT_GT(rough.top, 0.1);
   // At rest: over the last 0.5 s the surface moves by less than half a cell on average.
-  // Measured (mm, each heap's mean over its columns): 0.8, 0.9, 1.0 for phi = 30 and 0.7,
-  // 1.0, 0.7 for phi = 40; single columns near the apex moved 5.1 to 10.2 mm. The largest
-  // particle speed (recorded: 0.17 and 0.18 m/s) is no test of rest: a grain on the surface
+  // Measured (mm, each heap's mean over its columns): 1.3, 1.2, 1.1 for phi = 30 and 1.7,
+  // 1.6, 1.4 for phi = 40; single columns near the apex moved 5.3 to 9.7 mm. The largest
+  // particle speed (recorded: 0.08 and 0.12 m/s) is no test of rest: a grain on the surface
   // gets a step's fall, g dt, before friction and the rigid fit stop it again.
   EXPECT_LT(loose.surface_change, 0.5 * kCell);
   EXPECT_LT(rough.surface_change, 0.5 * kCell);
   // Within 3 degrees of the prediction, and steeper for the larger phi. The 3 degrees are the
-  // requirement's; single heaps scatter by more than that with the seed, so the check is on
-  // the mean of three. Measured (2 ranks, seeds 1, 2, 3): mean 31.8 for phi = 30 and 37.6
-  // for phi = 40 (flanks 31.8 33.6, 34.5 30.2, 30.0 30.5; 36.1 36.1, 39.4 37.0, 37.4 39.5).
-  // The history, each change's means before it (src/README.md, "Sand"):
-  // - faces of rigid cells get no face-by-face wall friction (src/wall_friction.hpp): 32.5
-  //   and 39.2, tops 0.160 to 0.171 m and 0.171 to 0.180 m (33.1 and 40.5 with the same
-  //   rule summed in another order: round-off moves the avalanches);
-  // - edges on the sand's boundary carry no flux (src/sand_plasticity.cpp): 32.8 and 38.9
-  //   (flanks 28.7 34.7, 29.1 33.4, 35.1 35.6; 36.0 40.8, 37.7 44.3, 35.7 38.9);
-  // - rigid cells take the reaction of the friction of the flow beside them
-  //   (src/sand_plasticity.cpp): 32.2 and 36.7 (flanks 27.1 to 38.0 and 34.9 to 38.2);
-  // - faces beside air take their sand cell's whole wall friction and lone cells their whole
-  //   weight (src/wall_friction.hpp): 32.5 and 35.9; seeds 1 to 8 gave 32.0 and 35.5, with
-  //   seeds 6 to 8 alone at 34.8 for phi = 40, so a mean of three could leave the 3 degrees
-  //   on round-off then;
-  // - the surface's static friction (src/surface_rest.hpp): 33.2 and 37.1 (seeds 1 to 8:
-  //   32.9 and 37.8).
+  // requirement's; single flanks scatter by more than that with the seed, so the check is on
+  // the mean of three heaps. Measured (2 ranks, seeds 1, 2, 3): mean 28.2 for phi = 30 and
+  // 35.2 for phi = 40 (flanks 28.3 28.2, 28.5 28.1, 28.5 27.7; 34.2 36.8, 34.9 36.0, 35.8
+  // 33.6), 1.8 and 2.98 degrees under 30.0 and 38.2: the phi = 40 heaps stand at the edge
+  // of the requirement, and a change that lowers them by 0.02 degrees fails this test. At
+  // 2.5 mm (seed 1) they stand at 28.5 and 35.3. The heaps grow by avalanches that stop
+  // below the slope they started on, as sand's do; no closer prediction of that overshoot
+  // is derived yet (src/README.md, "Culmann's wedges yield").
   EXPECT_NEAR(loose.slope_deg, predicted_angle_deg(30.0), 3.0);
   EXPECT_NEAR(rough.slope_deg, predicted_angle_deg(40.0), 3.0);
   EXPECT_GT(rough.slope_deg, loose.slope_deg + 2.0);
@@ -150,7 +147,7 @@ TEST(SandPile, PouredHeapStandsAtThePredictedAngle) {
 // 1 rank: 31.0 / 31.3 and 39.7 / 39.5 degrees).
 TEST(SandPile, RigidPlasticHeapStandsAtItsFrictionAngle) {
   for (double phi : {30.0, 40.0}) {
-    test::PourSpec spec = heap_spec(phi, 1);
+    test::PourSpec spec = fast_pour(phi, 1);
     spec.cell = 0.01;
     spec.rheology = SandRheology::Kind::RigidPlastic;
     const test::HeapShape heap = test::pour_heap(spec, MPI_COMM_WORLD);

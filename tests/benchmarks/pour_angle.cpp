@@ -87,7 +87,9 @@ int main(int argc, char** argv) {
   app.add_option("--seed", s.seed, "seed of the jitter");
   app.add_option("--balance-interval", s.balance_interval,
                  "steps between load-balance checks (0: never)");
-  app.add_option("--flip-ratio", s.flip_ratio, "FLIP share of the sand's velocity update");
+  const CLI::Option* flip_ratio = app.add_option(
+      "--flip-ratio", s.flip_ratio,
+      "FLIP share of the sand's velocity update (alone, it makes the transfer flip)");
   const std::map<std::string, Transfer> transfers = {{"flip", Transfer::Flip},
                                                      {"apic", Transfer::Apic},
                                                      {"rpic", Transfer::Rpic}};
@@ -109,11 +111,15 @@ int main(int argc, char** argv) {
   app.add_option("--max-dt", s.max_dt, "longest step, s");
   app.add_option("--friction-substeps", s.friction_substeps,
                  "substeps of the frictional stress (0: the transfer's default)");
-  app.add_flag("--rigid-cells-own-velocity", s.rigid_cells_own_velocity,
-               "particles of rigid cells take their cluster's motion (rigid_cell_velocity)");
-  app.add_flag(
-      "--culmann-wedges-yield", s.culmann_wedges_yield,
-      "sand above a plane steeper than phi that daylights yields (culmann_wedges_yield)");
+  app.add_flag("--zhu-bridson-2005", s.zhu_bridson_2005,
+               "the paper's sand model (model = \"zhu_bridson_2005\"): 95% PIC, rigid cells "
+               "interpolated, no Culmann's wedges, unless the options below say otherwise");
+  app.add_option("--rigid-cells-own-velocity", s.rigid_cells_own_velocity,
+                 "true: particles of rigid cells take their cluster's motion "
+                 "(rigid_cell_velocity; default: the model's)");
+  app.add_option("--culmann-wedges-yield", s.culmann_wedges_yield,
+                 "true: sand above a plane steeper than phi that daylights yields "
+                 "(culmann_wedges_yield; default: the model's)");
   double report_every = 0;
   app.add_option("--report-every", report_every,
                  "also print the slopes, top and largest speed every so many seconds");
@@ -123,6 +129,7 @@ int main(int argc, char** argv) {
   app.add_flag("--flank-flow", flank_flow,
                "also print the right flank's horizontal velocity by depth (with --report-every)");
   CLI11_PARSE(app, argc, argv);
+  if (flip_ratio->count() > 0 && !s.transfer) s.transfer = Transfer::Flip;
   if (s.dynamic_friction_angle > 0 &&
       (s.dynamic_friction_angle < s.friction_angle || s.dynamic_friction_angle >= 90)) {
     std::fprintf(stderr, "--phi-dynamic: expected at least --phi (%g) and under 90, got %g\n",
