@@ -791,9 +791,9 @@ void read_materials(const Table& root, CaseConfig& cfg) {
                                            format_number(g[0]) + ", " + format_number(g[1]) +
                                            ", " + format_number(g[2]) + ")");
     }
-    // Mostly PIC suits Zhu & Bridson's sand (thesis 3.2); elastic-plastic sand takes small
-    // steps, at which PIC's damping would be a strong viscosity (src/README.md,
-    // "Elastic-plastic sand").
+    // Under PIC/FLIP, mostly PIC suits Zhu & Bridson's sand (thesis 3.2; the validated model
+    // takes APIC instead); elastic-plastic sand takes small steps, at which PIC's damping
+    // would be a strong viscosity (src/README.md, "Elastic-plastic sand").
     const bool mostly_pic = sand && spec.rheology.kind != SandRheology::Kind::ElasticPlastic;
     // A flip_ratio without a transfer asks for PIC/FLIP whatever the model's default.
     const std::string transfer = m.has("transfer")
