@@ -633,29 +633,17 @@ const std::initializer_list<std::string_view> kSandRheologies = {"zhu_bridson", 
                                                                  "elastic_plastic",
                                                                  "rigid_plastic"};
 
-// The defaults a sand material's `model` picks for the keys it leaves out: the model checked
-// against laboratory collapses (src/README.md, "Sand against laboratory collapses"), or Zhu
-// & Bridson's own (95% PIC, rigid cells interpolated, released faces held until they peel).
-// Only Zhu & Bridson's rheology has both; the others keep the paper's transfer.
-struct SandModelDefaults {
-  bool apic = false;
-  bool rigid_cells_own_velocity = false;
-  bool culmann_wedges_yield = false;
-};
-
+// The defaults of the material's `model` key (sand_model_defaults in case_config.hpp).
 SandModelDefaults read_sand_model(const Table& m, const Vec3& gravity) {
   const bool zhu_bridson_rheology =
       !m.has("rheology") || m.choice("rheology", kSandRheologies) == "zhu_bridson";
-  if (!zhu_bridson_rheology) {
-    if (m.has("model")) m.fail("model", "applies to rheology = \"zhu_bridson\" only");
-    return {};
-  }
-  if (m.has("model") && m.choice("model", {"validated", "zhu_bridson_2005"}) != "validated")
-    return {};
-  // Culmann's test reads the columns' tops along z, so it is part of the default only where
-  // gravity points down z; elsewhere culmann_wedges_yield = true is refused below.
-  const bool gravity_down_z = gravity[2] < 0 && gravity[0] == 0 && gravity[1] == 0;
-  return {true, true, gravity_down_z};
+  if (!zhu_bridson_rheology && m.has("model"))
+    m.fail("model", "applies to rheology = \"zhu_bridson\" only");
+  const bool paper_model =
+      m.has("model") && m.choice("model", {"validated", "zhu_bridson_2005"}) != "validated";
+  return sand_model_defaults(zhu_bridson_rheology ? SandRheology::Kind::ZhuBridson
+                                                  : SandRheology::Kind::MuOfI,
+                             paper_model, gravity);
 }
 
 // The rheology keys of a sand material; each rheology's own parameters only with it.

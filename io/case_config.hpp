@@ -121,6 +121,24 @@ struct MaterialSpec {
   WetSandSpec wet;  // porosity 0: the sand never holds water
 };
 
+// The defaults a sand material's `model` picks for the keys it leaves out: the model checked
+// against laboratory collapses (src/README.md, "Sand against laboratory collapses": APIC,
+// rigid cells' own velocity, Culmann's wedges), or Zhu & Bridson's own (95% PIC, rigid cells
+// interpolated, released faces held until they peel). Only Zhu & Bridson's rheology has the
+// validated model; the others keep the paper's transfer. Culmann's test reads the columns'
+// tops along z, so it is part of the default only where gravity points down z.
+struct SandModelDefaults {
+  bool apic = false;
+  bool rigid_cells_own_velocity = false;
+  bool culmann_wedges_yield = false;
+};
+inline SandModelDefaults sand_model_defaults(SandRheology::Kind rheology, bool zhu_bridson_2005,
+                                             const Vec3& gravity) {
+  if (rheology != SandRheology::Kind::ZhuBridson || zhu_bridson_2005) return {};
+  const bool gravity_down_z = gravity[2] < 0 && gravity[0] == 0 && gravity[1] == 0;
+  return {true, true, gravity_down_z};
+}
+
 // The substeps of a sand's frictional stress: the case's friction_substeps, else 8 under
 // APIC, which keeps the chatter, and 1 under PIC/FLIP and RPIC, which drop the strain rate
 // and damp it (Zhu & Bridson's single application; src/README.md, "Friction substeps").

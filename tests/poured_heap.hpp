@@ -41,10 +41,6 @@ struct PourSpec {
   double cfl = 1.0;                   // cells a particle may cross per step
   double max_dt = 0.01;               // s
   int friction_substeps = 0;  // 0: the transfer's default (friction_substeps() in case_config)
-
-  bool validated_model() const {
-    return rheology == SandRheology::Kind::ZhuBridson && !zhu_bridson_2005;
-  }
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
@@ -58,9 +54,9 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.name = "sand";
   sand.kind = MaterialKind::Sand;
   sand.density = 1600;
-  const bool validated = s.validated_model();
+  const SandModelDefaults model = sand_model_defaults(s.rheology, s.zhu_bridson_2005, c.gravity);
   sand.flip_ratio = s.flip_ratio;
-  sand.transfer = s.transfer.value_or(validated ? Transfer::Apic : Transfer::Flip);
+  sand.transfer = s.transfer.value_or(model.apic ? Transfer::Apic : Transfer::Flip);
   sand.rheology.kind = s.rheology;
   sand.rheology.friction_substeps = s.friction_substeps;
   // The case reader's default: SandRheology's, or phi where phi is larger.
@@ -68,8 +64,10 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
       s.dynamic_friction_angle > 0
           ? s.dynamic_friction_angle
           : std::max(s.friction_angle, sand.rheology.dynamic_friction_angle_deg);
-  sand.rheology.rigid_cells_own_velocity = s.rigid_cells_own_velocity.value_or(validated);
-  sand.rheology.culmann_wedges_yield = s.culmann_wedges_yield.value_or(validated);
+  sand.rheology.rigid_cells_own_velocity =
+      s.rigid_cells_own_velocity.value_or(model.rigid_cells_own_velocity);
+  sand.rheology.culmann_wedges_yield =
+      s.culmann_wedges_yield.value_or(model.culmann_wedges_yield);
   if (sand.rheology.carries_stress()) sand.rheology.surface_static_friction = false;
   sand.friction_angle_deg = s.friction_angle;
   c.materials.push_back(sand);
