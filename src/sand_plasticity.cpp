@@ -8,6 +8,7 @@
 #include "src/culmann_wedges.hpp"
 #include "src/pressure_solver.hpp"
 #include "src/sand_rheology.hpp"
+#include "src/stress_divergence.hpp"
 #include "src/surface_rest.hpp"
 #include "src/wet_sand.hpp"
 
@@ -132,173 +133,6 @@ void add_viscous_stress(SymTensor& sigma, const SymTensor& strain_rate, double v
   for (int n = 0; n < 6; ++n) sigma.c[n] -= 2 * mu * strain_rate.c[n];
 }
 
-// Face of component a between cells L = f - e_a and R = f:
-//   (div sigma)_a = (sigma_aa(R) - sigma_aa(L)) / dx
-//                 + sum_{b != a} (sigma_ab at the edge above f along b - at the edge below) / dx,
-// where an edge value is the mean of the four cells around that edge (L, R and their
-// neighbours along b). That is the central difference over 2 dx of the L/R mean of sigma_ab,
-// exact for linear stress fields. Cells without sand (air, water, solid) carry no stress.
-// An edge whose two cells beyond L and R are both air or solid lies on the sand's boundary
-// and carries no flux: a free surface takes no traction, a symmetry plane no shear, and a
-// wall's shear is the Coulomb wall friction's alone (wall_friction.hpp). The mean of four
-// there would be half the row's stress: the edges of a layer's top and bottom rows did not
-// cancel, and a flowing layer lost momentum at (sigma_xz(bottom row) - sigma_xz(top row)) / 2
-// per unit area on top of its wall friction, even on a frictionless floor. Inside the sand
-// the row's own stress cancels, so the update there is the central difference above.
-//
-// A rigid cell next to a yielding one along b does not enter sigma_ab with its own
-// sigma_rigid. sigma_rigid is only the stress that would stop the rigid cell's own (mostly
-// induced) strain within one step, at most sin(phi) p / sqrt(3) and usually far less, while
-// the interface between a flowing cell and the bed it shears is itself at yield: it carries
-// the frictional stress of the flow at the interface's pressure. So the rigid cell stands in
-// with the yielding cell's sigma_ab scaled by p(rigid) / p(yielding), which is the frictional
-// stress with the flow's direction of shear at the rigid cell's pressure; with a pressure
-// linear in depth the edge value is then the frictional stress at the interface. With
-// sigma_rigid the lowest row of a flowing layer felt (sigma_above - sigma_rigid) / (2 dx),
-// which drags it forward when the row above carries more stress than the bed: a flow on a
-// rigid heap lost most of its basal friction, and heaps stood at an angle set by the
-// PIC transfer's damping rather than by phi (at 0.5 cm cells 31 degrees for phi = 30 and 40
-// alike).
-//
-// Written as fluxes, the face's update is (flux across its upper edge - across its lower
-// edge) / dx, the edge's flux the mean of the four cells' values as the face sees them. Faces
-// of rigid cells are not updated by their own stress (the rigid fit sets them), but each one
-// next to a yielding face takes the opposite of the flux that face takes across their shared
-// edge (and, along a, across the cell between them), so the flow's friction on a rigid
-// cluster reaches the cluster. Without it the friction a flow felt from its bed went nowhere
-// (momentum was lost), and a plug riding a sheared layer, or a raft of surface cells that
-// passed as rigid, slid over the flow under it without friction.
-namespace {
-
-// The arrays apply_stress_divergence reads, addressed with one set of strides: the stress and
-// yielding arrays share one box (the grid's, or its part in the sand window), the grid's cell
-// arrays (type, rigid flags only where they share the stress' box, pressure) have their own.
-struct DivergenceStencil {
-  DivergenceStencil(const MacGrid& g, const StressField& stress_field,
-                    const Array3<uint8_t>& yielding_cells)
-      : stress(stress_field),
-        type(g.cell_type),
-        yielding(yielding_cells),
-        types(type.data()),
-        yields(yielding.data()),
-        rigids(g.rigid.box() == yielding.box() ? g.rigid.data() : nullptr),
-        pressure(g.pressure.data()) {}
-
-  const StressField& stress;
-  const Array3<uint8_t>& type;
-  const Array3<uint8_t>& yielding;
-  const uint8_t* types;
-  const uint8_t* yields;
-  const uint8_t* rigids;  // null where no cell was classified: sigma_ab is used as it is
-  const double* pressure;
-
-  bool yielding_face(int64_t Ls, int64_t Rs) const { return yields[Ls] || yields[Rs]; }
-
-  // Whether the cell `offset` cells along a from `cell` lies in the arrays and yields.
-  bool yields_along(int a, Index3 cell, int offset) const {
-    cell[a] += offset;
-    return yielding.box().contains(cell[0], cell[1], cell[2]) &&
-           yielding(cell[0], cell[1], cell[2]);
-  }
-
-  // sigma_ab of the neighbour along b (by `side`) of `row`, as the faces of `row` see it: a
-  // rigid neighbour of a yielding row stands in with the row's stress at its own pressure.
-  double edge(const float* sigma_ab, int b, int64_t row, int64_t row_s, int side) const {
-    const int64_t cell = row + side * type.stride(b), cell_s = row_s + side * yielding.stride(b);
-    if (!(rigids && rigids[cell_s] && yields[row_s])) return double(sigma_ab[cell_s]);
-    const double p_row = pressure[row];
-    return p_row > 0 ? sigma_ab[row_s] * std::max(pressure[cell], 0.0) / p_row : 0.0;
-  }
-
-  // Whether the edge between cells L, R and the two cells `step` beyond them lies on the
-  // boundary of the fluid: both of those are air or solid.
-  bool on_boundary(int64_t L, int64_t R, int64_t step) const {
-    return types[L + step] != kFluid && types[R + step] != kFluid;
-  }
-
-  // Four times the flux of sigma_ab across the edge beside the face between L and R, on
-  // `side` along b: the sum of the edge's four cells, or 0 on the sand's boundary.
-  double edge_flux(const float* sigma_ab, int b, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
-                   int side) const {
-    if (on_boundary(L, R, side * type.stride(b))) return 0.0;
-    return double(sigma_ab[Ls]) + double(sigma_ab[Rs]) + edge(sigma_ab, b, L, Ls, side) +
-           edge(sigma_ab, b, R, Rs, side);
-  }
-
-  // (div sigma)_a on the face between L and R, one of which yields.
-  double yielding_face_divergence(int a, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
-                                  double dx) const {
-    double div = (stress[a].data()[Rs] - stress[a].data()[Ls]) / dx;
-    for (int b = 0; b < 3; ++b) {
-      if (b == a) continue;
-      const float* sigma_ab = stress[SymTensor::index(a, b)].data();
-      div +=
-          (edge_flux(sigma_ab, b, L, Ls, R, Rs, 1) - edge_flux(sigma_ab, b, L, Ls, R, Rs, -1)) /
-          (4 * dx);
-    }
-    return div;
-  }
-
-  // The force on a face between two cells that do not yield, at least one of them rigid: the
-  // opposite of each flux that a yielding face next to it takes across their shared edge (or,
-  // along a, across the cell between them); see above. `face` is the face's index, which is
-  // R's; L is one cell below it along a.
-  double rigid_face_reaction(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
-                             double dx) const {
-    const float* sigma_aa = stress[a].data();
-    const int64_t step_a = type.stride(a);
-    double div = 0;
-    if (yields_along(a, face, 1) && types[R + step_a] != kSolid) div += sigma_aa[Rs] / dx;
-    if (yields_along(a, face, -2) && types[L - step_a] != kSolid) div -= sigma_aa[Ls] / dx;
-    for (int b = 0; b < 3; ++b) {
-      if (b == a) continue;
-      const float* sigma_ab = stress[SymTensor::index(a, b)].data();
-      for (int side = -1; side <= 1; side += 2) {
-        const int64_t Lb = L + side * type.stride(b), Rb = R + side * type.stride(b);
-        const int64_t Lbs = Ls + side * yielding.stride(b), Rbs = Rs + side * yielding.stride(b);
-        if (!yielding_face(Lbs, Rbs) || types[Lb] == kSolid || types[Rb] == kSolid) continue;
-        div += side * edge_flux(sigma_ab, b, Lb, Lbs, Rb, Rbs, -side) / (4 * dx);
-      }
-    }
-    return div;
-  }
-};
-
-}  // namespace
-
-void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField& stress,
-                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt,
-                             std::array<Array3<double>, 3>* rigid_reaction) {
-  bool same_boxes = true;
-  for (const Array3<float>& component : stress)
-    same_boxes = same_boxes && component.box() == yielding.box();
-  if (!same_boxes)
-    throw std::invalid_argument("apply_stress_divergence: stress and yielding must share a box");
-  const DivergenceStencil stencil(g, stress, yielding);
-  const uint8_t* types = stencil.types;
-  const float* density = g.density.data();
-  for (int a = 0; a < 3; ++a) {
-    Array3<double>& v = g.vel[a];
-    Array3<double>& reaction_to = rigid_reaction ? (*rigid_reaction)[a] : v;
-    // The faces of the sand's cells: the yielding faces and the rigid faces beside them.
-    const Box faces = topo.owned(face_stagger(a))
-                          .intersect(topo.global(face_stagger(a)))
-                          .intersect(faces_of_cells(yielding_box, a));
-    for_each_index(faces, [&](int i, int j, int k) {
-      // R and L in the grid's cell arrays, Rs and Ls in the sand's.
-      const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
-      const int64_t Rs = yielding.offset(i, j, k), Ls = Rs - yielding.stride(a);
-      if (types[L] == kSolid || types[R] == kSolid) return;
-      const double rho = face_density(types[L], density[L], types[R], density[R]);
-      if (stencil.yielding_face(Ls, Rs))
-        v(i, j, k) -= dt / rho * stencil.yielding_face_divergence(a, L, Ls, R, Rs, g.dx);
-      else if (stencil.rigids && (stencil.rigids[Ls] || stencil.rigids[Rs]))
-        reaction_to(i, j, k) -=
-            dt / rho * stencil.rigid_face_reaction(a, {i, j, k}, L, Ls, R, Rs, g.dx);
-    });
-  }
-}
-
 namespace {
 
 // What the rheology needs of cell (i,j,k), from the grid as it stands.
@@ -350,6 +184,7 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
   if (substeps > 1)
     for (int a = 0; a < 3; ++a)
       rigid_reaction[a].reset(faces_of_cells(g.sand_region, a), face_stagger(a), 0.0);
+  const StressDivergence divergence(topo, g, stress, g.yielding, g.sand_region);
   for (int substep = 0; substep < substeps; ++substep) {
     if (substep > 0) {
       halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
@@ -361,8 +196,7 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
       });
       halo.fill<float>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
     }
-    apply_stress_divergence(topo, g, stress, g.yielding, g.sand_region, dt / substeps,
-                            substeps > 1 ? &rigid_reaction : nullptr);
+    divergence.apply(g, dt / substeps, substeps > 1 ? &rigid_reaction : nullptr);
   }
   if (substeps > 1) add_within(rigid_reaction, g.vel);
 }
