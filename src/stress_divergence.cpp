@@ -142,8 +142,10 @@ struct DivergenceStencil {
       if (b == a) continue;
       const float* s = stress[SymTensor::index(a, b)].data();
       const int64_t step = yielding.stride(b);
-      const double above = double(s[Ls]) + double(s[Rs]) + double(s[Ls + step]) + double(s[Rs + step]);
-      const double below = double(s[Ls]) + double(s[Rs]) + double(s[Ls - step]) + double(s[Rs - step]);
+      const double above =
+          double(s[Ls]) + double(s[Rs]) + double(s[Ls + step]) + double(s[Rs + step]);
+      const double below =
+          double(s[Ls]) + double(s[Rs]) + double(s[Ls - step]) + double(s[Rs - step]);
       div += (above - below) / (4 * dx);
     }
     return div;
@@ -174,14 +176,13 @@ struct DivergenceStencil {
   }
 };
 
-
 // How a face of the sand's cells takes the divergence. The classification, the cell types
 // and the rigid flags hold for all of a step's friction substeps, so this is decided once.
 enum FaceKind : uint8_t {
-  kUntouched,       // a solid cell's face, or one between cells that neither yield nor are rigid
-  kPlainYielding,   // a yielding face whose edges are all plain sums (plain_edges)
-  kYielding,        // any other yielding face
-  kRigidReaction,   // a rigid face, which takes the reaction of the yielding faces beside it
+  kUntouched,      // a solid cell's face, or one between cells that neither yield nor are rigid
+  kPlainYielding,  // a yielding face whose edges are all plain sums (plain_edges)
+  kYielding,       // any other yielding face
+  kRigidReaction,  // a rigid face, which takes the reaction of the yielding faces beside it
 };
 
 FaceKind face_kind(const DivergenceStencil& stencil, int a, int64_t L, int64_t Ls, int64_t R,
