@@ -143,7 +143,9 @@ inline SandModelDefaults sand_model_defaults(SandRheology::Kind rheology, bool z
 // APIC, which keeps the chatter, and 1 under PIC/FLIP and RPIC, which drop the strain rate
 // and damp it (Zhu & Bridson's single application; src/README.md, "Friction substeps").
 inline int friction_substeps(const MaterialSpec& sand) {
-  constexpr int kApicFrictionSubsteps = 8;  // 4 and 16 give the same deposits within dx / 2
+  // 16 give the same deposits; 4 let tall plane columns and slopes near phi creep
+  // (postproc/column_collapse_findings.md, "Four friction substeps instead of eight").
+  constexpr int kApicFrictionSubsteps = 8;
   if (sand.rheology.friction_substeps > 0) return sand.rheology.friction_substeps;
   return sand.transfer == Transfer::Apic ? kApicFrictionSubsteps : 1;
 }
