@@ -6,6 +6,7 @@
 #include "src/pressure_solver.hpp"
 #include "src/staggered_stress.hpp"
 #include "src/sand_rheology.hpp"
+#include "src/stress_divergence.hpp"
 #include "src/wet_sand.hpp"
 
 namespace dunesim {

@@ -83,21 +83,6 @@ struct SandPlasticityStats {
   int64_t yielding_cells = 0;
 };
 
-// u <- u - dt/rho div(sigma) on the owned faces between two non-solid cells of which at
-// least one is `yielding`; rho is the face density of the projection. `stress` (compression
-// positive) and `yielding` must cover the grid's cell box, halo-filled, and `yielding` be
-// zero outside `yielding_box` (only the faces of its cells are visited). Where grid.rigid
-// and grid.pressure cover the cell box (halo-filled), a rigid cell next to a yielding one
-// carries the frictional stress of the interface instead of its own, and the faces of rigid
-// cells next to yielding faces take the opposite of the flux those faces take across their
-// shared edges, so the rigid fit gives a cluster the friction of the flow it touches (see
-// the .cpp). Given `rigid_reaction` (arrays over the faces of yielding_box's cells), that
-// reaction is added there instead of to the rigid faces' velocities. Stencil in the .cpp.
-// Ghost faces are left as they were.
-void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
-                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt,
-                             std::array<Array3<double>, 3>* rigid_reaction = nullptr);
-
 // The sand stage, after project_pressure (grid.vel, grid.pressure, grid.density and
 // grid.cell_type halo-consistent). `sand_cells` marks fluid cells whose particles are sand
 // (owned cells are read); `sand` gives the friction angle and cohesion of the case's single

@@ -1,6 +1,6 @@
 // The force of the sand's stress on the MAC faces, -div(sigma) (stencil and its reasons in
-// the .cpp). The one-shot apply_stress_divergence is declared in sand_plasticity.hpp; the
-// friction substeps apply the same field several times a step, so the faces are sorted once.
+// the .cpp): once (apply_stress_divergence), or for the friction substeps, which apply the
+// same classification several times a step, with the faces sorted once (StressDivergence).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -12,10 +12,25 @@
 
 namespace dunesim {
 
+// u <- u - dt/rho div(sigma) on the owned faces between two non-solid cells of which at
+// least one is `yielding`; rho is the face density of the projection. `stress` (compression
+// positive) and `yielding` must cover the grid's cell box, halo-filled, and `yielding` be
+// zero outside `yielding_box` (only the faces of its cells are visited). Where grid.rigid
+// and grid.pressure cover the cell box (halo-filled), a rigid cell next to a yielding one
+// carries the frictional stress of the interface instead of its own, and the faces of rigid
+// cells next to yielding faces take the opposite of the flux those faces take across their
+// shared edges, so the rigid fit gives a cluster the friction of the flow it touches (see
+// the .cpp). Given `rigid_reaction` (arrays over the faces of yielding_box's cells), that
+// reaction is added there instead of to the rigid faces' velocities. Stencil in the .cpp.
+// Ghost faces are left as they were.
+void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
+                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt,
+                             std::array<Array3<double>, 3>* rigid_reaction = nullptr);
+
 // The stress divergence of one classification of the sand's cells, for as many updates as a
 // step's substeps need. It reads `stress` when applied, so the yielding cells' stress may
-// change between updates; the grid's cell types, rigid flags, pressure and density and
-// `yielding` must not (they are read once, here). Arguments as apply_stress_divergence's.
+// change between updates; the grid's cell types and rigid flags and `yielding` must not
+// (each face's kind is decided from them here). Arguments as apply_stress_divergence's.
 class StressDivergence {
  public:
   StressDivergence(const Topology& topo, const MacGrid& grid, const StressField& stress,

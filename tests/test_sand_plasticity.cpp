@@ -9,6 +9,7 @@
 #include "decomposition/reductions.hpp"
 #include "src/culmann_wedges.hpp"
 #include "src/sand_plasticity.hpp"
+#include "src/stress_divergence.hpp"
 #include "tests/world_ranks.hpp"
 
 using namespace dunesim;
