@@ -641,9 +641,7 @@ SandModelDefaults read_sand_model(const Table& m, const Vec3& gravity) {
     m.fail("model", "applies to rheology = \"zhu_bridson\" only");
   const bool paper_model =
       m.has("model") && m.choice("model", {"validated", "zhu_bridson_2005"}) != "validated";
-  return sand_model_defaults(zhu_bridson_rheology ? SandRheology::Kind::ZhuBridson
-                                                  : SandRheology::Kind::MuOfI,
-                             paper_model, gravity);
+  return sand_model_defaults(zhu_bridson_rheology, paper_model, gravity);
 }
 
 // The rheology keys of a sand material; each rheology's own parameters only with it.

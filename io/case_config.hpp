@@ -132,9 +132,9 @@ struct SandModelDefaults {
   bool rigid_cells_own_velocity = false;
   bool culmann_wedges_yield = false;
 };
-inline SandModelDefaults sand_model_defaults(SandRheology::Kind rheology, bool zhu_bridson_2005,
+inline SandModelDefaults sand_model_defaults(bool zhu_bridson_rheology, bool zhu_bridson_2005,
                                              const Vec3& gravity) {
-  if (rheology != SandRheology::Kind::ZhuBridson || zhu_bridson_2005) return {};
+  if (!zhu_bridson_rheology || zhu_bridson_2005) return {};
   const bool gravity_down_z = gravity[2] < 0 && gravity[0] == 0 && gravity[1] == 0;
   return {true, true, gravity_down_z};
 }
@@ -143,8 +143,8 @@ inline SandModelDefaults sand_model_defaults(SandRheology::Kind rheology, bool z
 // APIC, which keeps the chatter, and 1 under PIC/FLIP and RPIC, which drop the strain rate
 // and damp it (Zhu & Bridson's single application; src/README.md, "Friction substeps").
 inline int friction_substeps(const MaterialSpec& sand) {
-  // 16 give the same deposits; 4 let tall plane columns and slopes near phi creep
-  // (postproc/column_collapse_findings.md, "Four friction substeps instead of eight").
+  // 16 substeps give the same deposits as 8; 4 let tall plane columns and slopes near phi
+  // creep (postproc/column_collapse_findings.md, "Four friction substeps instead of eight").
   constexpr int kApicFrictionSubsteps = 8;
   if (sand.rheology.friction_substeps > 0) return sand.rheology.friction_substeps;
   return sand.transfer == Transfer::Apic ? kApicFrictionSubsteps : 1;

@@ -54,7 +54,9 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.name = "sand";
   sand.kind = MaterialKind::Sand;
   sand.density = 1600;
-  const SandModelDefaults model = sand_model_defaults(s.rheology, s.zhu_bridson_2005, c.gravity);
+  const SandModelDefaults model =
+      sand_model_defaults(s.rheology == SandRheology::Kind::ZhuBridson, s.zhu_bridson_2005,
+                          c.gravity);
   sand.flip_ratio = s.flip_ratio;
   sand.transfer = s.transfer.value_or(model.apic ? Transfer::Apic : Transfer::Flip);
   sand.rheology.kind = s.rheology;
