@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "src/culmann_wedges.hpp"
 #include "src/pressure_solver.hpp"
@@ -165,6 +166,24 @@ void add_within(const std::array<Array3<double>, 3>& increment,
                    [&](int i, int j, int k) { velocity[a](i, j, k) += increment[a](i, j, k); });
 }
 
+// The yielding cells in `box`, in the order for_each_index visits them.
+std::vector<Index3> yielding_cells_in(const Box& box, const Array3<uint8_t>& yielding) {
+  std::vector<Index3> cells;
+  for_each_index(box, [&](int i, int j, int k) {
+    if (yielding(i, j, k)) cells.push_back({i, j, k});
+  });
+  return cells;
+}
+
+// The cells whose stress a substep re-reads: the owned yielding cells and, for dry sand, the
+// yielding ghost cells next to them, whose stress the owned faces' divergence reads. Each rank
+// works those out itself from the filled velocities rather than exchanging the stress: the
+// same inputs through the same code give the owner's numbers, and a halo exchange a substep
+// is saved. Wet sand's saturation is not filled in the ghosts, so its stress is exchanged.
+Box restressed_cells(const MacGrid& g, const Box& owned_sand, bool wet) {
+  return wet ? owned_sand : owned_sand.grown(1).intersect(g.sand_region);
+}
+
 // The stress divergence of the classified cells in friction_substeps(sand) substeps of
 // dt / n. Each substep after the first re-reads the yielding cells' strain rate, so a stress
 // that stopped a grid-scale motion stops pushing it the other way; the rigid cells'
@@ -185,16 +204,20 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
     for (int a = 0; a < 3; ++a)
       rigid_reaction[a].reset(faces_of_cells(g.sand_region, a), face_stagger(a), 0.0);
   const StressDivergence divergence(topo, g, stress, g.yielding, g.sand_region);
+  const std::vector<Index3> restressed =
+      substeps > 1 ? yielding_cells_in(restressed_cells(g, owned_sand, wet), g.yielding)
+                   : std::vector<Index3>{};
   for (int substep = 0; substep < substeps; ++substep) {
     if (substep > 0) {
       halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
-      for_each_index(owned_sand, [&](int i, int j, int k) {
-        if (!g.yielding(i, j, k)) return;
+      for (const auto& [i, j, k] : restressed) {
         const SymTensor sigma =
             yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt));
         for (int n = 0; n < 6; ++n) stress[n](i, j, k) = float(sigma.c[n]);
-      });
-      halo.fill<float>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
+      }
+      if (wet)
+        halo.fill<float>(
+            {&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
     }
     divergence.apply(g, dt / substeps, substeps > 1 ? &rigid_reaction : nullptr);
   }

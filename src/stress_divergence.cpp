@@ -151,6 +151,24 @@ struct DivergenceStencil {
     return div;
   }
 
+  // Whether a yielding cell or face beside the face between L and R (neither yielding, one
+  // rigid) passes it a flux, the cases rigid_face_reaction sums: elsewhere, as inside a
+  // cluster at rest, its reaction is exactly 0.
+  bool borders_yielding(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs) const {
+    const int64_t step_a = type.stride(a);
+    if (yields_along(a, face, 1) && types[R + step_a] != kSolid) return true;
+    if (yields_along(a, face, -2) && types[L - step_a] != kSolid) return true;
+    for (int b = 0; b < 3; ++b) {
+      if (b == a) continue;
+      for (int side = -1; side <= 1; side += 2) {
+        const int64_t Lb = L + side * type.stride(b), Rb = R + side * type.stride(b);
+        const int64_t Lbs = Ls + side * yielding.stride(b), Rbs = Rs + side * yielding.stride(b);
+        if (yielding_face(Lbs, Rbs) && types[Lb] != kSolid && types[Rb] != kSolid) return true;
+      }
+    }
+    return false;
+  }
+
   // The force on a face between two cells that do not yield, at least one of them rigid: the
   // opposite of each flux that a yielding face next to it takes across their shared edge (or,
   // along a, across the cell between them); see above. `face` is the face's index, which is
@@ -182,15 +200,19 @@ enum FaceKind : uint8_t {
   kUntouched,      // a solid cell's face, or one between cells that neither yield nor are rigid
   kPlainYielding,  // a yielding face whose edges are all plain sums (plain_edges)
   kYielding,       // any other yielding face
-  kRigidReaction,  // a rigid face, which takes the reaction of the yielding faces beside it
+  kRigidReaction,  // a rigid face beside yielding ones, which takes their reaction
 };
 
-FaceKind face_kind(const DivergenceStencil& stencil, int a, int64_t L, int64_t Ls, int64_t R,
-                   int64_t Rs) {
+// A rigid face with no yielding neighbour is untouched: its reaction would be 0 in every
+// substep, and most rigid faces are such.
+FaceKind face_kind(const DivergenceStencil& stencil, int a, const Index3& face, int64_t L,
+                   int64_t Ls, int64_t R, int64_t Rs) {
   if (stencil.types[L] == kSolid || stencil.types[R] == kSolid) return kUntouched;
   if (stencil.yielding_face(Ls, Rs))
     return stencil.plain_edges(a, L, Ls, R, Rs) ? kPlainYielding : kYielding;
-  if (stencil.rigids && (stencil.rigids[Ls] || stencil.rigids[Rs])) return kRigidReaction;
+  if (stencil.rigids && (stencil.rigids[Ls] || stencil.rigids[Rs]) &&
+      stencil.borders_yielding(a, face, L, Ls, R, Rs))
+    return kRigidReaction;
   return kUntouched;
 }
 
@@ -211,13 +233,12 @@ StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
     const Box faces = topo.owned(face_stagger(a))
                           .intersect(topo.global(face_stagger(a)))
                           .intersect(faces_of_cells(yielding_box, a));
-    Array3<uint8_t>& kind = face_kind_[a];
-    kind.reset(faces, face_stagger(a), kUntouched);
     for_each_index(faces, [&](int i, int j, int k) {
       // R and L in the grid's cell arrays, Rs and Ls in the sand's.
       const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
       const int64_t Rs = yielding.offset(i, j, k), Ls = Rs - yielding.stride(a);
-      kind(i, j, k) = face_kind(stencil, a, L, Ls, R, Rs);
+      const FaceKind kind = face_kind(stencil, a, {i, j, k}, L, Ls, R, Rs);
+      if (kind != kUntouched) faces_[a][kind - 1].push_back({i, j, k});
     });
   }
 }
@@ -230,21 +251,28 @@ void StressDivergence::apply(MacGrid& g, double dt,
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
     Array3<double>& reaction_to = rigid_reaction ? (*rigid_reaction)[a] : v;
-    const Array3<uint8_t>& kind = face_kind_[a];
-    for_each_index(kind.box(), [&](int i, int j, int k) {
-      const uint8_t face = kind(i, j, k);
-      if (face == kUntouched) return;
-      const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
-      const int64_t Rs = yielding_.offset(i, j, k), Ls = Rs - yielding_.stride(a);
-      const double rho = face_density(types[L], density[L], types[R], density[R]);
-      if (face == kPlainYielding)
-        v(i, j, k) -= dt / rho * stencil.plain_face_divergence(a, Ls, Rs, g.dx);
-      else if (face == kYielding)
-        v(i, j, k) -= dt / rho * stencil.yielding_face_divergence(a, L, Ls, R, Rs, g.dx);
-      else
-        reaction_to(i, j, k) -=
-            dt / rho * stencil.rigid_face_reaction(a, {i, j, k}, L, Ls, R, Rs, g.dx);
+    // Calls update(face, dt / rho there, L, Ls, R, Rs) for each face of one kind.
+    auto for_each_face = [&](int kind, auto&& update) {
+      for (const auto& [i, j, k] : faces_[a][kind - 1]) {
+        const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
+        const int64_t Rs = yielding_.offset(i, j, k), Ls = Rs - yielding_.stride(a);
+        const double dt_over_rho = dt / face_density(types[L], density[L], types[R], density[R]);
+        update(Index3{i, j, k}, dt_over_rho, L, Ls, R, Rs);
+      }
+    };
+    for_each_face(kPlainYielding, [&](Index3 f, double dt_rho, int64_t, int64_t Ls, int64_t,
+                                      int64_t Rs) {
+      v(f[0], f[1], f[2]) -= dt_rho * stencil.plain_face_divergence(a, Ls, Rs, g.dx);
     });
+    for_each_face(kYielding, [&](Index3 f, double dt_rho, int64_t L, int64_t Ls, int64_t R,
+                                 int64_t Rs) {
+      v(f[0], f[1], f[2]) -= dt_rho * stencil.yielding_face_divergence(a, L, Ls, R, Rs, g.dx);
+    });
+    for_each_face(kRigidReaction,
+                  [&](Index3 f, double dt_rho, int64_t L, int64_t Ls, int64_t R, int64_t Rs) {
+                    reaction_to(f[0], f[1], f[2]) -=
+                        dt_rho * stencil.rigid_face_reaction(a, f, L, Ls, R, Rs, g.dx);
+                  });
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "decomposition/array3.hpp"
 #include "decomposition/topology.hpp"
@@ -44,8 +45,9 @@ class StressDivergence {
  private:
   const StressField& stress_;
   const Array3<uint8_t>& yielding_;
-  // Per face of the sand's cells, how it takes the divergence (FaceKind in the .cpp).
-  std::array<Array3<uint8_t>, 3> face_kind_;
+  // Per component, the faces of the sand's cells that take the divergence, by how they take
+  // it (FaceKind in the .cpp: plain yielding, other yielding, rigid reaction).
+  std::array<std::array<std::vector<Index3>, 3>, 3> faces_;
 };
 
 }  // namespace dunesim
