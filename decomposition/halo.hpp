@@ -4,7 +4,7 @@
 // several types) into one message per neighbour. Every rank must call them with the same
 // lists of arrays. An array covers its rank's block, or the block's part inside a window that
 // all ranks share (Array3::reset_within). The boxes each array sends and receives are worked
-// out once per layout (a plan per staggering, array box and window, as AMReX caches its
+// out once per layout (a plan per staggering, array box, window and region, as AMReX caches its
 // fill-boundary plans) and the message buffers are kept, so a steady-state exchange only
 // packs, sends and unpacks.
 #pragma once
@@ -31,7 +31,15 @@ class Halo {
   //   halo.fill<double, uint8_t>({&u, &v}, {&mask});
   template <class... Ts>
   void fill(std::initializer_list<Array3<Ts>*>... arrays) {
-    exchange<false>([](const auto&) {}, arrays...);
+    fill_within(Box::everywhere(), arrays...);
+  }
+
+  // fill of the ghost entries of the cells in `cells` alone (of a face array, the faces that
+  // bound them); `cells` must be the same box on every rank. Where nothing outside those
+  // cells changed since the last fill, the other ghosts still hold and need no message.
+  template <class... Ts>
+  void fill_within(const Box& cells, std::initializer_list<Array3<Ts>*>... arrays) {
+    exchange<false>([](const auto&) {}, cells, arrays...);
   }
 
   // fill, with `work(poll)` run while the messages travel: work that needs no ghost entry
@@ -43,14 +51,14 @@ class Halo {
   //   halo.fill_during<double>([&](const auto& poll) { interior(poll); }, {&x});
   template <class... Ts, class Work>
   void fill_during(Work&& work, std::initializer_list<Array3<Ts>*>... arrays) {
-    exchange<false>(work, arrays...);
+    exchange<false>(work, Box::everywhere(), arrays...);
   }
 
   // Ghost entries are added into the owner's entries (P2G). Ghosts are left as they were;
   // call fill afterwards to make them consistent again.
   template <class... Ts>
   void sum(std::initializer_list<Array3<Ts>*>... arrays) {
-    exchange<true>([](const auto&) {}, arrays...);
+    exchange<true>([](const auto&) {}, Box::everywhere(), arrays...);
   }
 
   // Layers of ghosts around each rank's block.
@@ -64,29 +72,32 @@ class Halo {
   // this rank owns that the neighbour's array holds as ghosts, and the entries the
   // neighbour owns that this array holds as ghosts. Fill sends the first and receives the
   // second; sum swaps them. Both ends compute the same boxes and visit the lists in the same
-  // order, so they agree on every message without exchanging its size.
+  // order, so they agree on every message without exchanging its size. A plan for part of
+  // the block (fill_within) keeps to the entries of its cells.
   struct Plan {
     Stagger stagger;
     Box box, window;  // the array's: an array of another box or window never reuses this plan
+    Box cells;        // the cells whose entries it exchanges (Box::everywhere(): all)
     std::vector<Box> owned_in_theirs, theirs_in_mine;
   };
   using Side = std::vector<Box> Plan::*;
 
   template <bool summing, class Work, class... Ts>
-  void exchange(Work&& work, std::initializer_list<Array3<Ts>*>... arrays) {
+  void exchange(Work&& work, const Box& cells, std::initializer_list<Array3<Ts>*>... arrays) {
     (check_full_block(arrays), ...);
     drop_stale_plans();
     constexpr Side out = summing ? &Plan::theirs_in_mine : &Plan::owned_in_theirs;
     constexpr Side in = summing ? &Plan::owned_in_theirs : &Plan::theirs_in_mine;
     requests_.clear();
     requests_.reserve(2 * send_.size());  // allocates only after a re-cut adds neighbours
-    for (size_t q = 0; q < recv_.size(); ++q) post_receive(q, message_bytes(in, q, arrays...));
-    for (size_t q = 0; q < send_.size(); ++q) pack_and_send(out, q, arrays...);
+    for (size_t q = 0; q < recv_.size(); ++q)
+      post_receive(q, message_bytes(in, q, cells, arrays...));
+    for (size_t q = 0; q < send_.size(); ++q) pack_and_send(out, q, cells, arrays...);
     work([this] { poll(); });
     MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     for (size_t q = 0; q < recv_.size(); ++q) {
       const char* from = recv_[q].data();
-      (unpack<summing>(in, q, from, arrays), ...);
+      (unpack<summing>(in, q, from, cells, arrays), ...);
     }
   }
 
@@ -111,20 +122,26 @@ class Halo {
     plans_layout_ = topo_.layout_version();
   }
 
-  // The plan of an array's staggering, box and window, built on first use.
+  // The plan of an array's staggering, box and window and of the cells exchanged, built on
+  // first use.
   template <class T>
-  const Plan& plan_for(const Array3<T>& a) {
+  const Plan& plan_for(const Array3<T>& a, const Box& cells) {
     for (const Plan& p : plans_)
-      if (p.stagger == a.stagger() && p.box == a.box() && p.window == a.window()) return p;
-    return build_plan(a.stagger(), a.box(), a.window());
+      if (p.stagger == a.stagger() && p.box == a.box() && p.window == a.window() &&
+          p.cells == cells)
+        return p;
+    return build_plan(a.stagger(), a.box(), a.window(), cells);
   }
 
   // The array covers local(s) cut to the window, and so does each neighbour's.
-  const Plan& build_plan(Stagger s, const Box& box, const Box& window) {
-    Plan p{s, box, window, {}, {}};
+  const Plan& build_plan(Stagger s, const Box& box, const Box& window, const Box& cells) {
+    Plan p{s, box, window, cells, {}, {}};
+    const int axis = face_axis(s);
+    const Box entries = axis < 0 ? cells : faces_of_cells(cells, axis);
     for (int n : topo_.neighbours()) {
-      p.owned_in_theirs.push_back(overlap(topo_.owned(s).intersect(window), topo_.local(s, n)));
-      p.theirs_in_mine.push_back(overlap(box, topo_.owned(s, n)));
+      p.owned_in_theirs.push_back(
+          overlap(topo_.owned(s).intersect(window).intersect(entries), topo_.local(s, n)));
+      p.theirs_in_mine.push_back(overlap(box.intersect(entries), topo_.owned(s, n)));
     }
     plans_.push_back(std::move(p));
     return plans_.back();  // a deque keeps earlier plans where they are
@@ -132,11 +149,12 @@ class Halo {
 
   // Bytes of the message to or from neighbour q: every array's `side` box, in list order.
   template <class... Ts>
-  int64_t message_bytes(Side side, size_t q, std::initializer_list<Array3<Ts>*>... arrays) {
+  int64_t message_bytes(Side side, size_t q, const Box& cells,
+                        std::initializer_list<Array3<Ts>*>... arrays) {
     int64_t bytes = 0;
     auto add = [&](auto list) {
       for (auto* a : list)
-        bytes += (plan_for(*a).*side)[q].volume() * int64_t(sizeof(*a->data()));
+        bytes += (plan_for(*a, cells).*side)[q].volume() * int64_t(sizeof(*a->data()));
     };
     (add(arrays), ...);
     return bytes;
@@ -162,14 +180,15 @@ class Halo {
   }
 
   template <class... Ts>
-  void pack_and_send(Side side, size_t q, std::initializer_list<Array3<Ts>*>... arrays) {
-    const int64_t bytes = message_bytes(side, q, arrays...);
+  void pack_and_send(Side side, size_t q, const Box& cells,
+                     std::initializer_list<Array3<Ts>*>... arrays) {
+    const int64_t bytes = message_bytes(side, q, cells, arrays...);
     if (bytes == 0) return;
     grow(send_[q], bytes);
     char* to = send_[q].data();
     auto pack = [&](auto list) {
       for (auto* a : list)
-        for_each_index((plan_for(*a).*side)[q], [&](int i, int j, int k) {
+        for_each_index((plan_for(*a, cells).*side)[q], [&](int i, int j, int k) {
           std::memcpy(to, &(*a)(i, j, k), sizeof(*a->data()));
           to += sizeof(*a->data());
         });
@@ -183,9 +202,10 @@ class Halo {
 
   // Reads one list's share of neighbour q's message, advancing `from` past it.
   template <bool summing, class T>
-  void unpack(Side side, size_t q, const char*& from, std::initializer_list<Array3<T>*> list) {
+  void unpack(Side side, size_t q, const char*& from, const Box& cells,
+              std::initializer_list<Array3<T>*> list) {
     for (auto* a : list)
-      for_each_index((plan_for(*a).*side)[q], [&](int i, int j, int k) {
+      for_each_index((plan_for(*a, cells).*side)[q], [&](int i, int j, int k) {
         T value;
         std::memcpy(&value, from, sizeof(value));
         from += sizeof(value);

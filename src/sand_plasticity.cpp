@@ -192,8 +192,8 @@ Box restressed_cells(const MacGrid& g, const Box& owned_sand, bool wet) {
 // cluster's motion, and until then the flow must shear against the bed as it stands. Added
 // at once, it moved the bed's top row of faces along with the flow within the step, the
 // shear between them vanished and the friction with it: an APIC layer sliding on a sand bed
-// 10 degrees below phi never stopped. grid.stress, grid.yielding and grid.rigid are
-// halo-filled on entry; the velocities' ghosts are stale on return.
+// 10 degrees below phi never stopped. grid.stress, grid.yielding, grid.rigid and the
+// velocities are halo-filled on entry; the velocities' ghosts are stale on return.
 void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
                                 const Box& owned_sand, const SandFriction& friction,
                                 const MaterialSpec& sand, bool wet, double dt) {
@@ -209,7 +209,8 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
                    : std::vector<Index3>{};
   for (int substep = 0; substep < substeps; ++substep) {
     if (substep > 0) {
-      halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+      // Only the faces of the sand's cells moved since the last fill (the projection's).
+      halo.fill_within<double>(g.sand_window, {&g.vel[0], &g.vel[1], &g.vel[2]});
       for (const auto& [i, j, k] : restressed) {
         const SymTensor sigma =
             yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt));

@@ -223,6 +223,30 @@ TEST(Halo, RepeatedFillsGiveTheFirstFillsResult) {
   }
 }
 
+// fill_within brings the ghosts of its cells (and of their faces) up to their owners'
+// values and leaves every other ghost as it was, so a fill after work confined to a region
+// sends only that region.
+TEST(Halo, FillWithinUpdatesTheRegionsGhostsAlone) {
+  Topology topo(MPI_COMM_WORLD, {12, 10, 8}, 2);
+  Halo halo(topo);
+  std::vector<Array3<double>> fields = owned_fields(topo);
+  fill_all(halo, fields);
+  const Box cells{{2, 3, 1}, {9, 7, 5}};
+  for (int s = 0; s < 4; ++s)  // owned entries change, everywhere
+    for_each_index(topo.owned(static_cast<Stagger>(s)),
+                   [&](int i, int j, int k) { fields[s](i, j, k) += 0.5; });
+  halo.fill_within<double>(cells, {&fields[0], &fields[1], &fields[2], &fields[3]});
+  for (int s = 0; s < 4; ++s) {
+    const Stagger st = static_cast<Stagger>(s);
+    const Box entries = s == 0 ? cells : faces_of_cells(cells, face_axis(st));
+    for_each_index(fields[s].box(), [&](int i, int j, int k) {
+      const bool updated = topo.owned(st).contains(i, j, k) || entries.contains(i, j, k);
+      ASSERT_EQ(fields[s](i, j, k), field_value(s, i, j, k) + (updated ? 0.5 : 0.0))
+          << "stagger " << s << " at " << i << "," << j << "," << k;
+    });
+  }
+}
+
 TEST(Topology, OwnershipCoversTheGridAndItsWallsExactlyOnce) {
   Topology topo(MPI_COMM_WORLD, {13, 6, 9}, 2);
   for (int s = 0; s < 4; ++s) {
