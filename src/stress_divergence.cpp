@@ -151,35 +151,20 @@ struct DivergenceStencil {
     return div;
   }
 
-  // Whether a yielding cell or face beside the face between L and R (neither yielding, one
-  // rigid) passes it a flux, the cases rigid_face_reaction sums: elsewhere, as inside a
-  // cluster at rest, its reaction is exactly 0.
-  bool borders_yielding(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs) const {
-    const int64_t step_a = type.stride(a);
-    if (yields_along(a, face, 1) && types[R + step_a] != kSolid) return true;
-    if (yields_along(a, face, -2) && types[L - step_a] != kSolid) return true;
-    for (int b = 0; b < 3; ++b) {
-      if (b == a) continue;
-      for (int side = -1; side <= 1; side += 2) {
-        const int64_t Lb = L + side * type.stride(b), Rb = R + side * type.stride(b);
-        const int64_t Lbs = Ls + side * yielding.stride(b), Rbs = Rs + side * yielding.stride(b);
-        if (yielding_face(Lbs, Rbs) && types[Lb] != kSolid && types[Rb] != kSolid) return true;
-      }
-    }
-    return false;
-  }
-
-  // The force on a face between two cells that do not yield, at least one of them rigid: the
-  // opposite of each flux that a yielding face next to it takes across their shared edge (or,
-  // along a, across the cell between them); see above. `face` is the face's index, which is
-  // R's; L is one cell below it along a.
-  double rigid_face_reaction(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
-                             double dx) const {
+  // Calls take(term) for each flux that a yielding cell or face passes to the face between L
+  // and R (neither yielding, one of them rigid), in a fixed order; term() is its share of the
+  // face's force: the opposite of each flux that a yielding face next to it takes across
+  // their shared edge (or, along a, across the cell between them); see above. `face` is the
+  // face's index, which is R's; L is one cell below it along a.
+  template <class Take>
+  void for_each_reaction_flux(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
+                              double dx, Take&& take) const {
     const float* sigma_aa = stress[a].data();
     const int64_t step_a = type.stride(a);
-    double div = 0;
-    if (yields_along(a, face, 1) && types[R + step_a] != kSolid) div += sigma_aa[Rs] / dx;
-    if (yields_along(a, face, -2) && types[L - step_a] != kSolid) div -= sigma_aa[Ls] / dx;
+    if (yields_along(a, face, 1) && types[R + step_a] != kSolid)
+      take([&] { return sigma_aa[Rs] / dx; });
+    if (yields_along(a, face, -2) && types[L - step_a] != kSolid)
+      take([&] { return -(sigma_aa[Ls] / dx); });
     for (int b = 0; b < 3; ++b) {
       if (b == a) continue;
       const float* sigma_ab = stress[SymTensor::index(a, b)].data();
@@ -187,10 +172,25 @@ struct DivergenceStencil {
         const int64_t Lb = L + side * type.stride(b), Rb = R + side * type.stride(b);
         const int64_t Lbs = Ls + side * yielding.stride(b), Rbs = Rs + side * yielding.stride(b);
         if (!yielding_face(Lbs, Rbs) || types[Lb] == kSolid || types[Rb] == kSolid) continue;
-        div += side * edge_flux(sigma_ab, b, Lb, Lbs, Rb, Rbs, -side) / (4 * dx);
+        take([&] { return side * edge_flux(sigma_ab, b, Lb, Lbs, Rb, Rbs, -side) / (4 * dx); });
       }
     }
+  }
+
+  // The force on a face between two cells that do not yield, at least one of them rigid.
+  double rigid_face_reaction(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
+                             double dx) const {
+    double div = 0;
+    for_each_reaction_flux(a, face, L, Ls, R, Rs, dx, [&](const auto& term) { div += term(); });
     return div;
+  }
+
+  // Whether any flux reaches that face: elsewhere, as inside a cluster at rest, its force is
+  // exactly 0 in every substep.
+  bool borders_yielding(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs) const {
+    bool any = false;
+    for_each_reaction_flux(a, face, L, Ls, R, Rs, 1.0, [&](const auto&) { any = true; });
+    return any;
   }
 };
 
