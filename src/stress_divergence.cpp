@@ -251,28 +251,19 @@ void StressDivergence::apply(MacGrid& g, double dt,
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
     Array3<double>& reaction_to = rigid_reaction ? (*rigid_reaction)[a] : v;
-    // Calls update(face, dt / rho there, L, Ls, R, Rs) for each face of one kind.
-    auto for_each_face = [&](int kind, auto&& update) {
-      for (const auto& [i, j, k] : faces_[a][kind - 1]) {
-        const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
-        const int64_t Rs = yielding_.offset(i, j, k), Ls = Rs - yielding_.stride(a);
-        const double dt_over_rho = dt / face_density(types[L], density[L], types[R], density[R]);
-        update(Index3{i, j, k}, dt_over_rho, L, Ls, R, Rs);
+    for (const FaceKind kind : {kPlainYielding, kYielding, kRigidReaction})
+      for (const Index3& f : faces_[a][kind - 1]) {
+        const int64_t R = g.cell_type.offset(f[0], f[1], f[2]), L = R - g.cell_type.stride(a);
+        const int64_t Rs = yielding_.offset(f[0], f[1], f[2]), Ls = Rs - yielding_.stride(a);
+        const double dt_rho = dt / face_density(types[L], density[L], types[R], density[R]);
+        if (kind == kPlainYielding)
+          v(f[0], f[1], f[2]) -= dt_rho * stencil.plain_face_divergence(a, Ls, Rs, g.dx);
+        else if (kind == kYielding)
+          v(f[0], f[1], f[2]) -= dt_rho * stencil.yielding_face_divergence(a, L, Ls, R, Rs, g.dx);
+        else
+          reaction_to(f[0], f[1], f[2]) -=
+              dt_rho * stencil.rigid_face_reaction(a, f, L, Ls, R, Rs, g.dx);
       }
-    };
-    for_each_face(kPlainYielding, [&](Index3 f, double dt_rho, int64_t, int64_t Ls, int64_t,
-                                      int64_t Rs) {
-      v(f[0], f[1], f[2]) -= dt_rho * stencil.plain_face_divergence(a, Ls, Rs, g.dx);
-    });
-    for_each_face(kYielding, [&](Index3 f, double dt_rho, int64_t L, int64_t Ls, int64_t R,
-                                 int64_t Rs) {
-      v(f[0], f[1], f[2]) -= dt_rho * stencil.yielding_face_divergence(a, L, Ls, R, Rs, g.dx);
-    });
-    for_each_face(kRigidReaction,
-                  [&](Index3 f, double dt_rho, int64_t L, int64_t Ls, int64_t R, int64_t Rs) {
-                    reaction_to(f[0], f[1], f[2]) -=
-                        dt_rho * stencil.rigid_face_reaction(a, f, L, Ls, R, Rs, g.dx);
-                  });
   }
 }
 
