@@ -43,6 +43,11 @@ class Array3 {
     assert(box_.contains(i, j, k));
     return (i - box_.lo[0]) + nx_ * int64_t(j - box_.lo[1]) + nxy_ * int64_t(k - box_.lo[2]);
   }
+  // The grid index of the entry at `offset` (the inverse of offset()).
+  Index3 index_of(int64_t offset) const {
+    return {box_.lo[0] + int(offset % nx_), box_.lo[1] + int((offset / nx_) % (nxy_ / nx_)),
+            box_.lo[2] + int(offset / nxy_)};
+  }
   T& operator()(int i, int j, int k) { return data_[offset(i, j, k)]; }
   const T& operator()(int i, int j, int k) const { return data_[offset(i, j, k)]; }
 

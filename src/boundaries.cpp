@@ -73,10 +73,14 @@ void enforce_solid_velocity(const SolidBoundaryFaces& faces, MacGrid& g) {
   }
 }
 
-void enforce_solid_velocity(MacGrid& g) {
+SolidBoundaryFaces find_solid_boundary_faces(const MacGrid& g) {
   Array3<uint8_t> solid(g.cell_type.box(), g.cell_type.stagger(), 0);
   for (size_t n = 0; n < solid.size(); ++n) solid.data()[n] = g.cell_type.data()[n] == kSolid;
-  enforce_solid_velocity(find_solid_boundary_faces(solid, g), g);
+  return find_solid_boundary_faces(solid, g);
+}
+
+void enforce_solid_velocity(MacGrid& g) {
+  enforce_solid_velocity(find_solid_boundary_faces(g), g);
 }
 
 SolidPushOut::SolidPushOut(const CaseConfig& config, double dx)

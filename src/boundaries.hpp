@@ -24,6 +24,8 @@ void mark_wall_friction(const CaseConfig& config, Array3<float>& wall_mu);
 // Solids are static, so a simulation finds these once per grid layout.
 using SolidBoundaryFaces = std::array<std::vector<int64_t>, 3>;
 SolidBoundaryFaces find_solid_boundary_faces(const Array3<uint8_t>& solid, const MacGrid& grid);
+// The same, for a grid whose solids are the kSolid cells of grid.cell_type.
+SolidBoundaryFaces find_solid_boundary_faces(const MacGrid& grid);
 
 // No flow through solids: the normal velocity on every face between a solid and a
 // non-solid cell becomes the solid's (static solids: zero). Faces inside a solid keep

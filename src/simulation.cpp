@@ -270,7 +270,7 @@ void Simulation::sand_plasticity(double dt) {
     normal_speed_from_wall_pressure(grid_, dt, config_.gravity,
                                     neighbourhood(grid_.sand_region, 2,
                                                   topo_->local(Stagger::Cell)),
-                                    grid_.wall_normal_speed);
+                                    solid_faces_, grid_.wall_normal_speed);
     const RigidPlasticStats r = apply_rigid_plastic_sand(*topo_, *halo_, grid_, grid_.sand,
                                                          *sand_material_, dt, config_.gravity);
     s = r.cells;
@@ -292,10 +292,10 @@ void Simulation::sand_plasticity(double dt) {
   // own stress has no rigid cells, so all of it meets the walls here.
   if (kind != SandRheology::Kind::RigidPlastic) {  // its solve holds the walls' friction
     const Box near_sand = neighbourhood(grid_.sand_region, 2, topo_->local(Stagger::Cell));
-    normal_speed_from_wall_pressure(grid_, dt, config_.gravity, near_sand,
+    normal_speed_from_wall_pressure(grid_, dt, config_.gravity, near_sand, solid_faces_,
                                     grid_.wall_normal_speed);
     apply_wall_friction(*topo_, *halo_, grid_, carries_stress ? grid_.sand : grid_.yielding,
-                        grid_.wall_mu, grid_.wall_normal_speed, &grid_.rigid);
+                        grid_.wall_mu, grid_.wall_normal_speed, solid_faces_, &grid_.rigid);
   }
   double counts[3] = {double(s.sand_cells), double(s.rigid_cells), double(s.yielding_cells)};
   global_sum_in_place(*topo_, counts, 3);

@@ -27,6 +27,47 @@ double cell_friction_budget(const MacGrid& g, const Array3<float>& wall_mu,
   return double(wall_mu(wall[0], wall[1], wall[2])) * normal_speed[a](n[0], n[1], n[2]);
 }
 
+// The owned tangential faces that wall friction may change, as sorted offsets into
+// grid.vel[b]: the b-faces (b != a) of each non-solid cell with a solid beside it along a,
+// with sand on one side. Walked from the walls' faces, so the sand's inside is not swept.
+std::array<std::vector<int64_t>, 3> tangential_faces_near_walls(const Topology& topo,
+                                                                const MacGrid& g,
+                                                                const Array3<uint8_t>& sand_cells,
+                                                                const SolidBoundaryFaces& walls) {
+  const Array3<uint8_t>& type = g.cell_type;
+  const Box& cells = type.box();
+  std::array<Box, 3> owned_faces;
+  for (int b = 0; b < 3; ++b)
+    owned_faces[b] = topo.owned(face_stagger(b)).intersect(topo.global(face_stagger(b)));
+  const Box search = topo.owned_cells(topo.rank())
+                         .grown(1)
+                         .intersect(cells.grown(-1))
+                         .intersect(neighbourhood(nonzero_bounding_box(sand_cells), 1, cells));
+  auto is_sand = [&](const Index3& n) { return sand_cells(n[0], n[1], n[2]) != 0; };
+  std::array<std::vector<int64_t>, 3> faces;
+  for (int a = 0; a < 3; ++a)
+    for (const int64_t wall_face : walls[a]) {
+      const Index3 hi = g.vel[a].index_of(wall_face), lo = shifted(hi, a, -1);
+      for (const Index3& c : {lo, hi}) {  // the face's non-solid cell, if it is searched
+        if (!search.contains(c[0], c[1], c[2]) || type(c[0], c[1], c[2]) == kSolid) continue;
+        for (int b = 0; b < 3; ++b) {
+          if (b == a) continue;
+          for (int side = 0; side < 2; ++side) {
+            const Index3 f = shifted(c, b, side);  // between c and c + (2 side - 1) e_b
+            if (!is_sand(c) && !is_sand(shifted(c, b, 2 * side - 1))) continue;
+            if (owned_faces[b].contains(f[0], f[1], f[2]))
+              faces[b].push_back(g.vel[b].offset(f[0], f[1], f[2]));
+          }
+        }
+      }
+    }
+  for (std::vector<int64_t>& list : faces) {  // a face can be found from several walls
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  return faces;
+}
+
 }  // namespace
 
 // The face's budget: the mean of its two cells', or the one cell's where the other is air,
@@ -45,7 +86,7 @@ double wall_friction_budget(const MacGrid& g, const Array3<float>& wall_mu,
 void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
                          const Array3<uint8_t>& sand_cells, const Array3<float>& wall_mu,
                          const std::array<Array3<float>, 3>& normal_speed,
-                         const Array3<uint8_t>* rigid_cells) {
+                         const SolidBoundaryFaces& walls, const Array3<uint8_t>* rigid_cells) {
   const Array3<uint8_t>& type = g.cell_type;
   const Box& cells = type.box();
   auto solid = [&](const Index3& c) {
@@ -54,49 +95,16 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
   auto face_budget = [&](const Index3& L, const Index3& R, int a, int s) {
     return wall_friction_budget(g, wall_mu, normal_speed, L, R, a, s);
   };
-
-  // Only faces of a cell that touches a wall, with sand on one side, can change: collect the
-  // owned ones (a face can be found from both its cells) among the cells next to sand, so
-  // the rest of the grid is not swept.
-  std::array<std::vector<int64_t>, 3> candidates;
-  std::array<Box, 3> owned_faces;
-  for (int b = 0; b < 3; ++b)
-    owned_faces[b] = topo.owned(face_stagger(b)).intersect(topo.global(face_stagger(b)));
-  const Box search = topo.owned_cells(topo.rank())
-                         .grown(1)
-                         .intersect(cells.grown(-1))
-                         .intersect(neighbourhood(nonzero_bounding_box(sand_cells), 1, cells));
-  for_each_index(search, [&](int i, int j, int k) {
-    if (type(i, j, k) == kSolid) return;
-    const Index3 c{i, j, k};
-    auto is_sand = [&](const Index3& n) { return sand_cells(n[0], n[1], n[2]) != 0; };
-    for (int a = 0; a < 3; ++a) {
-      if (!solid(shifted(c, a, -1)) && !solid(shifted(c, a, 1))) continue;
-      for (int b = 0; b < 3; ++b) {
-        if (b == a) continue;
-        for (int side = 0; side < 2; ++side) {
-          const Index3 f = shifted(c, b, side);  // the face between c and c + (2 side - 1) e_b
-          if (!is_sand(c) && !is_sand(shifted(c, b, 2 * side - 1))) continue;
-          if (owned_faces[b].contains(f[0], f[1], f[2]))
-            candidates[b].push_back(g.vel[b].offset(f[0], f[1], f[2]));
-        }
-      }
-    }
-  });
+  const std::array<std::vector<int64_t>, 3> candidates =
+      tangential_faces_near_walls(topo, g, sand_cells, walls);
 
   // Every factor reads the velocities as enforcement left them: the new values are computed
   // first and written afterwards.
   std::array<std::vector<std::pair<int64_t, double>>, 3> updates;
   for (int b = 0; b < 3; ++b) {
-    std::vector<int64_t>& faces = candidates[b];
-    std::sort(faces.begin(), faces.end());
-    faces.erase(std::unique(faces.begin(), faces.end()), faces.end());
     const Array3<double>& v = g.vel[b];
-    const Box& box = v.box();
-    const int64_t nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1];
-    for (int64_t offset : faces) {
-      const Index3 R{box.lo[0] + int(offset % nx), box.lo[1] + int((offset / nx) % ny),
-                     box.lo[2] + int(offset / (nx * ny))};
+    for (int64_t offset : candidates[b]) {
+      const Index3 R = v.index_of(offset);
       const Index3 L = shifted(R, b, -1);
       if (solid(L) || solid(R)) continue;
       if (!sand_cells(L[0], L[1], L[2]) && !sand_cells(R[0], R[1], R[2])) continue;
@@ -128,19 +136,22 @@ void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
 
 namespace {
 
-// Calls f(a, face, fluid cell, s) for every face of component a with a solid on exactly
-// one side and a fluid cell on the other, s the side of the solid as seen from the fluid.
+// Calls f(face, fluid cell, s) for every face of component a in `faces` with a solid on
+// exactly one side and a fluid cell on the other, s the side of the solid as seen from the
+// fluid. Such faces are among the walls' faces.
 template <class F>
-void for_each_normal_face(const MacGrid& g, int a, const Box& faces, F&& f) {
+void for_each_normal_face(const MacGrid& g, int a, const Box& faces,
+                          const SolidBoundaryFaces& walls, F&& f) {
   const Array3<uint8_t>& type = g.cell_type;
   const Box& cells = type.box();
-  for_each_index(faces, [&](int i, int j, int k) {
-    const Index3 hi{i, j, k}, lo = shifted(hi, a, -1);
-    if (!cells.contains(lo[0], lo[1], lo[2]) || !cells.contains(i, j, k)) return;
-    const uint8_t t_lo = type(lo[0], lo[1], lo[2]), t_hi = type(i, j, k);
+  for (const int64_t wall_face : walls[a]) {
+    const Index3 hi = g.vel[a].index_of(wall_face), lo = shifted(hi, a, -1);
+    if (!faces.contains(hi[0], hi[1], hi[2])) continue;
+    if (!cells.contains(lo[0], lo[1], lo[2]) || !cells.contains(hi[0], hi[1], hi[2])) continue;
+    const uint8_t t_lo = type(lo[0], lo[1], lo[2]), t_hi = type(hi[0], hi[1], hi[2]);
     if (t_lo == kSolid && t_hi == kFluid) f(hi, hi, -1);
     if (t_hi == kSolid && t_lo == kFluid) f(hi, lo, +1);
-  });
+  }
 }
 
 }  // namespace
@@ -148,9 +159,10 @@ void for_each_normal_face(const MacGrid& g, int a, const Box& faces, F&& f) {
 void normal_speed_removed_by_enforcement(const MacGrid& g,
                                          const std::array<Array3<double>, 3>& before,
                                          std::array<Array3<float>, 3>& normal_speed) {
+  const SolidBoundaryFaces walls = find_solid_boundary_faces(g);
   for (int a = 0; a < 3; ++a) {
     normal_speed[a].fill(0.0f);
-    for_each_normal_face(g, a, g.vel[a].box(), [&](const Index3& f, const Index3&, int s) {
+    for_each_normal_face(g, a, g.vel[a].box(), walls, [&](const Index3& f, const Index3&, int s) {
       const double removed = before[a](f[0], f[1], f[2]) - g.vel[a](f[0], f[1], f[2]);
       normal_speed[a](f[0], f[1], f[2]) = float(std::max(0.0, s * removed));
     });
@@ -164,12 +176,12 @@ double wall_normal_speed(double normal_stress, double density, double dx, double
 }
 
 void normal_speed_from_wall_pressure(const MacGrid& g, double dt, const Vec3& gravity,
-                                     const Box& cells,
+                                     const Box& cells, const SolidBoundaryFaces& walls,
                                      std::array<Array3<float>, 3>& normal_speed) {
   for (int a = 0; a < 3; ++a) {
     const Box faces = faces_of_cells(cells, a).intersect(g.vel[a].box());
     normal_speed[a].reset(faces, face_stagger(a), 0.0f);
-    for_each_normal_face(g, a, faces, [&](const Index3& f, const Index3& c, int s) {
+    for_each_normal_face(g, a, faces, walls, [&](const Index3& f, const Index3& c, int s) {
       normal_speed[a](f[0], f[1], f[2]) =
           float(wall_normal_speed(g.pressure(c[0], c[1], c[2]), g.density(c[0], c[1], c[2]), g.dx,
                                   dt, s * gravity[a]));

@@ -32,6 +32,7 @@
 #include "decomposition/halo.hpp"
 #include "decomposition/topology.hpp"
 #include "decomposition/vec3.hpp"
+#include "src/boundaries.hpp"
 #include "src/mac_grid.hpp"
 
 namespace dunesim {
@@ -39,6 +40,8 @@ namespace dunesim {
 // `wall_mu` holds mu in solid cells (box walls outside the domain, colliders); other cells
 // are not read. `sand_cells`, grid.cell_type and the velocities must be halo-consistent.
 // `normal_speed` must cover the faces of the cells within two cells of a sand cell.
+// `walls` are the grid's faces between a solid and a non-solid cell
+// (find_solid_boundary_faces): only the faces next to them are visited.
 // Faces with a cell of `rigid_cells` on either side are left alone: the rigid-cluster stage
 // fits its bodies to those faces and applies the walls' friction to each body as a whole,
 // so braking them here too would brake a body that touches sliding cells twice.
@@ -46,6 +49,7 @@ namespace dunesim {
 void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& grid,
                          const Array3<uint8_t>& sand_cells, const Array3<float>& wall_mu,
                          const std::array<Array3<float>, 3>& normal_speed,
+                         const SolidBoundaryFaces& walls,
                          const Array3<uint8_t>* rigid_cells = nullptr);
 
 // The budget mu |u_n| (m/s, the speed the wall's friction may take away in a step) of the
@@ -71,10 +75,11 @@ double wall_normal_speed(double normal_stress, double density, double dx, double
 // fluid cell next to the wall (call after the projection), and at least the cell's own
 // weight, g_n dt with g_n the part of gravity towards the wall: a cell with air beside it
 // shares its pressure with its open faces (a lone cell on a floor has a fifth of its weight
-// in p), yet rests on the floor with all of it. Only the faces of `cells` are visited:
-// normal_speed[a] is resized to cover just those (0 where no wall is).
+// in p), yet rests on the floor with all of it. normal_speed[a] is resized to cover the
+// faces of `cells` alone (0 where no wall is); only those among `walls` (the grid's solid
+// boundary faces, find_solid_boundary_faces) are visited.
 void normal_speed_from_wall_pressure(const MacGrid& grid, double dt, const Vec3& gravity,
-                                     const Box& cells,
+                                     const Box& cells, const SolidBoundaryFaces& walls,
                                      std::array<Array3<float>, 3>& normal_speed);
 
 }  // namespace dunesim

@@ -71,7 +71,8 @@ struct WallScene {
     std::array<Array3<float>, 3> normal_speed;
     for (int a = 0; a < 3; ++a) normal_speed[a].reset(before[a].box(), before[a].stagger());
     normal_speed_removed_by_enforcement(grid, before, normal_speed);
-    apply_wall_friction(topo, halo, grid, sand, wall_mu, normal_speed);
+    apply_wall_friction(topo, halo, grid, sand, wall_mu, normal_speed,
+                        find_solid_boundary_faces(grid));
   }
   // Expects component a at face (i, j, k) within `tolerance` of `expected`, on the rank that
   // owns the face, so each face is checked once. Only rank 0's GoogleTest output is shown:
@@ -152,9 +153,10 @@ TEST(WallFriction, LoneCellOnTheFloorBearsItsWholeWeight) {
   });
   s.set(0, [](int, int, int) { return 2.0; });
   std::array<Array3<float>, 3> normal_speed;
-  normal_speed_from_wall_pressure(s.grid, dt, {0, 0, -g}, s.topo.local(Stagger::Cell),
+  const SolidBoundaryFaces walls = find_solid_boundary_faces(s.grid);
+  normal_speed_from_wall_pressure(s.grid, dt, {0, 0, -g}, s.topo.local(Stagger::Cell), walls,
                                   normal_speed);
-  apply_wall_friction(s.topo, s.halo, s.grid, s.sand, s.wall_mu, normal_speed);
+  apply_wall_friction(s.topo, s.halo, s.grid, s.sand, s.wall_mu, normal_speed, walls);
   // The normal speed is stored in single precision: g dt to 2^-24 of it.
   const double expected = 2.0 - 0.5 * g * dt;
   for (int i : {1, 2}) s.expect_face(0, i, 1, 0, expected, 1e-8);
