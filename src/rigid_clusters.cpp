@@ -70,6 +70,27 @@ Vec6 rigid_row(int a, const std::array<double, 3>& r) {
   return row;
 }
 
+// The entries of rigid_row(a, r) that can be nonzero, ascending: e_a's and r x e_a's two.
+// The sums below skip the others: their terms are exact zeros, which leave a sum as it is.
+std::array<int, 3> row_support(int a) {
+  if (a == 0) return {0, 4, 5};
+  if (a == 1) return {1, 3, 5};
+  return {2, 3, 4};
+}
+
+// The place of K's entry (p, q), p <= q, in its upper triangle stored row by row.
+int upper_index(int p, int q) { return p * 6 - p * (p - 1) / 2 + (q - p); }
+
+// stiffness += weight J_f^T J_f for a face of component a with row J_f.
+void add_outer_product(double* stiffness, double weight, int a, const Vec6& row) {
+  const std::array<int, 3> support = row_support(a);
+  for (int i = 0; i < 3; ++i)
+    for (int j = i; j < 3; ++j) {
+      const int p = support[i], q = support[j];
+      stiffness[upper_index(p, q)] += weight * row[p] * row[q];
+    }
+}
+
 // Symmetric eigen-decomposition A = V diag(lambda) V^T by cyclic Jacobi rotations,
 // accurate to round-off for any symmetric matrix, singular ones included.
 void symmetric_eigen(Mat6 A, Vec6& lambda, Mat6& V) {
@@ -238,9 +259,7 @@ RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGr
       if (s > 0) face[a] += 1;
       const Vec6 row = rigid_row(a, offset_in_cells(a, face[0], face[1], face[2]));
       const double weight = kContactWeight * grid.density(i, j, k) * cell_volume;
-      double* stiffness = current + kContactStiffnessOffset;
-      for (int p = 0, n = 0; p < 6; ++p)
-        for (int q = p; q < 6; ++q, ++n) stiffness[n] += weight * row[p] * row[q];
+      add_outer_product(current + kContactStiffnessOffset, weight, a, row);
     }
   });
 
@@ -258,10 +277,8 @@ RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGr
     const double mass = density / fluid * cell_volume;
     const Vec6 row = rigid_row(a, offset_in_cells(a, i, j, k));
     const double u = grid.vel[a](i, j, k);
-    for (int p = 0, n = 0; p < 6; ++p) {
-      for (int q = p; q < 6; ++q, ++n) current[n] += mass * row[p] * row[q];
-      current[kMomentumOffset + p] += mass * row[p] * u;
-    }
+    add_outer_product(current, mass, a, row);
+    for (const int p : row_support(a)) current[kMomentumOffset + p] += mass * row[p] * u;
   });
 
   RigidClusterStats stats;
@@ -298,7 +315,7 @@ RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGr
     }
     const Vec6 row = rigid_row(a, offset_in_cells(a, i, j, k));
     double u = 0;
-    for (int p = 0; p < 6; ++p) u += row[p] * (*fit)[p];
+    for (const int p : row_support(a)) u += row[p] * (*fit)[p];
     grid.vel[a](i, j, k) = u;
   });
   halo.fill<double>({&grid.vel[0], &grid.vel[1], &grid.vel[2]});
