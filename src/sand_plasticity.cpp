@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -184,6 +185,34 @@ Box restressed_cells(const MacGrid& g, const Box& owned_sand, bool wet) {
   return wet ? owned_sand : owned_sand.grown(1).intersect(g.sand_region);
 }
 
+// The yielding cell's frictional stress for the velocities as they stand.
+void restress(const MacGrid& g, const SandFriction& friction, const MaterialSpec& sand, bool wet,
+              const Index3& cell, double dt, StressField& stress) {
+  const auto [i, j, k] = cell;
+  const SymTensor sigma = yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt));
+  for (int n = 0; n < 6; ++n) stress[n](i, j, k) = float(sigma.c[n]);
+}
+
+// A dry substep after the first: the `restressed` cells (in for_each_index order) take the
+// stress of the velocities as they stand, then the faces take its divergence. Layer by layer
+// up the grid, the cells of layer k just before the faces below it: a face of layer k - 1
+// reads the stress of layers up to k and a cell of layer k the velocities of layers k - 1
+// and up, so every read sees what the whole sweeps would give, while the layers' arrays are
+// still in the cache (at a million particles they far exceed it).
+void restress_and_apply_by_layer(MacGrid& g, const SandFriction& friction,
+                                 const MaterialSpec& sand, const std::vector<Index3>& restressed,
+                                 const StressDivergence& divergence, double dt, double sub_dt,
+                                 std::array<Array3<double>, 3>& rigid_reaction) {
+  StressDivergence::Progress progress;
+  for (size_t next = 0; next < restressed.size();) {
+    const int layer = restressed[next][2];
+    for (; next < restressed.size() && restressed[next][2] == layer; ++next)
+      restress(g, friction, sand, false, restressed[next], dt, g.stress);
+    divergence.apply_below(g, sub_dt, &rigid_reaction, layer, progress);
+  }
+  divergence.apply_below(g, sub_dt, &rigid_reaction, std::numeric_limits<int>::max(), progress);
+}
+
 // The stress divergence of the classified cells in friction_substeps(sand) substeps of
 // dt / n. Each substep after the first re-reads the yielding cells' strain rate, so a stress
 // that stopped a grid-scale motion stops pushing it the other way; the rigid cells'
@@ -207,20 +236,18 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
   const std::vector<Index3> restressed =
       substeps > 1 ? yielding_cells_in(restressed_cells(g, owned_sand, wet), g.yielding)
                    : std::vector<Index3>{};
-  for (int substep = 0; substep < substeps; ++substep) {
-    if (substep > 0) {
-      // Only the faces of the sand's cells moved since the last fill (the projection's).
-      halo.fill_within<double>(g.sand_window, {&g.vel[0], &g.vel[1], &g.vel[2]});
-      for (const auto& [i, j, k] : restressed) {
-        const SymTensor sigma =
-            yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt));
-        for (int n = 0; n < 6; ++n) stress[n](i, j, k) = float(sigma.c[n]);
-      }
-      if (wet)
-        halo.fill<float>(
-            {&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
+  divergence.apply(g, dt / substeps, substeps > 1 ? &rigid_reaction : nullptr);
+  for (int substep = 1; substep < substeps; ++substep) {
+    // Only the faces of the sand's cells moved since the last fill (the projection's).
+    halo.fill_within<double>(g.sand_window, {&g.vel[0], &g.vel[1], &g.vel[2]});
+    if (!wet) {
+      restress_and_apply_by_layer(g, friction, sand, restressed, divergence, dt, dt / substeps,
+                                  rigid_reaction);
+      continue;
     }
-    divergence.apply(g, dt / substeps, substeps > 1 ? &rigid_reaction : nullptr);
+    for (const Index3& cell : restressed) restress(g, friction, sand, wet, cell, dt, stress);
+    halo.fill<float>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
+    divergence.apply(g, dt / substeps, &rigid_reaction);
   }
   if (substeps > 1) add_within(rigid_reaction, g.vel);
 }

@@ -1,6 +1,7 @@
 #include "src/stress_divergence.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "src/pressure_solver.hpp"
@@ -245,14 +246,24 @@ StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
 
 void StressDivergence::apply(MacGrid& g, double dt,
                              std::array<Array3<double>, 3>* rigid_reaction) const {
+  Progress from_the_start;
+  apply_below(g, dt, rigid_reaction, std::numeric_limits<int>::max(), from_the_start);
+}
+
+void StressDivergence::apply_below(MacGrid& g, double dt,
+                                   std::array<Array3<double>, 3>* rigid_reaction, int k_end,
+                                   Progress& progress) const {
   const DivergenceStencil stencil(g, stress_, yielding_);
   const uint8_t* types = stencil.types;
   const float* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
     Array3<double>& reaction_to = rigid_reaction ? (*rigid_reaction)[a] : v;
-    for (const FaceKind kind : {kPlainYielding, kYielding, kRigidReaction})
-      for (const Index3& f : faces_[a][kind - 1]) {
+    for (const FaceKind kind : {kPlainYielding, kYielding, kRigidReaction}) {
+      const std::vector<Index3>& faces = faces_[a][kind - 1];
+      size_t& next = progress.next[a][kind - 1];
+      for (; next < faces.size() && faces[next][2] < k_end; ++next) {
+        const Index3& f = faces[next];
         const int64_t R = g.cell_type.offset(f[0], f[1], f[2]), L = R - g.cell_type.stride(a);
         const int64_t Rs = yielding_.offset(f[0], f[1], f[2]), Ls = Rs - yielding_.stride(a);
         const double dt_rho = dt / face_density(types[L], density[L], types[R], density[R]);
@@ -264,6 +275,7 @@ void StressDivergence::apply(MacGrid& g, double dt,
           reaction_to(f[0], f[1], f[2]) -=
               dt_rho * stencil.rigid_face_reaction(a, f, L, Ls, R, Rs, g.dx);
       }
+    }
   }
 }
 
