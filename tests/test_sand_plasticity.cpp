@@ -590,17 +590,59 @@ TEST(SandPlasticity, DecompositionDoesNotChangeResults) {
   expect_decomposition_changes_nothing(sand_material(35, 50));
 }
 
-// The default model's friction substeps: each rank re-reads the stress of the yielding cells
-// beside its block itself and exchanges only the sand window's velocities between substeps.
-TEST(SandPlasticity, DecompositionDoesNotChangeTheSubstepsResults) {
-  SKIP_IN_A_ONE_RANK_JOB();
+namespace {
+
+// Dry sand of the default model, with its 8 friction substeps.
+MaterialSpec default_model_sand() {
   MaterialSpec sand = sand_material(35, 0);
   sand.transfer = Transfer::Apic;
   const SandModelDefaults model = sand_model_defaults(true, false, kGravity);
   sand.rheology.rigid_cells_own_velocity = model.rigid_cells_own_velocity;
   sand.rheology.culmann_wedges_yield = model.culmann_wedges_yield;
+  return sand;
+}
+
+}  // namespace
+
+// The default model's friction substeps: each rank re-reads the stress of the yielding cells
+// beside its block itself and exchanges only the sand window's velocities between substeps.
+TEST(SandPlasticity, DecompositionDoesNotChangeTheSubstepsResults) {
+  SKIP_IN_A_ONE_RANK_JOB();
+  const MaterialSpec sand = default_model_sand();
   ASSERT_EQ(friction_substeps(sand), 8);
   expect_decomposition_changes_nothing(sand);
+}
+
+// Sand that can hold water but holds none moves as dry sand, to the last bit. The two take
+// different paths through the substeps: the wet one restresses all its yielding cells, fills
+// the stress halo and then applies the divergence; the dry one restresses and applies layer
+// by layer up the grid, which must read every stress and velocity as the whole sweeps would.
+TEST(SandPlasticity, SandHoldingNoWaterMovesAsDrySand) {
+  const MaterialSpec dry = default_model_sand();
+  MaterialSpec holds_water = dry;
+  holds_water.wet.porosity = 0.4;
+  holds_water.wet.ideal_saturation = 0.3;
+  holds_water.wet.cohesion_wet = 900;
+  holds_water.wet.mud_viscosity = 50;
+  const Index3 cells{12, 10, 8};
+  const double dx = 0.05, dt = 0.01;
+  TestGrid dry_grid(MPI_COMM_WORLD, cells, dx), wet_grid(MPI_COMM_WORLD, cells, dx);
+  fill_random_scene(dry_grid);
+  fill_random_scene(wet_grid);
+  wet_grid.grid.allocate_pore_water(wet_grid.topo);  // saturation 0 everywhere
+  const SandPlasticityStats s_dry =
+      apply_sand_plasticity(dry_grid.topo, dry_grid.halo, dry_grid.grid, dry_grid.sand, dry, dt,
+                            kGravity);
+  const SandPlasticityStats s_wet =
+      apply_sand_plasticity(wet_grid.topo, wet_grid.halo, wet_grid.grid, wet_grid.sand,
+                            holds_water, dt, kGravity);
+  EXPECT_GT(global_sum(dry_grid.topo, s_dry.yielding_cells), 20);
+  EXPECT_EQ(s_wet.yielding_cells, s_dry.yielding_cells);
+  for (int a = 0; a < 3; ++a)
+    for_each_index(dry_grid.topo.owned(face_stagger(a)), [&](int i, int j, int k) {
+      ASSERT_EQ(wet_grid.grid.vel[a](i, j, k), dry_grid.grid.vel[a](i, j, k))
+          << a << " " << i << " " << j << " " << k;
+    });
 }
 
 namespace {
