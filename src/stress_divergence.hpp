@@ -47,8 +47,9 @@ class StressDivergence {
     std::array<std::array<size_t, 3>, 3> next{};
   };
   // apply() on the faces whose k index is below k_end that `progress` has not passed, so
-  // that the update can follow another sweep up the grid layer by layer. A face of layer k
-  // reads the stress of cells in layers k - 1 to k + 1 and changes no other face.
+  // that the update can follow another sweep up the grid layer by layer. The faces are
+  // listed in for_each_index order (k outermost), so those below k_end come first. A face of
+  // layer k reads the stress of cells in layers k - 1 to k + 1 and changes no other face.
   void apply_below(MacGrid& grid, double dt, std::array<Array3<double>, 3>* rigid_reaction,
                    int k_end, Progress& progress) const;
 
