@@ -185,12 +185,12 @@ Box restressed_cells(const MacGrid& g, const Box& owned_sand, bool wet) {
   return wet ? owned_sand : owned_sand.grown(1).intersect(g.sand_region);
 }
 
-// The yielding cell's frictional stress for the velocities as they stand.
-void restress(const MacGrid& g, const SandFriction& friction, const MaterialSpec& sand, bool wet,
-              const Index3& cell, double dt, StressField& stress) {
+// The yielding cell's frictional stress (grid.stress) for the velocities as they stand.
+void restress(MacGrid& g, const SandFriction& friction, const MaterialSpec& sand, bool wet,
+              const Index3& cell, double dt) {
   const auto [i, j, k] = cell;
   const SymTensor sigma = yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt));
-  for (int n = 0; n < 6; ++n) stress[n](i, j, k) = float(sigma.c[n]);
+  for (int n = 0; n < 6; ++n) g.stress[n](i, j, k) = float(sigma.c[n]);
 }
 
 // A dry substep after the first: the `restressed` cells (in for_each_index order) take the
@@ -207,7 +207,7 @@ void restress_and_apply_by_layer(MacGrid& g, const SandFriction& friction,
   for (size_t next = 0; next < restressed.size();) {
     const int layer = restressed[next][2];
     for (; next < restressed.size() && restressed[next][2] == layer; ++next)
-      restress(g, friction, sand, false, restressed[next], dt, g.stress);
+      restress(g, friction, sand, false, restressed[next], dt);
     divergence.apply_below(g, sub_dt, &rigid_reaction, layer, progress);
   }
   divergence.apply_below(g, sub_dt, &rigid_reaction, std::numeric_limits<int>::max(), progress);
@@ -240,14 +240,14 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
   for (int substep = 1; substep < substeps; ++substep) {
     // Only the faces of the sand's cells moved since the last fill (the projection's).
     halo.fill_within<double>(g.sand_window, {&g.vel[0], &g.vel[1], &g.vel[2]});
-    if (!wet) {
+    if (wet) {  // whole sweeps: the ghost cells' stress comes from their owners
+      for (const Index3& cell : restressed) restress(g, friction, sand, wet, cell, dt);
+      halo.fill<float>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
+      divergence.apply(g, dt / substeps, &rigid_reaction);
+    } else {
       restress_and_apply_by_layer(g, friction, sand, restressed, divergence, dt, dt / substeps,
                                   rigid_reaction);
-      continue;
     }
-    for (const Index3& cell : restressed) restress(g, friction, sand, wet, cell, dt, stress);
-    halo.fill<float>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
-    divergence.apply(g, dt / substeps, &rigid_reaction);
   }
   if (substeps > 1) add_within(rigid_reaction, g.vel);
 }
