@@ -105,9 +105,11 @@ class PressureSolver {
 };
 
 // Face density between two cells: the mean where both are fluid, else the fluid one's.
+// Written as selects without branches, so that loops over rows of faces vectorise.
 inline double face_density(uint8_t type_lo, double rho_lo, uint8_t type_hi, double rho_hi) {
-  if (type_lo == kFluid && type_hi == kFluid) return 0.5 * (rho_lo + rho_hi);
-  return type_lo == kFluid ? rho_lo : rho_hi;
+  const bool fluid_lo = type_lo == kFluid, fluid_hi = type_hi == kFluid;
+  const double mean = 0.5 * (rho_lo + rho_hi), one = fluid_lo ? rho_lo : rho_hi;
+  return fluid_lo & fluid_hi ? mean : one;
 }
 
 // The system's coefficient of the face between two cells: 1 / face density where the face

@@ -10,6 +10,7 @@
 #include "src/culmann_wedges.hpp"
 #include "src/pressure_solver.hpp"
 #include "src/sand_rheology.hpp"
+#include "src/strain_rate_rows.hpp"
 #include "src/stress_divergence.hpp"
 #include "src/surface_rest.hpp"
 #include "src/wet_sand.hpp"
@@ -137,11 +138,11 @@ void add_viscous_stress(SymTensor& sigma, const SymTensor& strain_rate, double v
 
 namespace {
 
-// What the rheology needs of cell (i,j,k), from the grid as it stands.
+// What the rheology needs of cell (i,j,k) with strain rate `d`, from the grid as it stands.
 SandCellState sand_cell_state(const MacGrid& g, const MaterialSpec& sand, bool wet, int i, int j,
-                              int k, double dt) {
+                              int k, double dt, const SymTensor& d) {
   SandCellState cell;
-  cell.strain_rate = strain_rate(g, i, j, k);
+  cell.strain_rate = d;
   cell.pressure = g.pressure(i, j, k);
   cell.density = g.density(i, j, k);
   cell.dx = g.dx;
@@ -149,6 +150,11 @@ SandCellState sand_cell_state(const MacGrid& g, const MaterialSpec& sand, bool w
   cell.wet =
       wet ? wet_sand_properties(sand, g.saturation(i, j, k)) : WetSandProperties{sand.cohesion};
   return cell;
+}
+
+SandCellState sand_cell_state(const MacGrid& g, const MaterialSpec& sand, bool wet, int i, int j,
+                              int k, double dt) {
+  return sand_cell_state(g, sand, wet, i, j, k, dt, strain_rate(g, i, j, k));
 }
 
 // Culmann's test is Coulomb statics of dry sand at the material's phi: cells with cohesion
@@ -185,12 +191,17 @@ Box restressed_cells(const MacGrid& g, const Box& owned_sand, bool wet) {
   return wet ? owned_sand : owned_sand.grown(1).intersect(g.sand_region);
 }
 
-// The yielding cell's frictional stress (grid.stress) for the velocities as they stand.
+// The yielding cells' frictional stress (grid.stress) for the velocities as they stand.
 void restress(MacGrid& g, const SandFriction& friction, const MaterialSpec& sand, bool wet,
-              const Index3& cell, double dt) {
-  const auto [i, j, k] = cell;
-  const SymTensor sigma = yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt));
-  for (int n = 0; n < 6; ++n) g.stress[n](i, j, k) = float(sigma.c[n]);
+              const CellRow& row, double dt) {
+  RowStrainRates d;
+  row_strain_rates(g, row, d);
+  for (int m = 0; m < row.length; ++m) {
+    const int i = row.i + m, j = row.j, k = row.k;
+    const SymTensor sigma =
+        yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt, d.at(m)));
+    for (int n = 0; n < 6; ++n) g.stress[n](i, j, k) = float(sigma.c[n]);
+  }
 }
 
 // A dry substep after the first: the `restressed` cells (in for_each_index order) take the
@@ -200,13 +211,13 @@ void restress(MacGrid& g, const SandFriction& friction, const MaterialSpec& sand
 // and up, so every read sees what the whole sweeps would give, while the layers' arrays are
 // still in the cache (at a million particles they far exceed it).
 void restress_and_apply_by_layer(MacGrid& g, const SandFriction& friction,
-                                 const MaterialSpec& sand, const std::vector<Index3>& restressed,
+                                 const MaterialSpec& sand, const std::vector<CellRow>& restressed,
                                  const StressDivergence& divergence, double dt, double sub_dt,
                                  std::array<Array3<double>, 3>& rigid_reaction) {
   StressDivergence::Progress progress;
   for (size_t next = 0; next < restressed.size();) {
-    const int layer = restressed[next][2];
-    for (; next < restressed.size() && restressed[next][2] == layer; ++next)
+    const int layer = restressed[next].k;
+    for (; next < restressed.size() && restressed[next].k == layer; ++next)
       restress(g, friction, sand, false, restressed[next], dt);
     divergence.apply_below(g, sub_dt, &rigid_reaction, layer, progress);
   }
@@ -233,15 +244,16 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
     for (int a = 0; a < 3; ++a)
       rigid_reaction[a].reset(faces_of_cells(g.sand_region, a), face_stagger(a), 0.0);
   const StressDivergence divergence(topo, g, stress, g.yielding, g.sand_region);
-  const std::vector<Index3> restressed =
-      substeps > 1 ? yielding_cells_in(restressed_cells(g, owned_sand, wet), g.yielding)
-                   : std::vector<Index3>{};
+  const std::vector<CellRow> restressed =
+      substeps > 1
+          ? rows_of_cells(g, yielding_cells_in(restressed_cells(g, owned_sand, wet), g.yielding))
+          : std::vector<CellRow>{};
   divergence.apply(g, dt / substeps, substeps > 1 ? &rigid_reaction : nullptr);
   for (int substep = 1; substep < substeps; ++substep) {
     // Only the faces of the sand's cells moved since the last fill (the projection's).
     halo.fill_within<double>(g.sand_window, {&g.vel[0], &g.vel[1], &g.vel[2]});
     if (wet) {  // whole sweeps: the ghost cells' stress comes from their owners
-      for (const Index3& cell : restressed) restress(g, friction, sand, wet, cell, dt);
+      for (const CellRow& row : restressed) restress(g, friction, sand, wet, row, dt);
       halo.fill<float>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
       divergence.apply(g, dt / substeps, &rigid_reaction);
     } else {

@@ -217,6 +217,33 @@ FaceKind face_kind(const DivergenceStencil& stencil, int a, const Index3& face, 
   return kUntouched;
 }
 
+// u_a -= dt / rho * (div sigma)_a on a row of n consecutive plain yielding faces along x:
+// plain_face_divergence and apply_below's update with the same operations in the same order
+// (so the same result to the last bit), in one loop the compiler vectorises. `lo` and `hi`
+// point at the row's first lower and upper cells in the grid's cell arrays, `s_aa`, `s_1`
+// and `s_2` at its first lower cell's sigma_aa and its two sigma_ab (b < b' != a), which are
+// `step_1` and `step_2` apart along b and b'; the upper cells are `up_a` beyond.
+void apply_plain_row(int n, double* __restrict v, const uint8_t* __restrict type_lo,
+                     const uint8_t* __restrict type_hi, const float* __restrict density_lo,
+                     const float* __restrict density_hi, const float* __restrict s_aa,
+                     const float* __restrict s_1, const float* __restrict s_2, int64_t up_a,
+                     int64_t step_1, int64_t step_2, double dt, double dx) {
+  auto edge_term = [&](const float* s, int64_t step) {
+    const double above =
+        double(s[0]) + double(s[up_a]) + double(s[step]) + double(s[up_a + step]);
+    const double below =
+        double(s[0]) + double(s[up_a]) + double(s[-step]) + double(s[up_a - step]);
+    return (above - below) / (4 * dx);
+  };
+  for (int m = 0; m < n; ++m) {
+    double div = (s_aa[m + up_a] - s_aa[m]) / dx;
+    div += edge_term(s_1 + m, step_1);
+    div += edge_term(s_2 + m, step_2);
+    const double rho = face_density(type_lo[m], density_lo[m], type_hi[m], density_hi[m]);
+    v[m] -= dt / rho * div;
+  }
+}
+
 }  // namespace
 
 StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
@@ -239,7 +266,10 @@ StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
       const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
       const int64_t Rs = yielding.offset(i, j, k), Ls = Rs - yielding.stride(a);
       const FaceKind kind = face_kind(stencil, a, {i, j, k}, L, Ls, R, Rs);
-      if (kind != kUntouched) faces_[a][kind - 1].push_back({i, j, k});
+      if (kind == kPlainYielding)
+        add_to_rows(plain_rows_[a], {i, j, k});
+      else if (kind != kUntouched)
+        faces_[a][kind - kYielding].push_back({i, j, k});
     });
   }
 }
@@ -259,17 +289,18 @@ void StressDivergence::apply_below(MacGrid& g, double dt,
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
     Array3<double>& reaction_to = rigid_reaction ? (*rigid_reaction)[a] : v;
-    for (const FaceKind kind : {kPlainYielding, kYielding, kRigidReaction}) {
-      const std::vector<Index3>& faces = faces_[a][kind - 1];
+    const std::vector<FaceRow>& rows = plain_rows_[a];
+    for (size_t& next = progress.next[a][0]; next < rows.size() && rows[next].k < k_end; ++next)
+      apply_plain_row(g, a, rows[next], dt);
+    for (const FaceKind kind : {kYielding, kRigidReaction}) {
+      const std::vector<Index3>& faces = faces_[a][kind - kYielding];
       size_t& next = progress.next[a][kind - 1];
       for (; next < faces.size() && faces[next][2] < k_end; ++next) {
         const Index3& f = faces[next];
         const int64_t R = g.cell_type.offset(f[0], f[1], f[2]), L = R - g.cell_type.stride(a);
         const int64_t Rs = yielding_.offset(f[0], f[1], f[2]), Ls = Rs - yielding_.stride(a);
         const double dt_rho = dt / face_density(types[L], density[L], types[R], density[R]);
-        if (kind == kPlainYielding)
-          v(f[0], f[1], f[2]) -= dt_rho * stencil.plain_face_divergence(a, Ls, Rs, g.dx);
-        else if (kind == kYielding)
+        if (kind == kYielding)
           v(f[0], f[1], f[2]) -= dt_rho * stencil.yielding_face_divergence(a, L, Ls, R, Rs, g.dx);
         else
           reaction_to(f[0], f[1], f[2]) -=
@@ -277,6 +308,30 @@ void StressDivergence::apply_below(MacGrid& g, double dt,
       }
     }
   }
+}
+
+void StressDivergence::add_to_rows(std::vector<FaceRow>& rows, const Index3& face) {
+  if (!rows.empty()) {
+    FaceRow& last = rows.back();
+    if (last.j == face[1] && last.k == face[2] && last.i + last.length == face[0]) {
+      ++last.length;
+      return;
+    }
+  }
+  rows.push_back({face[0], face[1], face[2], 1});
+}
+
+void StressDivergence::apply_plain_row(MacGrid& g, int a, const FaceRow& row, double dt) const {
+  const Array3<uint8_t>& type = g.cell_type;
+  const int64_t hi = type.offset(row.i, row.j, row.k), lo = hi - type.stride(a);
+  const int64_t hi_s = yielding_.offset(row.i, row.j, row.k), lo_s = hi_s - yielding_.stride(a);
+  const int b_1 = a == 0 ? 1 : 0, b_2 = a == 2 ? 1 : 2;
+  dunesim::apply_plain_row(row.length, &g.vel[a](row.i, row.j, row.k), type.data() + lo,
+                           type.data() + hi, g.density.data() + lo, g.density.data() + hi,
+                           stress_[a].data() + lo_s,
+                           stress_[SymTensor::index(a, b_1)].data() + lo_s,
+                           stress_[SymTensor::index(a, b_2)].data() + lo_s, yielding_.stride(a),
+                           yielding_.stride(b_1), yielding_.stride(b_2), dt, g.dx);
 }
 
 void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField& stress,

@@ -54,11 +54,22 @@ class StressDivergence {
                    int k_end, Progress& progress) const;
 
  private:
+  // Consecutive faces along x from (i, j, k).
+  struct FaceRow {
+    int i, j, k, length;
+  };
+  // Appends `face` to the last row where it continues it, else as a row of its own.
+  static void add_to_rows(std::vector<FaceRow>& rows, const Index3& face);
+  // The update of the plain yielding faces of `row`, all at once.
+  void apply_plain_row(MacGrid& grid, int a, const FaceRow& row, double dt) const;
+
   const StressField& stress_;
   const Array3<uint8_t>& yielding_;
   // Per component, the faces of the sand's cells that take the divergence, by how they take
-  // it (FaceKind in the .cpp: plain yielding, other yielding, rigid reaction).
-  std::array<std::array<std::vector<Index3>, 3>, 3> faces_;
+  // it (FaceKind in the .cpp): the plain yielding ones in rows along x (most of the faces,
+  // updated a row at a time), the other yielding ones and the rigid ones beside them.
+  std::array<std::vector<FaceRow>, 3> plain_rows_;
+  std::array<std::array<std::vector<Index3>, 2>, 3> faces_;
 };
 
 }  // namespace dunesim

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "decomposition/reductions.hpp"
 #include "src/culmann_wedges.hpp"
 #include "src/sand_plasticity.hpp"
+#include "src/strain_rate_rows.hpp"
 #include "src/stress_divergence.hpp"
 #include "tests/world_ranks.hpp"
 
@@ -160,6 +162,40 @@ TEST(SandPlasticity, StrainRateOfLinearFieldIsExact) {
     ++checked;
   });
   EXPECT_EQ(global_sum(t.topo, int64_t(checked)), int64_t(6 * 4 * 4));
+}
+
+// The friction substeps take the strain rates a row at a time (src/strain_rate_rows.hpp):
+// on a random field, over interior rows and lone boundary cells, they must be strain_rate()'s
+// to the last bit, or the substeps would no longer give the classification's stress.
+TEST(SandPlasticity, RowStrainRatesAreStrainRatesToTheLastBit) {
+  TestGrid t(MPI_COMM_WORLD, {12, 7, 6}, 0.1);
+  std::vector<Index3> cells;
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    if (i < 10 && j < 6 && k < 5 && t.grid.cell_type(i, j, k) != kSolid)
+      t.make_sand(i, j, k, 1600);
+  });
+  for (int a = 0; a < 3; ++a)
+    for_each_index(t.grid.vel[a].box(), [&](int i, int j, int k) {
+      t.grid.vel[a](i, j, k) = hash01(a, i + 40, j + 40, k + 40) - 0.5;
+    });
+  for_each_index(t.topo.owned_cells(t.topo.rank()), [&](int i, int j, int k) {
+    if (t.grid.cell_type(i, j, k) == kFluid) cells.push_back({i, j, k});
+  });
+  const std::vector<CellRow> rows = rows_of_cells(t.grid, cells);
+  int64_t checked = 0, interior = 0;
+  for (const CellRow& row : rows) {
+    RowStrainRates d;
+    row_strain_rates(t.grid, row, d);
+    for (int m = 0; m < row.length; ++m) {
+      const SymTensor expected = strain_rate(t.grid, row.i + m, row.j, row.k);
+      for (int n = 0; n < 6; ++n) ASSERT_EQ(d.c[n][m], expected.c[n]) << row.i + m;
+      ++checked;
+      interior += row.interior;
+    }
+  }
+  EXPECT_EQ(checked, int64_t(cells.size()));
+  // The 8 x 4 x 3 cells inside the block (at 4 ranks each rank holds some) run in rows.
+  EXPECT_EQ(global_sum(t.topo, interior), int64_t(8 * 4 * 3));
 }
 
 // sigma_ab = S_ab + G_ab . x in every cell of an all-sand box: on faces whose stencil stays

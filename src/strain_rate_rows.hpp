@@ -1,0 +1,37 @@
+// The strain rate of rows of cells at once, for the friction substeps, which need that of
+// every yielding cell eight times a step. The cells of a row along x read neighbouring faces,
+// so the differences of a row of interior cells are taken together, in vector registers.
+#pragma once
+#include <vector>
+
+#include "decomposition/array3.hpp"
+#include "src/mac_grid.hpp"
+#include "src/sand_plasticity.hpp"
+
+namespace dunesim {
+
+// Consecutive cells along x from (i, j, k). An interior row's cells all have six fluid
+// neighbours, so strain_rate() takes only central differences for them.
+struct CellRow {
+  int i, j, k, length;
+  bool interior;
+};
+
+// Rows are cut at this length (a row's strain rates live on the stack).
+constexpr int kMaxRowLength = 64;
+
+// `cells` (in for_each_index order) as rows: runs of consecutive interior cells along x, and
+// each other cell alone, in the same order. Whether a cell is interior depends on the cell
+// types alone, so the rows hold while the types do.
+std::vector<CellRow> rows_of_cells(const MacGrid& grid, const std::vector<Index3>& cells);
+
+// The strain rates of a row's cells, component n of cell m at c[n][m].
+struct RowStrainRates {
+  double c[6][kMaxRowLength];
+  SymTensor at(int m) const;
+};
+
+// strain_rate() of each cell of `row`, to the last bit.
+void row_strain_rates(const MacGrid& grid, const CellRow& row, RowStrainRates& out);
+
+}  // namespace dunesim
