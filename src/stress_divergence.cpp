@@ -135,23 +135,6 @@ struct DivergenceStencil {
     return true;
   }
 
-  // yielding_face_divergence where plain_edges holds, with the same sums in the same order
-  // (so the same result to the last bit) and none of its tests.
-  double plain_face_divergence(int a, int64_t Ls, int64_t Rs, double dx) const {
-    double div = (stress[a].data()[Rs] - stress[a].data()[Ls]) / dx;
-    for (int b = 0; b < 3; ++b) {
-      if (b == a) continue;
-      const float* s = stress[SymTensor::index(a, b)].data();
-      const int64_t step = yielding.stride(b);
-      const double above =
-          double(s[Ls]) + double(s[Rs]) + double(s[Ls + step]) + double(s[Rs + step]);
-      const double below =
-          double(s[Ls]) + double(s[Rs]) + double(s[Ls - step]) + double(s[Rs - step]);
-      div += (above - below) / (4 * dx);
-    }
-    return div;
-  }
-
   // Calls take(term) for each flux that a yielding cell or face passes to the face between L
   // and R (neither yielding, one of them rigid), in a fixed order; term() is its share of the
   // face's force: the opposite of each flux that a yielding face next to it takes across
@@ -218,8 +201,9 @@ FaceKind face_kind(const DivergenceStencil& stencil, int a, const Index3& face, 
 }
 
 // u_a -= dt / rho * (div sigma)_a on a row of n consecutive plain yielding faces along x:
-// plain_face_divergence and apply_below's update with the same operations in the same order
-// (so the same result to the last bit), in one loop the compiler vectorises. `lo` and `hi`
+// yielding_face_divergence where plain_edges holds and apply_below's update, with the same
+// sums in the same order (so the same result to the last bit) and none of the tests, in one
+// loop the compiler vectorises. `lo` and `hi`
 // point at the row's first lower and upper cells in the grid's cell arrays, `s_aa`, `s_1`
 // and `s_2` at its first lower cell's sigma_aa and its two sigma_ab (b < b' != a), which are
 // `step_1` and `step_2` apart along b and b'; the upper cells are `up_a` beyond.
