@@ -65,9 +65,7 @@ double SymTensor::frobenius_norm() const {
 SymTensor strain_rate(const MacGrid& g, int i, int j, int k) {
   const Array3<uint8_t>& type = g.cell_type;
   const uint8_t* cell = &type(i, j, k);
-  bool interior = true;
-  for (int a = 0; a < 3; ++a)
-    interior = interior && cell[type.stride(a)] == kFluid && cell[-type.stride(a)] == kFluid;
+  const bool interior = interior_cell(type, cell);
   SymTensor d;
   double grad[3][3];  // grad[a][b] = du_a/dx_b at the cell centre
   for (int a = 0; a < 3; ++a) {

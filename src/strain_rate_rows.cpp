@@ -4,13 +4,6 @@ namespace dunesim {
 
 namespace {
 
-// Whether the six neighbours of the cell at `cell` (a pointer into cell_type) are fluid.
-bool interior_cell(const Array3<uint8_t>& type, const uint8_t* cell) {
-  for (int a = 0; a < 3; ++a)
-    if (cell[type.stride(a)] != kFluid || cell[-type.stride(a)] != kFluid) return false;
-  return true;
-}
-
 // strain_rate()'s interior stencil along a row of `length` cells: du_a/dx_b at each cell
 // centre, the same operations in the same order. Written as plain loops over the row so
 // that they vectorise.
@@ -35,6 +28,12 @@ void interior_gradients(const MacGrid& g, const CellRow& row,
 }
 
 }  // namespace
+
+bool interior_cell(const Array3<uint8_t>& type, const uint8_t* cell) {
+  for (int a = 0; a < 3; ++a)
+    if (cell[type.stride(a)] != kFluid || cell[-type.stride(a)] != kFluid) return false;
+  return true;
+}
 
 std::vector<CellRow> rows_of_cells(const MacGrid& g, const std::vector<Index3>& cells) {
   std::vector<CellRow> rows;

@@ -10,6 +10,10 @@
 
 namespace dunesim {
 
+// Whether the six neighbours of the cell at `cell` (a pointer into `type`) are fluid, so that
+// strain_rate() takes only central differences there.
+bool interior_cell(const Array3<uint8_t>& type, const uint8_t* cell);
+
 // Consecutive cells along x from (i, j, k). An interior row's cells all have six fluid
 // neighbours, so strain_rate() takes only central differences for them.
 struct CellRow {
