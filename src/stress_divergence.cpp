@@ -203,10 +203,10 @@ FaceKind face_kind(const DivergenceStencil& stencil, int a, const Index3& face, 
 // u_a -= dt / rho * (div sigma)_a on a row of n consecutive plain yielding faces along x:
 // yielding_face_divergence where plain_edges holds and apply_below's update, with the same
 // sums in the same order (so the same result to the last bit) and none of the tests, in one
-// loop the compiler vectorises. `lo` and `hi`
-// point at the row's first lower and upper cells in the grid's cell arrays, `s_aa`, `s_1`
-// and `s_2` at its first lower cell's sigma_aa and its two sigma_ab (b < b' != a), which are
-// `step_1` and `step_2` apart along b and b'; the upper cells are `up_a` beyond.
+// loop the compiler vectorises. The `_lo` and `_hi` arrays start at the row's first lower
+// and upper cell in the grid's cell arrays; `s_aa`, `s_1` and `s_2` at its first lower
+// cell's sigma_aa and its two sigma_ab (b < b' != a) in the sand's arrays, where the
+// neighbours along b and b' are `step_1` and `step_2` away and the upper cells `up_a`.
 void apply_plain_row(int n, double* __restrict v, const uint8_t* __restrict type_lo,
                      const uint8_t* __restrict type_hi, const float* __restrict density_lo,
                      const float* __restrict density_hi, const float* __restrict s_aa,
