@@ -184,7 +184,7 @@ void MultigridPreconditioner::fit_windows(const MacGrid& g) {
 size_t MultigridPreconditioner::bytes() const {
   size_t total = 0;
   for (const auto& level : levels_) total += level->bytes();
-  return total;
+  return total + unknowns_coefficients_.capacity() * sizeof(double);
 }
 
 void MultigridPreconditioner::setup(const MacGrid& g) {
@@ -212,12 +212,27 @@ void MultigridPreconditioner::setup(const MacGrid& g) {
   gather_coarsest_operator();
   for (auto& level : levels_) level->x.fill(0.0);
 
-  grid_ = &g;
   unknown_runs_.clear();
   for_each_index(top.owned, [&](int i, int j, int k) {
     if (g.cell_type(i, j, k) == kFluid)
       append_to_runs(unknown_runs_, i, j, k, top.x.offset(i, j, k));
   });
+  store_unknowns_coefficients(g);
+}
+
+// Each unknown's six face coefficients in double precision, across its faces at -x, +x, -y,
+// +y, -z, +z: multiply() reads them in every CG iteration, where working them out (a
+// division and the surface's tests per face) took most of the product's time.
+void MultigridPreconditioner::store_unknowns_coefficients(const MacGrid& g) {
+  const int64_t gy = g.cell_type.stride(1), gz = g.cell_type.stride(2);
+  const int64_t grid_step[6] = {-1, 1, -gy, gy, -gz, gz};
+  unknowns_coefficients_.clear();
+  for (const Run& run : unknown_runs_) {
+    const int64_t first = g.cell_type.offset(run.i, run.j, run.k);
+    for (int64_t c = first; c < first + run.length; ++c)
+      for (int f = 0; f < 6; ++f)
+        unknowns_coefficients_.push_back(face_coefficient(g, c, c + grid_step[f]));
+  }
 }
 
 // Coarse cell I covers fine cells 2I and 2I+1 on each axis. A child outside the fine
@@ -508,31 +523,31 @@ void MultigridPreconditioner::multiply_rows(double* Ap, const Box& inner, bool i
                                             const std::function<void()>& poll) const {
   const Level& top = *levels_[0];
   const double* x = top.x.data();
-  const int64_t gy = grid_->cell_type.stride(1), gz = grid_->cell_type.stride(2);
   const int64_t sy = top.x.stride(1), sz = top.x.stride(2);
-  const int64_t grid_step[6] = {-1, 1, -gy, gy, -gz, gz};
   const int64_t x_step[6] = {-1, 1, -sy, sy, -sz, sz};
-  auto rows = [&](const Run& run, double* out, int from, int to) {
-    int64_t g = grid_->cell_type.offset(run.i, run.j, run.k) + from;
-    for (int64_t o = run.offset + from, end = run.offset + to; o < end; ++o, ++g) {
+  // out and coeff point at the run's first unknown.
+  auto rows = [&](const Run& run, double* out, const double* coeff, int from, int to) {
+    for (int u = from; u < to; ++u) {
+      const int64_t o = run.offset + u;
       const double x_c = x[o];
       double sum = 0.0;
-      for (int f = 0; f < 6; ++f)
-        sum += face_coefficient(*grid_, g, g + grid_step[f]) * (x_c - x[o + x_step[f]]);
-      out[o - run.offset] = sum;
+      for (int f = 0; f < 6; ++f) sum += coeff[6 * u + f] * (x_c - x[o + x_step[f]]);
+      out[u] = sum;
     }
   };
+  const double* coeff = unknowns_coefficients_.data();
   size_t visited = 0;
   for (const Run& run : unknown_runs_) {
     if (++visited % kRunsPerPoll == 0) poll();
     const auto [a, b] = inside_span(run, inner);
     if (inside) {
-      rows(run, Ap, a, b);
+      rows(run, Ap, coeff, a, b);
     } else {
-      rows(run, Ap, 0, a);
-      rows(run, Ap, b, run.length);
+      rows(run, Ap, coeff, 0, a);
+      rows(run, Ap, coeff, b, run.length);
     }
     Ap += run.length;
+    coeff += 6 * run.length;
   }
 }
 
