@@ -14,27 +14,35 @@ void divergence_right_hand_side(MacGrid& g, double dt, const Box& owned) {
 }
 
 // u <- u - dt/(rho_f dx) (p_hi - p_lo) on owned in-domain faces between non-solid cells
-// next to fluid; then the halo is filled.
+// next to fluid; then the halo is filled. A row of faces along x at a time, walking the
+// arrays by offset: the face, its two cells and their pressures each step by one.
 void subtract_pressure_gradient(MacGrid& g, const Array3<double>& p, double dt,
                                 const Topology& topo, Halo& halo) {
   const Array3<uint8_t>& type = g.cell_type;
+  const uint8_t* t = type.data();
+  const double* pd = p.data();
   // Fluid often fills a small part of the block: only faces of its bounding box can change.
-  const Box fluid = bounding_box_where(type, [](uint8_t t) { return t == kFluid; });
+  const Box fluid = bounding_box_where(type, [](uint8_t c) { return c == kFluid; });
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
     // Faces inside the domain only: wall faces outside it always touch a solid.
     const Box faces = topo.owned(face_stagger(a))
                           .intersect(topo.global(face_stagger(a)))
                           .intersect(faces_of_cells(fluid, a));
-    for_each_index(faces, [&](int i, int j, int k) {
-      Index3 lo = lower_cell(a, i, j, k);
-      uint8_t t_lo = type(lo[0], lo[1], lo[2]), t_hi = type(i, j, k);
-      if (t_lo == kSolid || t_hi == kSolid) return;
-      if (t_lo != kFluid && t_hi != kFluid) return;
-      const double rho =
-          face_density(g, g.cell_type.offset(lo[0], lo[1], lo[2]), g.cell_type.offset(i, j, k));
-      v(i, j, k) -= dt / (rho * g.dx) * (p(i, j, k) - p(lo[0], lo[1], lo[2]));
-    });
+    const int64_t type_below = type.stride(a), p_below = p.stride(a);
+    const int length = faces.hi[0] - faces.lo[0];
+    for (int k = faces.lo[2]; k < faces.hi[2]; ++k)
+      for (int j = faces.lo[1]; j < faces.hi[1]; ++j) {
+        double* face = &v(faces.lo[0], j, k);
+        const int64_t hi = type.offset(faces.lo[0], j, k), p_hi = p.offset(faces.lo[0], j, k);
+        for (int n = 0; n < length; ++n) {
+          const int64_t c_hi = hi + n, c_lo = c_hi - type_below;
+          if (t[c_lo] == kSolid || t[c_hi] == kSolid) continue;
+          if (t[c_lo] != kFluid && t[c_hi] != kFluid) continue;
+          const double rho = face_density(g, c_lo, c_hi);
+          face[n] -= dt / (rho * g.dx) * (pd[p_hi + n] - pd[p_hi + n - p_below]);
+        }
+      }
   }
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
 }
