@@ -91,4 +91,13 @@ inline void for_each_index(const Box& b, F&& f) {
       for (int i = b.lo[0]; i < b.hi[0]; ++i) f(i, j, k);
 }
 
+// Calls f(i, j, k, length) for every row of the box along x, starting at (i, j, k), in
+// for_each_index order: a row's entries are consecutive in an Array3 that holds them.
+template <class F>
+inline void for_each_row(const Box& b, F&& f) {
+  if (b.hi[0] <= b.lo[0]) return;
+  for (int k = b.lo[2]; k < b.hi[2]; ++k)
+    for (int j = b.lo[1]; j < b.hi[1]; ++j) f(b.lo[0], j, k, b.hi[0] - b.lo[0]);
+}
+
 }  // namespace dunesim

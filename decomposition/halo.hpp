@@ -188,9 +188,10 @@ class Halo {
     char* to = send_[q].data();
     auto pack = [&](auto list) {
       for (auto* a : list)
-        for_each_index((plan_for(*a, cells).*side)[q], [&](int i, int j, int k) {
-          std::memcpy(to, &(*a)(i, j, k), sizeof(*a->data()));
-          to += sizeof(*a->data());
+        for_each_row((plan_for(*a, cells).*side)[q], [&](int i, int j, int k, int length) {
+          const size_t row_bytes = size_t(length) * sizeof(*a->data());
+          std::memcpy(to, &(*a)(i, j, k), row_bytes);
+          to += row_bytes;
         });
     };
     (pack(arrays), ...);
@@ -205,14 +206,18 @@ class Halo {
   void unpack(Side side, size_t q, const char*& from, const Box& cells,
               std::initializer_list<Array3<T>*> list) {
     for (auto* a : list)
-      for_each_index((plan_for(*a, cells).*side)[q], [&](int i, int j, int k) {
-        T value;
-        std::memcpy(&value, from, sizeof(value));
-        from += sizeof(value);
-        if constexpr (summing)
-          (*a)(i, j, k) += value;
-        else
-          (*a)(i, j, k) = value;
+      for_each_row((plan_for(*a, cells).*side)[q], [&](int i, int j, int k, int length) {
+        T* row = &(*a)(i, j, k);
+        if constexpr (summing) {
+          for (int n = 0; n < length; ++n) {
+            T value;
+            std::memcpy(&value, from + n * sizeof(T), sizeof(T));
+            row[n] += value;
+          }
+        } else {
+          std::memcpy(row, from, size_t(length) * sizeof(T));
+        }
+        from += size_t(length) * sizeof(T);
       });
   }
 
