@@ -239,25 +239,25 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
 
   halo.sum<double, float>({&g.vel[0], &g.vel[1], &g.vel[2]},
                           {&weight[0], &weight[1], &weight[2]});
-  for (int a = 0; a < 3; ++a) {
-    Array3<double>& v = g.vel[a];
-    const Array3<float>& w = weight[a];
-    for_each_index(topo.owned(face_stagger(a)), [&](int i, int j, int k) {
-      double ws = w(i, j, k);
-      v(i, j, k) = ws > 0.0 ? v(i, j, k) / ws : 0.0;
+  // Whole rows at a time, with selects rather than branches: these loops cover the block.
+  for (int a = 0; a < 3; ++a)
+    for_each_row(topo.owned(face_stagger(a)), [&](int i, int j, int k, int length) {
+      double* v = &g.vel[a](i, j, k);
+      const float* w = &weight[a](i, j, k);
+      for (int n = 0; n < length; ++n) v[n] = w[n] > 0.0f ? v[n] / double(w[n]) : 0.0;
     });
-  }
   // Static solids everywhere (walls outside the domain stay solid), then owned cells.
   for (size_t n = 0; n < g.cell_type.size(); ++n)
     g.cell_type.data()[n] = g.solid.data()[n] ? kSolid : kAir;
-  for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
-    double count = particle_count(i, j, k);
-    bool fluid = count > 0 && !g.solid(i, j, k);
-    if (fluid) {
-      g.cell_type(i, j, k) = kFluid;
-      g.density(i, j, k) /= count;
-    } else {
-      g.density(i, j, k) = 0.0;
+  for_each_row(topo.owned_cells(topo.rank()), [&](int i, int j, int k, int length) {
+    const double* count = &particle_count(i, j, k);
+    const uint8_t* solid = &g.solid(i, j, k);
+    uint8_t* type = &g.cell_type(i, j, k);
+    float* density = &g.density(i, j, k);
+    for (int n = 0; n < length; ++n) {
+      const bool fluid = count[n] > 0 && !solid[n];
+      type[n] = fluid ? uint8_t(kFluid) : type[n];
+      density[n] = fluid ? float(double(density[n]) / count[n]) : 0.0f;
     }
   });
   // A cell behaves as sand when most of its particles are sand. Every sand particle lies in
