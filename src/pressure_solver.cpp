@@ -293,16 +293,25 @@ PetscErrorCode PressureSolver::multiply_matrix_free(Mat matrix, Vec p, Vec Ap) {
   });
 }
 
+namespace {
+
+// Whether a fluid cell of `cells` has an air neighbour. Stops at the first: a free surface
+// is usually met in the first rows, and the scan runs before every pressure solve.
+bool any_fluid_cell_touches_air(const Array3<uint8_t>& type, const Box& cells) {
+  for (int k = cells.lo[2]; k < cells.hi[2]; ++k)
+    for (int j = cells.lo[1]; j < cells.hi[1]; ++j)
+      for (int i = cells.lo[0]; i < cells.hi[0]; ++i)
+        if (type(i, j, k) == kFluid && has_air_neighbour(type, i, j, k)) return true;
+  return false;
+}
+
+}  // namespace
+
 // A fluid region with no air neighbour anywhere has only Neumann boundaries: its pressure
 // is defined up to a constant and the system needs the constant null space.
 void PressureSolver::attach_null_space_if_sealed(const MacGrid& g) {
   const Array3<uint8_t>& type = g.cell_type;
-  bool touches_air = false;
-  for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
-    if (touches_air || type(i, j, k) != kFluid) return;
-    touches_air = has_air_neighbour(type, i, j, k);
-  });
-  if (any_rank(topo_, touches_air)) return;
+  if (any_rank(topo_, any_fluid_cell_touches_air(type, topo_.owned_cells(topo_.rank())))) return;
   MatNullSpace nullspace;
   check(MatNullSpaceCreate(topo_.comm(), PETSC_TRUE, 0, nullptr, &nullspace),
         "MatNullSpaceCreate");
