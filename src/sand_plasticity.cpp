@@ -194,6 +194,18 @@ void restress(MacGrid& g, const SandFriction& friction, const MaterialSpec& sand
               const CellRow& row, double dt) {
   RowStrainRates d;
   row_strain_rates(g, row, d);
+  if (!wet && has_dry_row_yielding_stress(friction)) {
+    const double* strain_rate[6];
+    float* stress[6];
+    for (int n = 0; n < 6; ++n) {
+      strain_rate[n] = d.c[n];
+      stress[n] = &g.stress[n](row.i, row.j, row.k);
+    }
+    yielding_stress_of_dry_row(friction, g.dx, dt,
+                               {row.length, strain_rate, &g.pressure(row.i, row.j, row.k),
+                                &g.density(row.i, row.j, row.k), stress});
+    return;
+  }
   for (int m = 0; m < row.length; ++m) {
     const int i = row.i + m, j = row.j, k = row.k;
     const SymTensor sigma =

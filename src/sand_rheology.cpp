@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "src/strain_rate_rows.hpp"
+
 namespace dunesim {
 
 namespace {
@@ -133,6 +135,35 @@ SandCellStress sand_cell_stress(const SandFriction& f, const SandCellState& c) {
                          : zhu_bridson_stays_rigid(f, c, sigma_rigid);
   if (rigid) return {sigma_rigid, true};
   return {yielding_stress(f, c), false};
+}
+
+bool has_dry_row_yielding_stress(const SandFriction& f) {
+  return f.kind == SandRheology::Kind::ZhuBridson && !f.mohr_coulomb;
+}
+
+// yielding_stress() -> zhu_bridson_yielding_stress() -> flowing_stress() for dry sand
+// (friction scale 1, no viscosity), written out: a strain rate below round-off gives 0.
+void yielding_stress_of_dry_row(const SandFriction& f, double dx, double dt,
+                                const DrySandRow& row) {
+  const double* const* d = row.strain_rate;
+  const double sin_phi = f.sin_phi * WetSandProperties{}.friction_scale;
+  const double viscosity = WetSandProperties{}.viscosity;
+  double scale[kMaxRowLength], mu[kMaxRowLength];
+  bool negligible[kMaxRowLength];
+  for (int m = 0; m < row.length; ++m) {
+    const double norm =
+        std::sqrt(d[0][m] * d[0][m] + d[1][m] * d[1][m] + d[2][m] * d[2][m] +
+                  2 * (d[3][m] * d[3][m] + d[4][m] * d[4][m] + d[5][m] * d[5][m]));
+    negligible[m] = norm * dt < kNegligibleStrain;
+    scale[m] = -sin_phi * std::max(row.pressure[m], 0.0) / (std::sqrt(1.0 / 3.0) * norm);
+    mu[m] = std::min(viscosity, double(row.density[m]) * dx * dx / (2 * dt));
+  }
+  for (int n = 0; n < 6; ++n)
+    for (int m = 0; m < row.length; ++m) {
+      double sigma = scale[m] * d[n][m];
+      sigma -= 2 * mu[m] * d[n][m];
+      row.stress[n][m] = negligible[m] ? 0.0f : float(sigma);
+    }
 }
 
 SymTensor yielding_stress(const SandFriction& f, const SandCellState& c) {

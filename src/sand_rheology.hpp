@@ -79,4 +79,24 @@ SandCellStress sand_cell_stress(const SandFriction& f, const SandCellState& cell
 // where that rate is round-off): what the friction substeps re-evaluate.
 SymTensor yielding_stress(const SandFriction& f, const SandCellState& cell);
 
+// The cells of one row along x for yielding_stress_of_dry_row: strain rate component n of
+// cell m at strain_rate[n][m], pressure and density from cell 0 on, stress written likewise.
+struct DrySandRow {
+  int length = 0;
+  const double* const* strain_rate;
+  const double* pressure;
+  const float* density;
+  float* const* stress;
+};
+
+// Whether yielding_stress_of_dry_row gives yielding_stress() of dry sand of this friction:
+// Zhu & Bridson's rheology on the Drucker-Prager surface.
+bool has_dry_row_yielding_stress(const SandFriction& f);
+
+// yielding_stress() of each cell of a row of dry sand, stored in single precision, to the
+// last bit: the same operations in plain loops over the row, so that they vectorise (the
+// friction substeps restress every yielding cell seven times a step).
+void yielding_stress_of_dry_row(const SandFriction& f, double dx, double dt,
+                                const DrySandRow& row);
+
 }  // namespace dunesim
