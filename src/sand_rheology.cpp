@@ -142,28 +142,35 @@ bool has_dry_row_yielding_stress(const SandFriction& f) {
 }
 
 // yielding_stress() -> zhu_bridson_yielding_stress() -> flowing_stress() for dry sand
-// (friction scale 1, no viscosity), written out: a strain rate below round-off gives 0.
+// (friction scale 1, no viscosity), written out. Where the strain rate is round-off the
+// stress is 0: both terms' factors are set to 0, and a zero minus itself is +0, as
+// yielding_stress() gives.
 void yielding_stress_of_dry_row(const SandFriction& f, double dx, double dt,
                                 const DrySandRow& row) {
   const double* const* d = row.strain_rate;
   const double sin_phi = f.sin_phi * WetSandProperties{}.friction_scale;
   const double viscosity = WetSandProperties{}.viscosity;
-  double scale[kMaxRowLength], mu[kMaxRowLength];
-  bool negligible[kMaxRowLength];
+  double friction_factor[kMaxRowLength], viscosity_factor[kMaxRowLength];
   for (int m = 0; m < row.length; ++m) {
     const double norm =
         std::sqrt(d[0][m] * d[0][m] + d[1][m] * d[1][m] + d[2][m] * d[2][m] +
                   2 * (d[3][m] * d[3][m] + d[4][m] * d[4][m] + d[5][m] * d[5][m]));
-    negligible[m] = norm * dt < kNegligibleStrain;
-    scale[m] = -sin_phi * std::max(row.pressure[m], 0.0) / (std::sqrt(1.0 / 3.0) * norm);
-    mu[m] = std::min(viscosity, double(row.density[m]) * dx * dx / (2 * dt));
+    const bool negligible = norm * dt < kNegligibleStrain;
+    const double scale =
+        -sin_phi * std::max(row.pressure[m], 0.0) / (std::sqrt(1.0 / 3.0) * norm);
+    const double mu = std::min(viscosity, double(row.density[m]) * dx * dx / (2 * dt));
+    friction_factor[m] = negligible ? 0.0 : scale;
+    viscosity_factor[m] = negligible ? 0.0 : 2 * mu;
   }
-  for (int n = 0; n < 6; ++n)
+  for (int n = 0; n < 6; ++n) {
+    const double* strain_rate = d[n];
+    float* stress = row.stress[n];
     for (int m = 0; m < row.length; ++m) {
-      double sigma = scale[m] * d[n][m];
-      sigma -= 2 * mu[m] * d[n][m];
-      row.stress[n][m] = negligible[m] ? 0.0f : float(sigma);
+      double sigma = friction_factor[m] * strain_rate[m];
+      sigma -= viscosity_factor[m] * strain_rate[m];
+      stress[m] = float(sigma);
     }
+  }
 }
 
 SymTensor yielding_stress(const SandFriction& f, const SandCellState& c) {
