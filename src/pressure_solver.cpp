@@ -319,15 +319,31 @@ void PressureSolver::attach_null_space_if_sealed(const MacGrid& g) {
   MatNullSpaceDestroy(&nullspace);
 }
 
+// Fills unknown_runs_ with the fluid cells of `owned`; returns their number.
+int64_t PressureSolver::find_unknown_runs(const Array3<uint8_t>& type, const Box& owned) {
+  int64_t count = 0;
+  unknown_runs_.clear();
+  for_each_row(owned, [&](int i, int j, int k, int length) {
+    const uint8_t* row = &type(i, j, k);
+    for (int m = 0; m < length;) {
+      if (row[m] != kFluid) {
+        ++m;
+        continue;
+      }
+      const int start = m;
+      while (m < length && row[m] == kFluid) ++m;
+      unknown_runs_.push_back({i + start, j, k, m - start});
+      count += m - start;
+    }
+  });
+  return count;
+}
+
 PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>& rhs,
                                          Array3<double>& pressure, Halo& halo) {
   release_system();
   const Box owned = topo_.owned_cells(topo_.rank());
-  cell_type_ = &g.cell_type;
-  int64_t local_count = 0;
-  for_each_index(owned, [&](int i, int j, int k) {
-    if (g.cell_type(i, j, k) == kFluid) ++local_count;
-  });
+  const int64_t local_count = find_unknown_runs(g.cell_type, owned);
   const int64_t first = exclusive_prefix_sum(topo_, local_count);
   local_unknowns_ = local_count;
   global_unknowns_ = global_sum(topo_, local_count);
@@ -404,17 +420,18 @@ PetscErrorCode PressureSolver::apply_multigrid(PC pc, Vec r, Vec z) {
 // Copies rhs and the initial guess (from `pressure`) into PETSc's vectors, in unknown order.
 PetscErrorCode PressureSolver::load_vectors(const Array3<double>& rhs,
                                             const Array3<double>& pressure) {
-  const Array3<uint8_t>& type = *cell_type_;
   PetscScalar* bp;
   PetscScalar* xp;
   PetscCall(VecGetArray(rhs_, &bp));
   PetscCall(VecGetArray(solution_, &xp));
-  int64_t n = 0;
-  for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
-    if (type(i, j, k) != kFluid) return;
-    bp[n] = rhs(i, j, k);
-    xp[n++] = pressure(i, j, k);
-  });
+  PetscScalar* b_next = bp;
+  PetscScalar* x_next = xp;
+  for (const CellRun& run : unknown_runs_) {
+    const double* b = &rhs(run.i, run.j, run.k);
+    const double* x = &pressure(run.i, run.j, run.k);
+    b_next = std::copy(b, b + run.length, b_next);
+    x_next = std::copy(x, x + run.length, x_next);
+  }
   PetscCall(VecRestoreArray(rhs_, &bp));
   PetscCall(VecRestoreArray(solution_, &xp));
   return 0;
@@ -422,14 +439,14 @@ PetscErrorCode PressureSolver::load_vectors(const Array3<double>& rhs,
 
 // Copies the solution into `pressure`, 0 outside fluid cells.
 PetscErrorCode PressureSolver::store_solution(Array3<double>& pressure) const {
-  const Array3<uint8_t>& type = *cell_type_;
   pressure.fill(0.0);
   const PetscScalar* xp;
   PetscCall(VecGetArrayRead(solution_, &xp));
-  int64_t n = 0;
-  for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
-    if (type(i, j, k) == kFluid) pressure(i, j, k) = xp[n++];
-  });
+  const PetscScalar* solution = xp;
+  for (const CellRun& run : unknown_runs_) {
+    std::copy(solution, solution + run.length, &pressure(run.i, run.j, run.k));
+    solution += run.length;
+  }
   PetscCall(VecRestoreArrayRead(solution_, &xp));
   return 0;
 }

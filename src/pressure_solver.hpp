@@ -84,6 +84,7 @@ class PressureSolver {
   void assemble_matrix(const MacGrid& grid, int64_t first_unknown, Halo& halo);
   void attach_null_space_if_sealed(const MacGrid& grid);
   static PetscErrorCode multiply_matrix_free(Mat matrix, Vec p, Vec Ap);
+  int64_t find_unknown_runs(const Array3<uint8_t>& type, const Box& owned);
   PetscErrorCode load_vectors(const Array3<double>& rhs, const Array3<double>& pressure);
   PetscErrorCode store_solution(Array3<double>& pressure) const;
   PressureSolveStats run_krylov(const Array3<double>& rhs, Array3<double>& pressure, Halo& halo);
@@ -91,9 +92,13 @@ class PressureSolver {
 
   const Topology& topo_;
   PressureSolverSpec spec_;
-  // The cell types of the last solve: its unknowns are the owned fluid cells, in
-  // for_each_index order.
-  const Array3<uint8_t>* cell_type_ = nullptr;
+  // The last solve's unknowns, the owned fluid cells in for_each_index order, as runs of
+  // consecutive cells along x: the vectors are loaded and stored a run at a time, without
+  // visiting the block's other cells.
+  struct CellRun {
+    int i, j, k, length;
+  };
+  std::vector<CellRun> unknown_runs_;
   // The last system, kept for solve_again(). With the built-in multigrid the matrix is a
   // shell whose product multigrid_.multiply() computes; otherwise it is assembled.
   Mat matrix_ = nullptr;

@@ -4,25 +4,44 @@ namespace dunesim {
 
 namespace {
 
+// The fluid cells' bounding box: fluid often fills a small part of the block, and outside
+// this box the divergence is 0 and no face velocity changes.
+Box fluid_bounding_box(const MacGrid& g) {
+  return bounding_box_where(g.cell_type, [](uint8_t c) { return c == kFluid; });
+}
+
+// compute_divergence's values in the fluid cells of `cells`, leaving the others as they are.
+void divergence_within(const MacGrid& g, const Box& cells, Array3<double>& div) {
+  const double inv_dx = 1.0 / g.dx;
+  for_each_index(cells, [&](int i, int j, int k) {
+    if (g.cell_type(i, j, k) != kFluid) return;
+    div(i, j, k) = (g.vel[0](i + 1, j, k) - g.vel[0](i, j, k) + g.vel[1](i, j + 1, k) -
+                    g.vel[1](i, j, k) + g.vel[2](i, j, k + 1) - g.vel[2](i, j, k)) *
+                   inv_dx;
+  });
+}
+
 // With coefficients 1/rho_f the solved p is the physical pressure when the right-hand
-// side is -dx^2/dt times the divergence (see pressure_solver.hpp).
-void divergence_right_hand_side(MacGrid& g, double dt, const Box& owned) {
+// side is -dx^2/dt times the divergence (see pressure_solver.hpp). The solver reads it at
+// the owned fluid cells alone.
+void divergence_right_hand_side(MacGrid& g, double dt, const Box& owned, const Box& fluid) {
   Array3<double>& rhs = g.cell_scratch;
-  compute_divergence(g, owned, rhs);
+  rhs.fill(0.0);
+  const Box cells = owned.intersect(fluid);
+  divergence_within(g, cells, rhs);
   const double scale = -g.dx * g.dx / dt;
-  for_each_index(owned, [&](int i, int j, int k) { rhs(i, j, k) *= scale; });
+  for_each_index(cells, [&](int i, int j, int k) { rhs(i, j, k) *= scale; });
 }
 
 // u <- u - dt/(rho_f dx) (p_hi - p_lo) on owned in-domain faces between non-solid cells
-// next to fluid; then the halo is filled. A row of faces along x at a time, walking the
-// arrays by offset: the face, its two cells and their pressures each step by one.
+// next to fluid, all among the faces of `fluid`, its bounding box; then the halo is filled.
+// A row of faces along x at a time, walking the arrays by offset: the face, its two cells
+// and their pressures each step by one.
 void subtract_pressure_gradient(MacGrid& g, const Array3<double>& p, double dt,
-                                const Topology& topo, Halo& halo) {
+                                const Topology& topo, const Box& fluid, Halo& halo) {
   const Array3<uint8_t>& type = g.cell_type;
   const uint8_t* t = type.data();
   const double* pd = p.data();
-  // Fluid often fills a small part of the block: only faces of its bounding box can change.
-  const Box fluid = bounding_box_where(type, [](uint8_t c) { return c == kFluid; });
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
     // Faces inside the domain only: wall faces outside it always touch a solid.
@@ -51,21 +70,16 @@ void subtract_pressure_gradient(MacGrid& g, const Array3<double>& p, double dt,
 
 void compute_divergence(const MacGrid& g, const Box& owned, Array3<double>& div) {
   div.fill(0.0);
-  const double inv_dx = 1.0 / g.dx;
-  for_each_index(owned, [&](int i, int j, int k) {
-    if (g.cell_type(i, j, k) != kFluid) return;
-    div(i, j, k) = (g.vel[0](i + 1, j, k) - g.vel[0](i, j, k) + g.vel[1](i, j + 1, k) -
-                    g.vel[1](i, j, k) + g.vel[2](i, j, k + 1) - g.vel[2](i, j, k)) *
-                   inv_dx;
-  });
+  divergence_within(g, owned.intersect(fluid_bounding_box(g)), div);
 }
 
 PressureSolveStats project_pressure(MacGrid& g, double dt, const Topology& topo,
                                     PressureSolver& solver, Halo& halo) {
   const Box owned = topo.owned_cells(topo.rank());
-  divergence_right_hand_side(g, dt, owned);
+  const Box fluid = fluid_bounding_box(g);
+  divergence_right_hand_side(g, dt, owned, fluid);
   PressureSolveStats stats = solver.solve(g, g.cell_scratch, g.pressure, halo);
-  subtract_pressure_gradient(g, g.pressure, dt, topo, halo);
+  subtract_pressure_gradient(g, g.pressure, dt, topo, fluid, halo);
   return stats;
 }
 
@@ -73,13 +87,14 @@ PressureSolveStats reproject_pressure(MacGrid& g, double dt, const Topology& top
                                       PressureSolver& solver, Halo& halo,
                                       Array3<double>& correction) {
   const Box owned = topo.owned_cells(topo.rank());
-  divergence_right_hand_side(g, dt, owned);
+  const Box fluid = fluid_bounding_box(g);
+  divergence_right_hand_side(g, dt, owned, fluid);
   // The divergence left over is a small correction: removing 99.9% of it is plenty, and
   // costs a third of the iterations of the first solve.
   constexpr double kReprojectionTolerance = 1e-3;
   PressureSolveStats stats =
       solver.solve_again(g.cell_scratch, correction, halo, kReprojectionTolerance);
-  subtract_pressure_gradient(g, correction, dt, topo, halo);
+  subtract_pressure_gradient(g, correction, dt, topo, fluid, halo);
   return stats;
 }
 
