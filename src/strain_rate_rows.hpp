@@ -14,8 +14,8 @@ namespace dunesim {
 // strain_rate() takes only central differences there.
 bool interior_cell(const Array3<uint8_t>& type, const uint8_t* cell);
 
-// Consecutive cells along x from (i, j, k). An interior row's cells all have six fluid
-// neighbours, so strain_rate() takes only central differences for them.
+// Consecutive cells along x from (i, j, k), all interior or all not. An interior row's cells
+// have six fluid neighbours, so strain_rate() takes only central differences for them.
 struct CellRow {
   int i, j, k, length;
   bool interior;
@@ -24,8 +24,8 @@ struct CellRow {
 // Rows are cut at this length (a row's strain rates live on the stack).
 constexpr int kMaxRowLength = 64;
 
-// `cells` (in for_each_index order) as rows: runs of consecutive interior cells along x, and
-// each other cell alone, in the same order. Whether a cell is interior depends on the cell
+// `cells` (in for_each_index order) as rows: runs of consecutive cells along x that are all
+// interior or all not, in the same order. Whether a cell is interior depends on the cell
 // types alone, so the rows hold while the types do.
 std::vector<CellRow> rows_of_cells(const MacGrid& grid, const std::vector<Index3>& cells);
 
