@@ -1,6 +1,7 @@
 // The strain rate of rows of cells at once, for the friction substeps, which need that of
 // every yielding cell eight times a step. The cells of a row along x read neighbouring faces,
-// so the differences of a row of interior cells are taken together, in vector registers.
+// so the differences of a row are taken together, in vector registers: central ones for a
+// row of interior cells, each chosen central or one-sided by selects for the others.
 #pragma once
 #include <vector>
 
