@@ -633,10 +633,20 @@ const std::initializer_list<std::string_view> kSandRheologies = {"zhu_bridson", 
                                                                  "elastic_plastic",
                                                                  "rigid_plastic"};
 
+// The rheologies whose sand carries its weight with a stress of its own, without the rigid
+// cells of Zhu & Bridson's yield test: the keys of those cells do not apply to them.
+bool carries_own_stress(std::string_view rheology) {
+  return rheology == "elastic_plastic" || rheology == "rigid_plastic";
+}
+
+// The material's `rheology`, Zhu & Bridson's by default.
+std::string rheology_name(const Table& m) {
+  return m.has("rheology") ? std::string(m.choice("rheology", kSandRheologies)) : "zhu_bridson";
+}
+
 // The defaults of the material's `model` key (sand_model_defaults in case_config.hpp).
 SandModelDefaults read_sand_model(const Table& m, const Vec3& gravity) {
-  const bool zhu_bridson_rheology =
-      !m.has("rheology") || m.choice("rheology", kSandRheologies) == "zhu_bridson";
+  const bool zhu_bridson_rheology = rheology_name(m) == "zhu_bridson";
   if (!zhu_bridson_rheology && m.has("model"))
     m.fail("model", "applies to rheology = \"zhu_bridson\" only");
   const bool paper_model =
@@ -650,14 +660,13 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg,
   SandRheology r;
   const std::vector<std::string_view> mu_i_keys = {"friction_angle_dynamic", "i0",
                                                    "grain_diameter", "grain_density"};
-  const std::string kind =
-      m.has("rheology") ? m.choice("rheology", kSandRheologies) : "zhu_bridson";
+  const std::string kind = rheology_name(m);
   if (kind != "mu_i")
     for (std::string_view key : mu_i_keys)
       if (m.has(key)) m.fail(key, "is a parameter of rheology = \"mu_i\" only");
   if (kind != "elastic_plastic" && m.has("shear_modulus"))
     m.fail("shear_modulus", "is a parameter of rheology = \"elastic_plastic\" only");
-  const bool carries_stress = kind == "elastic_plastic" || kind == "rigid_plastic";
+  const bool carries_stress = carries_own_stress(kind);
   if (carries_stress && m.has("surface_static_friction"))
     m.fail("surface_static_friction", "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" +
                                           kind + " sand carries its weight with its own stress)");
@@ -709,8 +718,8 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg,
 
 // friction_substeps, for the rheologies that apply a frictional stress once per step; 0
 // (absent) leaves the choice to the transfer (friction_substeps() in case_config.hpp).
-int read_friction_substeps(const Table& m, const SandRheology& rheology) {
-  if (rheology.carries_stress() && m.has("friction_substeps"))
+int read_friction_substeps(const Table& m) {
+  if (carries_own_stress(rheology_name(m)) && m.has("friction_substeps"))
     m.fail("friction_substeps", "applies to rheology = \"zhu_bridson\" or \"mu_i\" only");
   return static_cast<int>(m.integer("friction_substeps", 1, 64, 0));
 }
@@ -793,7 +802,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
       m.fail("flip_ratio", "applies to transfer = \"flip\" only (this material's is " +
                                in_quotes(transfer) + ")");
     spec.flip_ratio = m.number("flip_ratio", kUnitInterval, mostly_pic ? 0.05 : 0.95);
-    if (sand) spec.rheology.friction_substeps = read_friction_substeps(m, spec.rheology);
+    if (sand) spec.rheology.friction_substeps = read_friction_substeps(m);
     if (!sand) m.forbid(kSandOnlyKeys, "kind = \"sand\"", "kind = \"water\"");
     cfg.materials.push_back(spec);
   }

@@ -95,11 +95,6 @@ struct SandRheology {
   // stress applied once per step overshoots on grid-scale modes and chatters; FLIP's PIC
   // share damps that, APIC keeps it. 0: chosen by the transfer, friction_substeps() below.
   int friction_substeps = 0;
-
-  // elastic_plastic and rigid_plastic sand carry a stress on their particles between steps.
-  bool carries_stress() const {
-    return kind == Kind::ElasticPlastic || kind == Kind::RigidPlastic;
-  }
 };
 
 // How a material's particles and the grid exchange velocities: PIC/FLIP blended by

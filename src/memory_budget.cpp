@@ -8,6 +8,7 @@
 #include "decomposition/node_memory.hpp"
 #include "io/input_file.hpp"
 #include "src/mac_grid.hpp"
+#include "src/sand_model.hpp"
 
 namespace dunesim {
 
@@ -22,8 +23,7 @@ size_t grid_bytes_per_cell(const CaseConfig& config) {
     // The sand window's arrays follow the sand, not the domain: a lower bound leaves them out.
     bytes += MacGrid::kSandBytesPerCell;
     if (m.wet.holds_water()) bytes += MacGrid::kPoreWaterBytesPerCell;
-    if (m.rheology.kind == SandRheology::Kind::RigidPlastic)
-      bytes += MacGrid::kWallForceBytesPerCell;
+    bytes += make_sand_model(m)->block_bytes_per_cell();
   }
   return bytes;
 }

@@ -12,7 +12,6 @@
 #include "io/checkpoint.hpp"
 #include "io/frame_writer.hpp"
 #include "io/timing_report.hpp"
-#include "src/rigid_plastic_sand.hpp"
 #include "src/simulation.hpp"
 #include "src/simulation_checkpoint.hpp"
 #include "src/stop_signals.hpp"
@@ -297,19 +296,21 @@ void announce_run(const CaseConfig& config, const Simulation& sim, bool print) {
                 config.cells[2], topo.size(), topo.dims()[0], topo.dims()[1], topo.dims()[2]);
 }
 
-// Rigid-plastic sand's solve over the run (nothing for the other rheologies): its rounds
-// each step, and the steps that stopped at the round limit above the tolerance.
+// The sand model's stress solve over the run, for a model that has one (rigid_plastic): its
+// rounds each step, and the steps that stopped at the round limit above the tolerance.
 struct SandSolveRecord {
   std::vector<int> rounds;
+  int round_limit = 0;
   int64_t unconverged_steps = 0;
   double largest_change = 0;  // left by an unconverged step, over the yield stress
   void after_step(const Simulation& sim) {
-    const Simulation::SandStats& s = sim.last_sand_stats();
-    if (s.solve_rounds == 0) return;
-    rounds.push_back(s.solve_rounds);
-    if (s.solve_converged) return;
+    const SandSolveReport& s = sim.last_sand_stats().solve;
+    if (s.rounds == 0) return;
+    rounds.push_back(s.rounds);
+    round_limit = s.round_limit;
+    if (s.converged) return;
     ++unconverged_steps;
-    largest_change = std::max(largest_change, s.solve_stress_change);
+    largest_change = std::max(largest_change, s.stress_change);
   }
 };
 
@@ -326,7 +327,7 @@ void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
   timings.stage_seconds = sim.clock().totals();
   timings.pressure_iterations = std::move(pressure_iterations);
   timings.sand_solve_rounds = std::move(sand_solve.rounds);
-  timings.sand_solve_round_limit = kRigidPlasticMaxRounds;
+  timings.sand_solve_round_limit = sand_solve.round_limit;
   timings.sand_solve_unconverged_steps = sand_solve.unconverged_steps;
   timings.sand_solve_largest_change = sand_solve.largest_change;
   timings.particles = int64_t(sim.particles().size());
@@ -345,10 +346,10 @@ void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
 void print_end(const RunResult& result, bool quiet) {
   if (result.unconverged_sand_steps > 0)
     std::fprintf(stderr,
-                 "dunesim: warning: the rigid-plastic sand solve stopped at its %d-round limit "
+                 "dunesim: warning: the sand's stress solve stopped at its %d-round limit "
                  "before its tolerance in %lld of %lld steps; %s has each step's rounds and "
                  "the largest change left\n",
-                 kRigidPlasticMaxRounds, (long long)result.unconverged_sand_steps,
+                 result.sand_solve_round_limit, (long long)result.unconverged_sand_steps,
                  (long long)result.steps, result.report_path.c_str());
   if (result.stopped)
     std::fprintf(stderr,
@@ -444,6 +445,7 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   result.particles = global_sum(topo, int64_t(sim.particles().size()));
   result.report_path = config.output.directory + "/timing.json";
   result.unconverged_sand_steps = sand_solve.unconverged_steps;
+  result.sand_solve_round_limit = sand_solve.round_limit;
   write_report(comm, config, sim, result, start.resumed, std::move(iterations),
                std::move(sand_solve));
   if (root) print_end(result, options.quiet);

@@ -37,8 +37,10 @@ struct RunResult {
   std::string report_path;
   bool stopped = false;         // stopped early by SIGTERM or SIGUSR1, after a checkpoint
   std::string last_checkpoint;  // the last checkpoint written, if any
-  // Rigid-plastic sand: steps whose solve stopped at its round limit above its tolerance.
+  // A sand model that solves for its stress (rigid_plastic): steps whose solve stopped at
+  // its round limit above its tolerance, and that limit.
   int64_t unconverged_sand_steps = 0;
+  int sand_solve_round_limit = 0;
 };
 
 // Collective. Frames go to <output>/<name>_NNNNNN.h5 with the series <output>/<name>.xmf,

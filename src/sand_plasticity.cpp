@@ -190,11 +190,11 @@ Box restressed_cells(const MacGrid& g, const Box& owned_sand, bool wet) {
 }
 
 // The yielding cells' frictional stress (grid.stress) for the velocities as they stand.
-void restress(MacGrid& g, const SandFriction& friction, const MaterialSpec& sand, bool wet,
+void restress(MacGrid& g, const FrictionLaw& friction, const MaterialSpec& sand, bool wet,
               const CellRow& row, double dt) {
   RowStrainRates d;
   row_strain_rates(g, row, d);
-  if (!wet && has_dry_row_yielding_stress(friction)) {
+  if (!wet && friction.has_dry_row_yielding_stress()) {
     const double* strain_rate[6];
     float* stress[6];
     for (int n = 0; n < 6; ++n) {
@@ -220,7 +220,7 @@ void restress(MacGrid& g, const SandFriction& friction, const MaterialSpec& sand
 // reads the stress of layers up to k and a cell of layer k the velocities of layers k - 1
 // and up, so every read sees what the whole sweeps would give, while the layers' arrays are
 // still in the cache (at a million particles they far exceed it).
-void restress_and_apply_by_layer(MacGrid& g, const SandFriction& friction,
+void restress_and_apply_by_layer(MacGrid& g, const FrictionLaw& friction,
                                  const MaterialSpec& sand, const std::vector<CellRow>& restressed,
                                  const StressDivergence& divergence, double dt, double sub_dt,
                                  std::array<Array3<double>, 3>& rigid_reaction) {
@@ -245,7 +245,7 @@ void restress_and_apply_by_layer(MacGrid& g, const SandFriction& friction,
 // 10 degrees below phi never stopped. grid.stress, grid.yielding, grid.rigid and the
 // velocities are halo-filled on entry; the velocities' ghosts are stale on return.
 void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
-                                const Box& owned_sand, const SandFriction& friction,
+                                const Box& owned_sand, const FrictionLaw& friction,
                                 const MaterialSpec& sand, bool wet, double dt) {
   StressField& stress = g.stress;
   const int substeps = friction_substeps(sand);
@@ -278,8 +278,8 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
 
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& g,
                                           const Array3<uint8_t>& sand_cells,
-                                          const MaterialSpec& sand, double dt,
-                                          const Vec3& gravity) {
+                                          const MaterialSpec& sand, const FrictionLaw& friction,
+                                          double dt, const Vec3& gravity) {
   const Box local = topo.local(Stagger::Cell);
   // The grid keeps these arrays between steps and they are zero outside the last step's
   // sand region: allocating or clearing them whole each step cost more than the plasticity
@@ -298,7 +298,6 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   g.sand_region = nonzero_bounding_box(sand_cells).intersect(local);
 
   SandPlasticityStats stats;
-  const SandFriction friction = sand_friction(sand);
   const Box owned_sand = topo.owned_cells(topo.rank()).intersect(g.sand_region);
   const bool wet = sand.wet.holds_water() && g.has_pore_water();
   const bool surfaces_rest = sand.rheology.surface_static_friction;
@@ -306,20 +305,20 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   const SurfaceRest rest = surface_rest(gravity, dt);
   // Collective: built on every rank, sand or not.
   std::optional<CulmannWedges> wedges;
-  if (sand.rheology.culmann_wedges_yield) wedges.emplace(topo, g, sand_cells, friction.mu_static);
+  if (sand.rheology.culmann_wedges_yield) wedges.emplace(topo, g, sand_cells, friction.static_friction());
   for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
     ++stats.sand_cells;
     const SandCellState cell = sand_cell_state(g, sand, wet, i, j, k, dt);
     auto [sigma, is_rigid] = sand_cell_stress(friction, cell);
     if (!is_rigid && surfaces_rest &&
-        surface_cell_stays_at_rest(g, i, j, k, friction.mu_static * cell.wet.friction_scale,
+        surface_cell_stays_at_rest(g, i, j, k, friction.static_friction() * cell.wet.friction_scale,
                                    rest)) {
       sigma = rigid_stress(cell.strain_rate, cell.density, g.dx, dt);
       is_rigid = true;
     }
     if (is_rigid && steep_surfaces_yield &&
-        surface_cell_too_steep(g, i, j, k, friction.mu_static * cell.wet.friction_scale,
+        surface_cell_too_steep(g, i, j, k, friction.static_friction() * cell.wet.friction_scale,
                                cell.wet.cohesion, cell.density, rest)) {
       sigma = yielding_stress(friction, cell);
       is_rigid = false;

@@ -83,7 +83,7 @@ struct SandPlasticityStats {
   int64_t yielding_cells = 0;
 };
 
-// The sand stage, after project_pressure (grid.vel, grid.pressure, grid.density and
+// Zhu & Bridson's sand stage (and mu(I)'s, by `friction`), after project_pressure (grid.vel, grid.pressure, grid.density and
 // grid.cell_type halo-consistent). `sand_cells` marks fluid cells whose particles are sand
 // (owned cells are read); `sand` gives the friction angle and cohesion of the case's single
 // sand material; when it holds water, grid.saturation (owned cells) turns them into each
@@ -101,9 +101,10 @@ struct SandPlasticityStats {
 // slope its friction and cohesion cannot hold yields instead; with culmann_wedges_yield, so
 // does a rigid cell of dry cohesionless sand above a plane dipping at phi that daylights
 // (src/culmann_wedges.hpp; one more reduction over the domain's columns).
+class FrictionLaw;  // src/sand_rheology.hpp: the yield test and the flowing stress
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,
                                           const Array3<uint8_t>& sand_cells,
-                                          const MaterialSpec& sand, double dt,
-                                          const Vec3& gravity);
+                                          const MaterialSpec& sand, const FrictionLaw& friction,
+                                          double dt, const Vec3& gravity);
 
 }  // namespace dunesim

@@ -14,23 +14,6 @@ namespace {
 // Strain per step below which D is round-off and its direction meaningless.
 constexpr double kNegligibleStrain = 1e-12;
 
-// sin(phi) of the cell's friction, along its direction of strain when the surface is
-// Mohr-Coulomb's.
-double zhu_bridson_sin_phi(const SandFriction& f, const SandCellState& c) {
-  const double sin_phi = f.sin_phi * c.wet.friction_scale;
-  return f.mohr_coulomb ? sin_phi * mohr_coulomb_scale(c.strain_rate, sin_phi) : sin_phi;
-}
-
-bool zhu_bridson_stays_rigid(const SandFriction& f, const SandCellState& c,
-                             const SymTensor& sigma_rigid) {
-  return stays_rigid(sigma_rigid, c.pressure, zhu_bridson_sin_phi(f, c), c.wet.cohesion);
-}
-
-SymTensor zhu_bridson_yielding_stress(const SandFriction& f, const SandCellState& c) {
-  return flowing_stress(c.strain_rate, c.pressure, zhu_bridson_sin_phi(f, c), c.wet.viscosity,
-                        c.density, c.dx, c.dt);
-}
-
 // The principal values of a traceless symmetric tensor of Frobenius norm `norm` over that
 // norm, largest first, from its invariants (the trigonometric solution of the characteristic
 // cubic). With alpha in [0, pi/3] the three are r cos(alpha + 2 pi n / 3), n = 0, -1, 1,
@@ -49,30 +32,6 @@ std::array<double, 3> unit_deviator_principal_values(const SymTensor& d, double 
                            : std::sqrt((1 - cos_3alpha) * (1 + cos_3alpha)) / (4 * c * c - 1);
   const double r = std::sqrt(2.0 / 3.0), half_root3 = 0.5 * std::sqrt(3.0);
   return {r * c, r * (-0.5 * c + half_root3 * s), r * (-0.5 * c - half_root3 * s)};
-}
-
-bool mu_of_i_stays_rigid(const SandFriction& f, const SandCellState& c,
-                         const SymTensor& sigma_rigid) {
-  const double stopping = von_mises_equivalent(sigma_rigid);
-  return stopping < f.mu_static * c.wet.friction_scale * c.pressure + c.wet.cohesion;
-}
-
-// The mu(I) stress of a sliding cell: sigma = -sqrt(2) tau D / |D|_F has sigma_bar = tau for a
-// traceless D, with tau = mu(I) p capped at sigma_bar(sigma_rigid).
-SymTensor mu_of_i_yielding_stress(const SandFriction& f, const SandCellState& c) {
-  const double stopping =
-      von_mises_equivalent(rigid_stress(c.strain_rate, c.density, c.dx, c.dt));
-  const double p = std::max(c.pressure, 0.0);
-  const double norm = c.strain_rate.frobenius_norm();
-  const double shear_rate = std::sqrt(2.0) * norm;
-  const double inertial = p > 0 ? shear_rate * f.grain_diameter / std::sqrt(p / f.grain_density)
-                                : std::numeric_limits<double>::infinity();
-  const double tau =
-      std::min(mu_of_inertial_number(f, inertial) * c.wet.friction_scale * p, stopping);
-  SymTensor sigma;
-  for (int n = 0; n < 6; ++n) sigma.c[n] = -std::sqrt(2.0) * tau * c.strain_rate.c[n] / norm;
-  add_viscous_stress(sigma, c.strain_rate, c.wet.viscosity, c.density, c.dx, c.dt);
-  return sigma;
 }
 
 bool negligible_strain(const SandCellState& c) {
@@ -99,18 +58,55 @@ double cos_third_of_arccos(double x) {
   return c;
 }
 
-SandFriction sand_friction(const MaterialSpec& sand) {
-  const SandRheology& r = sand.rheology;
-  SandFriction f;
-  f.kind = r.kind;
-  f.sin_phi = std::sin(degrees_to_radians(sand.friction_angle_deg));
-  f.mohr_coulomb = r.yield_surface == SandRheology::YieldSurface::MohrCoulomb;
-  f.mu_static = std::tan(degrees_to_radians(sand.friction_angle_deg));
-  f.mu_limit = std::tan(degrees_to_radians(r.dynamic_friction_angle_deg));
-  f.i0 = r.inertial_number_i0;
-  f.grain_diameter = r.grain_diameter;
-  f.grain_density = r.grain_density;
-  return f;
+ZhuBridsonFriction::ZhuBridsonFriction(const MaterialSpec& sand)
+    : sin_phi_(std::sin(degrees_to_radians(sand.friction_angle_deg))),
+      mohr_coulomb_(sand.rheology.yield_surface == SandRheology::YieldSurface::MohrCoulomb),
+      mu_static_(std::tan(degrees_to_radians(sand.friction_angle_deg))) {}
+
+// sin(phi) of the cell's friction, along its direction of strain when the surface is
+// Mohr-Coulomb's.
+double ZhuBridsonFriction::sin_phi(const SandCellState& c) const {
+  const double sin_phi = sin_phi_ * c.wet.friction_scale;
+  return mohr_coulomb_ ? sin_phi * mohr_coulomb_scale(c.strain_rate, sin_phi) : sin_phi;
+}
+
+bool ZhuBridsonFriction::stays_rigid(const SandCellState& c, const SymTensor& sigma_rigid) const {
+  return dunesim::stays_rigid(sigma_rigid, c.pressure, sin_phi(c), c.wet.cohesion);
+}
+
+SymTensor ZhuBridsonFriction::flowing_stress(const SandCellState& c) const {
+  return dunesim::flowing_stress(c.strain_rate, c.pressure, sin_phi(c), c.wet.viscosity,
+                                 c.density, c.dx, c.dt);
+}
+
+MuOfIFriction::MuOfIFriction(const MaterialSpec& sand)
+    : mu_static_(std::tan(degrees_to_radians(sand.friction_angle_deg))),
+      mu_limit_(std::tan(degrees_to_radians(sand.rheology.dynamic_friction_angle_deg))),
+      i0_(sand.rheology.inertial_number_i0),
+      grain_diameter_(sand.rheology.grain_diameter),
+      grain_density_(sand.rheology.grain_density) {}
+
+bool MuOfIFriction::stays_rigid(const SandCellState& c, const SymTensor& sigma_rigid) const {
+  const double stopping = von_mises_equivalent(sigma_rigid);
+  return stopping < mu_static_ * c.wet.friction_scale * c.pressure + c.wet.cohesion;
+}
+
+// The mu(I) stress of a sliding cell: sigma = -sqrt(2) tau D / |D|_F has sigma_bar = tau for a
+// traceless D, with tau = mu(I) p capped at sigma_bar(sigma_rigid).
+SymTensor MuOfIFriction::flowing_stress(const SandCellState& c) const {
+  const double stopping =
+      von_mises_equivalent(rigid_stress(c.strain_rate, c.density, c.dx, c.dt));
+  const double p = std::max(c.pressure, 0.0);
+  const double norm = c.strain_rate.frobenius_norm();
+  const double shear_rate = std::sqrt(2.0) * norm;
+  const double inertial = p > 0 ? shear_rate * grain_diameter_ / std::sqrt(p / grain_density_)
+                                : std::numeric_limits<double>::infinity();
+  const double tau =
+      std::min(mu_of_inertial_number(inertial) * c.wet.friction_scale * p, stopping);
+  SymTensor sigma;
+  for (int n = 0; n < 6; ++n) sigma.c[n] = -std::sqrt(2.0) * tau * c.strain_rate.c[n] / norm;
+  add_viscous_stress(sigma, c.strain_rate, c.wet.viscosity, c.density, c.dx, c.dt);
+  return sigma;
 }
 
 double mohr_coulomb_scale(const SymTensor& strain_rate, double sin_phi) {
@@ -122,33 +118,26 @@ double mohr_coulomb_scale(const SymTensor& strain_rate, double sin_phi) {
   return std::sqrt(0.5) / (0.5 * (n1 - n3) - 0.5 * n2 * sin_phi_mc);
 }
 
-double mu_of_inertial_number(const SandFriction& f, double inertial_number) {
-  if (std::isinf(inertial_number)) return f.mu_limit;
-  return f.mu_static + (f.mu_limit - f.mu_static) / (f.i0 / inertial_number + 1.0);
+double MuOfIFriction::mu_of_inertial_number(double inertial_number) const {
+  if (std::isinf(inertial_number)) return mu_limit_;
+  return mu_static_ + (mu_limit_ - mu_static_) / (i0_ / inertial_number + 1.0);
 }
 
-SandCellStress sand_cell_stress(const SandFriction& f, const SandCellState& c) {
+SandCellStress sand_cell_stress(const FrictionLaw& law, const SandCellState& c) {
   const SymTensor sigma_rigid = rigid_stress(c.strain_rate, c.density, c.dx, c.dt);
   if (negligible_strain(c)) return {sigma_rigid, true};
-  const bool rigid = f.kind == SandRheology::Kind::MuOfI
-                         ? mu_of_i_stays_rigid(f, c, sigma_rigid)
-                         : zhu_bridson_stays_rigid(f, c, sigma_rigid);
-  if (rigid) return {sigma_rigid, true};
-  return {yielding_stress(f, c), false};
-}
-
-bool has_dry_row_yielding_stress(const SandFriction& f) {
-  return f.kind == SandRheology::Kind::ZhuBridson && !f.mohr_coulomb;
+  if (law.stays_rigid(c, sigma_rigid)) return {sigma_rigid, true};
+  return {yielding_stress(law, c), false};
 }
 
 // yielding_stress() -> zhu_bridson_yielding_stress() -> flowing_stress() for dry sand
 // (friction scale 1, no viscosity), written out. Where the strain rate is round-off the
 // stress is 0: both terms' factors are set to 0, and a zero minus itself is +0, as
 // yielding_stress() gives.
-void yielding_stress_of_dry_row(const SandFriction& f, double dx, double dt,
+void yielding_stress_of_dry_row(const FrictionLaw& law, double dx, double dt,
                                 const DrySandRow& row) {
   const double* const* d = row.strain_rate;
-  const double sin_phi = f.sin_phi * WetSandProperties{}.friction_scale;
+  const double sin_phi = law.dry_row_sin_phi() * WetSandProperties{}.friction_scale;
   const double viscosity = WetSandProperties{}.viscosity;
   double friction_factor[kMaxRowLength], viscosity_factor[kMaxRowLength];
   for (int m = 0; m < row.length; ++m) {
@@ -173,10 +162,9 @@ void yielding_stress_of_dry_row(const SandFriction& f, double dx, double dt,
   }
 }
 
-SymTensor yielding_stress(const SandFriction& f, const SandCellState& c) {
+SymTensor yielding_stress(const FrictionLaw& law, const SandCellState& c) {
   if (negligible_strain(c)) return SymTensor{};
-  return f.kind == SandRheology::Kind::MuOfI ? mu_of_i_yielding_stress(f, c)
-                                             : zhu_bridson_yielding_stress(f, c);
+  return law.flowing_stress(c);
 }
 
 }  // namespace dunesim

@@ -45,17 +45,59 @@ struct SandCellStress {
   bool rigid = false;
 };
 
-// A sand material's friction in the numbers the per-cell test uses, computed once per step
-// (no trigonometry per cell).
-struct SandFriction {
-  SandRheology::Kind kind = SandRheology::Kind::ZhuBridson;
-  double sin_phi = 0;         // Zhu & Bridson: sin(friction_angle)
-  bool mohr_coulomb = false;  // Zhu & Bridson: yield_surface = "mohr_coulomb"
-  double mu_static = 0;       // mu(I): tan(friction_angle)
-  double mu_limit = 0;        // mu(I): tan(friction_angle_dynamic)
-  double i0 = 0, grain_diameter = 0, grain_density = 0;
+// How a sand cell the projection left deforming decides whether it stays rigid, and the
+// stress it flows with if not: one law a rheology (Zhu & Bridson's, mu(I)). A law holds its
+// material's friction in the numbers the per-cell test uses, computed once (no
+// trigonometry per cell); the sand model that owns it builds it (src/sand/sand_model.hpp).
+class FrictionLaw {
+ public:
+  virtual ~FrictionLaw() = default;
+  // tan(phi) of the dry material: the static friction of surfaces at rest and of Culmann's
+  // wedges.
+  virtual double static_friction() const = 0;
+  // The yield test, for a cell whose strain is above round-off.
+  virtual bool stays_rigid(const SandCellState& cell, const SymTensor& sigma_rigid) const = 0;
+  // The flowing stress of a cell whose strain is above round-off.
+  virtual SymTensor flowing_stress(const SandCellState& cell) const = 0;
+  // Whether yielding_stress_of_dry_row gives yielding_stress() of dry sand under this law
+  // (false: the friction substeps restress cell by cell).
+  virtual bool has_dry_row_yielding_stress() const { return false; }
+  // sin(phi) of a dry row's stress (has_dry_row_yielding_stress only).
+  virtual double dry_row_sin_phi() const { return 0; }
 };
-SandFriction sand_friction(const MaterialSpec& sand);
+
+// Zhu & Bridson's rheology, on the Drucker-Prager cone or Mohr-Coulomb's pyramid.
+class ZhuBridsonFriction final : public FrictionLaw {
+ public:
+  explicit ZhuBridsonFriction(const MaterialSpec& sand);
+  double static_friction() const override { return mu_static_; }
+  bool stays_rigid(const SandCellState& cell, const SymTensor& sigma_rigid) const override;
+  SymTensor flowing_stress(const SandCellState& cell) const override;
+  bool has_dry_row_yielding_stress() const override { return !mohr_coulomb_; }
+  double dry_row_sin_phi() const override { return sin_phi_; }
+
+ private:
+  double sin_phi(const SandCellState& cell) const;
+  double sin_phi_ = 0;         // sin(friction_angle)
+  bool mohr_coulomb_ = false;  // yield_surface = "mohr_coulomb"
+  double mu_static_ = 0;       // tan(friction_angle)
+};
+
+// mu(I) of Jop, Forterre & Pouliquen 2006.
+class MuOfIFriction final : public FrictionLaw {
+ public:
+  explicit MuOfIFriction(const MaterialSpec& sand);
+  double static_friction() const override { return mu_static_; }
+  bool stays_rigid(const SandCellState& cell, const SymTensor& sigma_rigid) const override;
+  SymTensor flowing_stress(const SandCellState& cell) const override;
+  // mu(I) for inertial number I > 0 (infinite I gives mu_2).
+  double mu_of_inertial_number(double inertial_number) const;
+
+ private:
+  double mu_static_ = 0;  // tan(friction_angle)
+  double mu_limit_ = 0;   // tan(friction_angle_dynamic)
+  double i0_ = 0, grain_diameter_ = 0, grain_density_ = 0;
+};
 
 // The strength of Mohr-Coulomb's surface along the deviatoric direction of `strain_rate`,
 // over its strength in plane strain (1 there and in simple shear). The surface is the one
@@ -68,16 +110,13 @@ double mohr_coulomb_scale(const SymTensor& strain_rate, double sin_phi);
 // cos(acos(x) / 3) for x in [-1, 1], within 2.1e-10 (mohr_coulomb_scale's Lode angle).
 double cos_third_of_arccos(double x);
 
-// mu(I) of Jop et al. 2006 for inertial number I > 0 (infinite I gives mu_2).
-double mu_of_inertial_number(const SandFriction& f, double inertial_number);
-
 // The cell's stress by the sand's rheology: sigma_rigid if it stays rigid, else its flowing
 // stress (plus mud's viscous stress, capped as in flowing_stress).
-SandCellStress sand_cell_stress(const SandFriction& f, const SandCellState& cell);
+SandCellStress sand_cell_stress(const FrictionLaw& law, const SandCellState& cell);
 
 // The flowing stress of a cell already found yielding, for its present strain rate (zero
 // where that rate is round-off): what the friction substeps re-evaluate.
-SymTensor yielding_stress(const SandFriction& f, const SandCellState& cell);
+SymTensor yielding_stress(const FrictionLaw& law, const SandCellState& cell);
 
 // The cells of one row along x for yielding_stress_of_dry_row: strain rate component n of
 // cell m at strain_rate[n][m], pressure and density from cell 0 on, stress written likewise.
@@ -89,14 +128,11 @@ struct DrySandRow {
   float* const* stress;
 };
 
-// Whether yielding_stress_of_dry_row gives yielding_stress() of dry sand of this friction:
-// Zhu & Bridson's rheology on the Drucker-Prager surface.
-bool has_dry_row_yielding_stress(const SandFriction& f);
-
 // yielding_stress() of each cell of a row of dry sand, stored in single precision, to the
 // last bit: the same operations in plain loops over the row, so that they vectorise (the
 // friction substeps restress every yielding cell seven times a step).
-void yielding_stress_of_dry_row(const SandFriction& f, double dx, double dt,
+// law.has_dry_row_yielding_stress() must hold.
+void yielding_stress_of_dry_row(const FrictionLaw& law, double dx, double dt,
                                 const DrySandRow& row);
 
 }  // namespace dunesim

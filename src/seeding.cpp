@@ -68,12 +68,6 @@ void for_each_seed(const CaseConfig& config, const Topology& topo, const Array3<
   });
 }
 
-bool needs_particle_stress(const CaseConfig& config) {
-  for (const MaterialSpec& m : config.materials)
-    if (m.kind == MaterialKind::Sand && m.rheology.carries_stress()) return true;
-  return false;
-}
-
 bool needs_particle_affine(const CaseConfig& config) {
   for (const MaterialSpec& m : config.materials)
     if (m.transfer != Transfer::Flip) return true;
@@ -104,12 +98,12 @@ void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpe
 }
 
 Particles seed_particles(const CaseConfig& config, const Topology& topo,
-                         const Array3<uint8_t>& solid) {
+                         const Array3<uint8_t>& solid, bool carry_stress) {
   // Count first so the arrays are allocated once.
   size_t count = 0;
   for_each_seed(config, topo, solid, [&](const Vec3&, int, int64_t) { ++count; });
   Particles p;
-  p.carry_stress(needs_particle_stress(config));
+  p.carry_stress(carry_stress);
   p.carry_affine(needs_particle_affine(config));
   p.reserve(count + count / 8);  // room to grow without copying: see Particles::resize
   for_each_seed(config, topo, solid, [&](const Vec3& pos, int source, int64_t id) {

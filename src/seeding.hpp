@@ -39,22 +39,22 @@ Vec3 jittered_seed_position(const CaseConfig& config, int i, int j, int k, int s
 void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpec>& materials,
                          const Vec3& position, int64_t id, Particles& particles);
 
-// A new particle's water content: 1 for water (a whole particle), n S for sand.
-// Whether the case's particles carry a stress (Particles::stress): elastic-plastic sand.
-bool needs_particle_stress(const CaseConfig& config);
 // Whether the case's particles carry an affine velocity (Particles::affine): a material
 // with transfer = "apic" or "rpic".
 bool needs_particle_affine(const CaseConfig& config);
 
+// A new particle's water content: 1 for water (a whole particle), n S for sand.
 double water_content_of_new_particle(const SourceSpec& source,
                                      const std::vector<MaterialSpec>& materials);
 
 // Seeds the owned cells of this rank. The jitter of a particle depends only on the case
 // seed and its global cell index, and its id is 8 * (global cell index) + sub-cell, so any
 // number of ranks creates exactly the same particles. A sub-cell position belongs to the
-// last source that contains it; positions in solid cells get no particle.
+// last source that contains it; positions in solid cells get no particle. With
+// carry_stress the particles carry a stress, unloaded (the sand model's
+// carries_particle_stress).
 Particles seed_particles(const CaseConfig& config, const Topology& topo,
-                         const Array3<uint8_t>& solid);
+                         const Array3<uint8_t>& solid, bool carry_stress = false);
 
 // The same positions without storing them: calls visit(position, source index, id) for each
 // particle that seed_particles would create (used to measure work before the layout exists).

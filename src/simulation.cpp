@@ -10,20 +10,17 @@
 #include "src/absorption.hpp"
 #include "src/advection.hpp"
 #include "src/darcy_drag.hpp"
-#include "src/elastic_plastic_sand.hpp"
 #include "src/extrapolation.hpp"
 #include "src/free_surface.hpp"
 #include "src/particle_sort.hpp"
 #include "src/percolation.hpp"
 #include "src/projection.hpp"
 #include "src/rigid_clusters.hpp"
-#include "src/rigid_plastic_sand.hpp"
-#include "src/sand_plasticity.hpp"
+#include "src/sand_model.hpp"
 #include "src/sand_window.hpp"
 #include "src/seeding.hpp"
 #include "src/seepage.hpp"
 #include "src/transfer.hpp"
-#include "src/wall_friction.hpp"
 
 namespace dunesim {
 
@@ -82,8 +79,10 @@ Simulation::Simulation(const CaseConfig& config, MPI_Comm comm, const BlockCuts&
   push_out_ = std::make_unique<SolidPushOut>(config_, config_.cell_size);
   for (const MaterialSpec& m : config_.materials)
     if (m.kind == MaterialKind::Sand) sand_material_ = &m;
+  if (sand_material_) sand_model_ = make_sand_model(*sand_material_);
   lay_out_grid();
-  if (seeding == Seeding::kSeed) particles_ = seed_particles(config_, *topo_, grid_.solid);
+  if (seeding == Seeding::kSeed)
+    particles_ = seed_particles(config_, *topo_, grid_.solid, sand_carries_stress());
 }
 
 void Simulation::lay_out_grid() {
@@ -92,9 +91,10 @@ void Simulation::lay_out_grid() {
   mark_static_solids(config_, grid_.solid);
   solid_faces_ = find_solid_boundary_faces(grid_.solid, grid_);
   emitter_ = std::make_unique<ParticleEmitter>(config_, *topo_);
-  if (sand_material_) allocate_sand(grid_.sand_window);
-  if (sand_material_ && sand_material_->rheology.kind == SandRheology::Kind::RigidPlastic)
-    grid_.allocate_wall_force(*topo_);
+  if (sand_model_) {
+    allocate_sand(grid_.sand_window);
+    sand_model_->allocate_block_arrays(*topo_, grid_);
+  }
   if (has_pore_water()) grid_.allocate_pore_water(*topo_);
   if (config_.pressure.free_surface == FreeSurface::GhostFluid) grid_.allocate_surface(*topo_);
 }
@@ -103,7 +103,7 @@ void Simulation::lay_out_grid() {
 // until the first step fits it to the particles.
 void Simulation::allocate_sand(const Box& window) {
   grid_.allocate_sand(*topo_, window);
-  if (sand_material_->rheology.carries_stress()) grid_.allocate_elastic_sand(*topo_);
+  sand_model_->allocate_window_arrays(*topo_, grid_);
   mark_wall_friction(config_, grid_.wall_mu);
 }
 
@@ -178,9 +178,7 @@ double Simulation::stable_dt() const {
   const double speed = vmax + std::sqrt(gmag * config_.cell_size);
   double dt = config_.max_dt;
   if (speed > 0) dt = std::min(dt, config_.cfl * config_.cell_size / speed);
-  if (sand_material_ && sand_material_->rheology.kind == SandRheology::Kind::ElasticPlastic)
-    dt = std::min(dt, elastic_time_step_limit(sand_material_->rheology.shear_modulus,
-                                              sand_material_->density, config_.cell_size));
+  if (sand_model_) dt = std::min(dt, sand_model_->time_step_limit(config_.cell_size));
   return dt;
 }
 
@@ -257,51 +255,17 @@ void Simulation::project_pressure(double dt) {
 
 void Simulation::sand_plasticity(double dt) {
   auto t = clock_.time(kSandPlasticity);
-  const SandRheology::Kind kind = sand_material_->rheology.kind;
-  const bool carries_stress = sand_material_->rheology.carries_stress();
-  SandPlasticityStats s;
-  if (carries_stress)
-    gather_particle_stress(*topo_, *halo_, particles_, config_.materials, grid_);
-  if (kind == SandRheology::Kind::ElasticPlastic) {
-    s = apply_elastic_plastic_sand(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
-  } else if (kind == SandRheology::Kind::RigidPlastic) {
-    // Sizes the walls' normal speeds near the sand and marks the faces with friction; the
-    // solve then re-reads the speeds with its own stress.
-    normal_speed_from_wall_pressure(grid_, dt, config_.gravity,
-                                    neighbourhood(grid_.sand_region, 2,
-                                                  topo_->local(Stagger::Cell)),
-                                    solid_faces_, grid_.wall_normal_speed);
-    const RigidPlasticStats r = apply_rigid_plastic_sand(*topo_, *halo_, grid_, grid_.sand,
-                                                         *sand_material_, dt, config_.gravity);
-    s = r.cells;
-    sand_stats_.solve_rounds = r.rounds;
-    sand_stats_.solve_iterations = r.solver_iterations;
-    sand_stats_.solve_stress_change = r.stress_change;
-    sand_stats_.solve_converged = r.converged;
-  } else {
-    s = apply_sand_plasticity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt,
-                              config_.gravity);
-  }
-  if (carries_stress) {
-    scatter_stress_to_particles(grid_, config_.materials, particles_);
-    apply_mud_viscosity(*topo_, *halo_, grid_, grid_.sand, *sand_material_, dt);
-  }
-  // Coulomb friction at walls (eq. 4) for the sand that slides, with the normal stress the
-  // projection found so that the weight of the sand above a wall cell presses it. Rigid
-  // sand gets its friction as a body, in the rigid-cluster stage; sand that carries its
-  // own stress has no rigid cells, so all of it meets the walls here.
-  if (kind != SandRheology::Kind::RigidPlastic) {  // its solve holds the walls' friction
-    const Box near_sand = neighbourhood(grid_.sand_region, 2, topo_->local(Stagger::Cell));
-    normal_speed_from_wall_pressure(grid_, dt, config_.gravity, near_sand, solid_faces_,
-                                    grid_.wall_normal_speed);
-    apply_wall_friction(*topo_, *halo_, grid_, carries_stress ? grid_.sand : grid_.yielding,
-                        grid_.wall_mu, grid_.wall_normal_speed, solid_faces_, &grid_.rigid);
-  }
-  double counts[3] = {double(s.sand_cells), double(s.rigid_cells), double(s.yielding_cells)};
+  const SandStageReport r = sand_model_->apply({*topo_, *halo_, grid_, particles_,
+                                                config_.materials, *sand_material_,
+                                                config_.gravity, solid_faces_},
+                                               dt);
+  double counts[3] = {double(r.cells.sand_cells), double(r.cells.rigid_cells),
+                      double(r.cells.yielding_cells)};
   global_sum_in_place(*topo_, counts, 3);
   sand_stats_.sand_cells = int64_t(counts[0]);
   sand_stats_.rigid_cells = int64_t(counts[1]);
   sand_stats_.yielding_cells = int64_t(counts[2]);
+  sand_stats_.solve = r.solve;
 }
 
 void Simulation::project_rigid_clusters(double dt) {
@@ -397,8 +361,8 @@ void Simulation::restore(Particles particles, double time, int64_t steps) {
   particles_ = std::move(particles);
   // A checkpoint of this case carries the stress exactly when this case needs it; one
   // written otherwise starts unloaded or drops it.
-  if (particles_.carries_stress != needs_particle_stress(config_))
-    particles_.carry_stress(needs_particle_stress(config_));
+  if (particles_.carries_stress != sand_carries_stress())
+    particles_.carry_stress(sand_carries_stress());
   // Likewise the affine velocity: a checkpoint without it starts the APIC particles from a
   // uniform velocity, which the first G2P replaces.
   if (particles_.carries_affine != needs_particle_affine(config_))

@@ -15,6 +15,7 @@
 #include "decomposition/particles.hpp"
 #include "src/pressure_solver.hpp"
 #include "src/rigid_clusters.hpp"
+#include "src/sand_model.hpp"
 #include "src/stage_clock.hpp"
 
 namespace dunesim {
@@ -130,12 +131,7 @@ class Simulation {
   struct SandStats {
     int64_t sand_cells = 0, rigid_cells = 0, yielding_cells = 0;
     int64_t clusters = 0, largest_cluster_cells = 0;
-    // rigid_plastic sand: the last step's augmented-Lagrangian rounds, CG iterations over
-    // them, the last round's stress change over the yield stress, and whether that met the
-    // tolerance before the round limit.
-    int solve_rounds = 0, solve_iterations = 0;
-    double solve_stress_change = 0;
-    bool solve_converged = true;
+    SandSolveReport solve;  // a model that solves for its stress: the last step's solve
   };
   const SandStats& last_sand_stats() const { return sand_stats_; }
   StageClock& clock() { return clock_; }
@@ -187,6 +183,7 @@ class Simulation {
   void move_carried_arrays(const std::vector<Box>& old_blocks,
                            const std::vector<Array3<double>>& old_arrays);
   void allocate_sand(const Box& window);
+  bool sand_carries_stress() const { return sand_model_ && sand_model_->carries_particle_stress(); }
 
   CaseConfig config_;
   std::unique_ptr<Topology> topo_;
@@ -200,6 +197,7 @@ class Simulation {
   StageClock clock_;
   PressureSolveStats last_solve_;
   const MaterialSpec* sand_material_ = nullptr;  // the case's sand, if it has one
+  std::unique_ptr<SandModel> sand_model_;        // its rheology, when it has one
   SandStats sand_stats_;
   RigidMotions rigid_motions_;  // this step's fit of each rigid cluster, for G2P
   double time_ = 0;

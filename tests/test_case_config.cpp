@@ -782,7 +782,6 @@ max = [0.2, 0.2, 0.2]
       parse_case_text(kDomain + kTime + sand + "rheology = \"rigid_plastic\"\n" + sand_source,
                       "x.toml");
   EXPECT_EQ(rigid_plastic.materials[0].rheology.kind, SandRheology::Kind::RigidPlastic);
-  EXPECT_TRUE(rigid_plastic.materials[0].rheology.carries_stress());
   EXPECT_DOUBLE_EQ(rigid_plastic.materials[0].flip_ratio, 0.05);
   EXPECT_FALSE(rigid_plastic.materials[0].rheology.surface_static_friction);
   // The friction's substeps: once a step under PIC/FLIP and RPIC, 8 under APIC (the

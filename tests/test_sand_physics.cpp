@@ -46,7 +46,7 @@ double slide_velocity(double theta_deg, double mu, double duration,
   c.gravity = {kGravity * std::sin(theta), 0.0, -kGravity * std::cos(theta)};
   c.max_dt = 0.002;
   c.materials[0].rheology.kind = rheology;
-  if (c.materials[0].rheology.carries_stress())
+  if (make_sand_model(c.materials[0])->carries_particle_stress())
     c.materials[0].rheology.surface_static_friction = false;
   Simulation sim(c, MPI_COMM_WORLD);
   while (sim.time() < duration - 1e-12)

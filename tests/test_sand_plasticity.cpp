@@ -10,6 +10,7 @@
 #include "decomposition/reductions.hpp"
 #include "src/culmann_wedges.hpp"
 #include "src/sand_plasticity.hpp"
+#include "src/sand_rheology.hpp"
 #include "src/strain_rate_rows.hpp"
 #include "src/stress_divergence.hpp"
 #include "tests/world_ranks.hpp"
@@ -55,6 +56,15 @@ MaterialSpec sand_material(double friction_angle_deg, double cohesion) {
   m.friction_angle_deg = friction_angle_deg;
   m.cohesion = cohesion;
   return m;
+}
+
+// The sand stage under Zhu & Bridson's friction law, the default model's.
+SandPlasticityStats zhu_bridson_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,
+                                           const Array3<uint8_t>& sand_cells,
+                                           const MaterialSpec& sand, double dt,
+                                           const Vec3& gravity) {
+  return apply_sand_plasticity(topo, halo, grid, sand_cells, sand, ZhuBridsonFriction(sand), dt,
+                               gravity);
 }
 
 SymTensor tensor(double xx, double yy, double zz, double xy, double xz, double yz) {
@@ -347,7 +357,7 @@ struct ShearedSand {
   }
 
   SandPlasticityStats step() {
-    return apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt,
+    return zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt,
                                  kNoGravity);
   }
 
@@ -430,7 +440,7 @@ TEST(SandPlasticity, SandAtRestStaysRigid) {
     if (domain.contains(i, j, k) && k < 4) t.make_sand(i, j, k, 1600);
     t.grid.pressure(i, j, k) = k < 4 ? 1600 * 9.81 * 0.05 * (4 - k - 0.5) : 0.0;
   });
-  SandPlasticityStats stats = apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand,
+  SandPlasticityStats stats = zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand,
                                                     sand_material(30, 0), 0.01, kNoGravity);
   const Array3<uint8_t>& rigid = t.grid.rigid;
   EXPECT_EQ(global_sum(t.topo, stats.sand_cells), int64_t(6 * 4 * 4));
@@ -461,7 +471,7 @@ void fill_columns(TestGrid& t, Height height) {
 int64_t yielding_cells(TestGrid& t, const MaterialSpec& sand) {
   return global_sum(
       t.topo,
-      apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand, 0.01, kGravity).yielding_cells);
+      zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand, sand, 0.01, kGravity).yielding_cells);
 }
 
 // Sand at rest on a 45-degree staircase of 5 cm cells (column i holds 7 - i cells): the
@@ -597,9 +607,9 @@ void expect_decomposition_changes_nothing(const MaterialSpec& sand) {
   fill_random_scene(split);
   fill_random_scene(whole);
   SandPlasticityStats s_split =
-      apply_sand_plasticity(split.topo, split.halo, split.grid, split.sand, sand, dt, kGravity);
+      zhu_bridson_plasticity(split.topo, split.halo, split.grid, split.sand, sand, dt, kGravity);
   SandPlasticityStats s_whole =
-      apply_sand_plasticity(whole.topo, whole.halo, whole.grid, whole.sand, sand, dt, kGravity);
+      zhu_bridson_plasticity(whole.topo, whole.halo, whole.grid, whole.sand, sand, dt, kGravity);
   const Array3<uint8_t>& rigid_split = split.grid.rigid;
   const Array3<uint8_t>& rigid_whole = whole.grid.rigid;
 
@@ -667,10 +677,10 @@ TEST(SandPlasticity, SandHoldingNoWaterMovesAsDrySand) {
   fill_random_scene(wet_grid);
   wet_grid.grid.allocate_pore_water(wet_grid.topo);  // saturation 0 everywhere
   const SandPlasticityStats s_dry =
-      apply_sand_plasticity(dry_grid.topo, dry_grid.halo, dry_grid.grid, dry_grid.sand, dry, dt,
+      zhu_bridson_plasticity(dry_grid.topo, dry_grid.halo, dry_grid.grid, dry_grid.sand, dry, dt,
                             kGravity);
   const SandPlasticityStats s_wet =
-      apply_sand_plasticity(wet_grid.topo, wet_grid.halo, wet_grid.grid, wet_grid.sand,
+      zhu_bridson_plasticity(wet_grid.topo, wet_grid.halo, wet_grid.grid, wet_grid.sand,
                             holds_water, dt, kGravity);
   EXPECT_GT(global_sum(dry_grid.topo, s_dry.yielding_cells), 20);
   EXPECT_EQ(s_wet.yielding_cells, s_dry.yielding_cells);
@@ -700,7 +710,7 @@ int64_t risers_held(double friction_angle_deg, int tread, float speed, int64_t& 
     if (k == height(i) - 1 && height(i - 1) < height(i)) t.grid.vel[0](i, j, k) = -0.05;
   });
   t.halo.fill<double>({&t.grid.vel[0]});
-  apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(friction_angle_deg, 0),
+  zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(friction_angle_deg, 0),
                         0.01, kGravity);
   int64_t held = 0, count = 0;
   for_each_index(t.topo.owned_cells(t.topo.rank()), [&](int i, int j, int k) {
@@ -752,7 +762,7 @@ int64_t sheet_edge_held(double floor_mu, float speed) {
   });
   t.halo.fill<double>({&t.grid.vel[0]});
   // phi = 20: steeper than the sheet edge's 26.6 degrees, so only the floor can hold it.
-  apply_sand_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(20, 0), 0.01, kGravity);
+  zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(20, 0), 0.01, kGravity);
   int64_t held = 0;
   for_each_index(owned, [&](int i, int j, int k) {
     if (i == 5 && k == 0) held += t.grid.rigid(i, j, k);

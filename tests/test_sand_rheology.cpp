@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "src/sand_model.hpp"
 #include "src/sand_rheology.hpp"
 
 using namespace dunesim;
@@ -39,12 +40,12 @@ SandCellState simple_shear(double gamma_dot, double pressure, double dt) {
 }  // namespace
 
 TEST(SandRheology, MuOfInertialNumberByHand) {
-  const SandFriction f = sand_friction(mu_of_i_sand());
+  const MuOfIFriction f(mu_of_i_sand());
   const double mu_s = std::tan(M_PI / 6);
-  EXPECT_NEAR(mu_of_inertial_number(f, 1e-12), mu_s, 1e-9);
+  EXPECT_NEAR(f.mu_of_inertial_number(1e-12), mu_s, 1e-9);
   // I = I0: half way from mu_s to mu_2 = 1.
-  EXPECT_NEAR(mu_of_inertial_number(f, 0.3), 0.5 * (mu_s + 1.0), 1e-12);
-  EXPECT_NEAR(mu_of_inertial_number(f, INFINITY), 1.0, 1e-12);
+  EXPECT_NEAR(f.mu_of_inertial_number(0.3), 0.5 * (mu_s + 1.0), 1e-12);
+  EXPECT_NEAR(f.mu_of_inertial_number(INFINITY), 1.0, 1e-12);
 }
 
 // p = 1000 Pa, gamma_dot = 10/s: I = 10 * 1e-3 / sqrt(1000 / 2500) = 0.0158114, so
@@ -53,10 +54,10 @@ TEST(SandRheology, MuOfInertialNumberByHand) {
 // With dt = 1e-5 s it is 80 kPa, far above mu p, and the cell slides at mu p.
 TEST(SandRheology, SimpleShearCarriesMuOfIPressure) {
   const MaterialSpec sand = mu_of_i_sand();
-  const SandCellStress held = sand_cell_stress(sand_friction(sand), simple_shear(10, 1000, 1.0));
+  const SandCellStress held = sand_cell_stress(MuOfIFriction(sand), simple_shear(10, 1000, 1.0));
   EXPECT_TRUE(held.rigid);
   const SandCellStress sliding =
-      sand_cell_stress(sand_friction(sand), simple_shear(10, 1000, 1e-5));
+      sand_cell_stress(MuOfIFriction(sand), simple_shear(10, 1000, 1e-5));
   ASSERT_FALSE(sliding.rigid);
   EXPECT_NEAR(sliding.sigma(0, 2), -0.5985106 * 1000, 1e-3);  // resists the shear
   EXPECT_NEAR(sliding.sigma(0, 0), 0.0, 1e-12);
@@ -69,9 +70,9 @@ TEST(SandRheology, YieldsAtStaticFriction) {
   const MaterialSpec sand = mu_of_i_sand();
   const double p = 1000, mu_s_p = std::tan(M_PI / 6) * p;  // 577.35 Pa
   EXPECT_TRUE(
-      sand_cell_stress(sand_friction(sand), simple_shear(0.99 * mu_s_p / 80, p, 1e-3)).rigid);
+      sand_cell_stress(MuOfIFriction(sand), simple_shear(0.99 * mu_s_p / 80, p, 1e-3)).rigid);
   EXPECT_FALSE(
-      sand_cell_stress(sand_friction(sand), simple_shear(1.01 * mu_s_p / 80, p, 1e-3)).rigid);
+      sand_cell_stress(MuOfIFriction(sand), simple_shear(1.01 * mu_s_p / 80, p, 1e-3)).rigid);
 }
 
 // Just past yield, mu(I) p exceeds the stress that stops the cell within one step: the
@@ -80,7 +81,7 @@ TEST(SandRheology, FrictionNeverExceedsTheStoppingStress) {
   const MaterialSpec sand = mu_of_i_sand();
   const double p = 1000, gamma_dot = 1.01 * std::tan(M_PI / 6) * p / 80;
   const SandCellStress s =
-      sand_cell_stress(sand_friction(sand), simple_shear(gamma_dot, p, 1e-3));
+      sand_cell_stress(MuOfIFriction(sand), simple_shear(gamma_dot, p, 1e-3));
   ASSERT_FALSE(s.rigid);
   EXPECT_NEAR(s.sigma(0, 2), -80 * gamma_dot, 1e-9);
 }
@@ -92,9 +93,9 @@ TEST(SandRheology, ZhuBridsonFlowsAtTwiceItsYieldStress) {
   sand.rheology.kind = SandRheology::Kind::ZhuBridson;
   const double p = 1000;
   EXPECT_TRUE(
-      sand_cell_stress(sand_friction(sand), simple_shear(0.99 * 288.675 / 80, p, 1e-3)).rigid);
+      sand_cell_stress(ZhuBridsonFriction(sand), simple_shear(0.99 * 288.675 / 80, p, 1e-3)).rigid);
   const SandCellStress s =
-      sand_cell_stress(sand_friction(sand), simple_shear(1.01 * 288.675 / 80, p, 1e-3));
+      sand_cell_stress(ZhuBridsonFriction(sand), simple_shear(1.01 * 288.675 / 80, p, 1e-3));
   ASSERT_FALSE(s.rigid);
   EXPECT_NEAR(s.sigma(0, 2), -std::sqrt(1.5) * 0.5 * p, 1e-6);
 }
@@ -165,13 +166,44 @@ TEST(SandRheology, MohrCoulombFlowsAtOneObliquity) {
   for (const SymTensor& d :
        {diagonal(1, -1, 0), diagonal(1, 1, -2), diagonal(-1, -1, 2), diagonal(2, -0.5, -1.5)}) {
     for (int n = 0; n < 6; ++n) cell.strain_rate.c[n] = 100 * d.c[n];
-    const SandCellStress s = sand_cell_stress(sand_friction(sand), cell);
+    const SandCellStress s = sand_cell_stress(ZhuBridsonFriction(sand), cell);
     ASSERT_FALSE(s.rigid);
     EXPECT_NEAR(obliquity(s.sigma, p), expected, 1e-7);
   }
   sand.rheology.yield_surface = SandRheology::YieldSurface::DruckerPrager;
   cell.strain_rate = diagonal(100, 100, -200);
-  const double drucker_prager = obliquity(sand_cell_stress(sand_friction(sand), cell).sigma, p);
+  const double drucker_prager = obliquity(sand_cell_stress(ZhuBridsonFriction(sand), cell).sigma, p);
   const double k = 0.5 / std::sqrt(2.0);
   EXPECT_NEAR(drucker_prager, 3 * k / (2 + k), 1e-7);
+}
+
+// The factory gives each rheology its own model, named by the case's key, and each model
+// says what the time step must do for it: only elastic-plastic and rigid-plastic sand carry
+// a stress on the particles, only the elastic wave limits the step (0.4 dx / sqrt(G / rho):
+// G = 2e5 Pa, rho = 1600 kg/m^3, dx = 1 cm give 0.4 * 0.01 / 11.1803 = 3.5777e-4 s), and only
+// rigid-plastic sand keeps the walls' friction force (three doubles a cell) between steps.
+TEST(SandModel, FactoryBuildsEachRheologysModel) {
+  struct Expected {
+    SandRheology::Kind kind;
+    const char* name;
+    bool carries_stress;
+    bool limits_step;
+    size_t block_bytes;
+  };
+  const Expected models[] = {{SandRheology::Kind::ZhuBridson, "zhu_bridson", false, false, 0},
+                             {SandRheology::Kind::MuOfI, "mu_i", false, false, 0},
+                             {SandRheology::Kind::ElasticPlastic, "elastic_plastic", true, true, 0},
+                             {SandRheology::Kind::RigidPlastic, "rigid_plastic", true, false, 24}};
+  for (const Expected& e : models) {
+    MaterialSpec sand = mu_of_i_sand();
+    sand.rheology.kind = e.kind;
+    const std::unique_ptr<SandModel> model = make_sand_model(sand);
+    EXPECT_STREQ(model->name(), e.name);
+    EXPECT_EQ(model->carries_particle_stress(), e.carries_stress) << e.name;
+    EXPECT_EQ(std::isfinite(model->time_step_limit(0.01)), e.limits_step) << e.name;
+    EXPECT_EQ(model->block_bytes_per_cell(), e.block_bytes) << e.name;
+  }
+  MaterialSpec elastic = mu_of_i_sand();
+  elastic.rheology.kind = SandRheology::Kind::ElasticPlastic;
+  EXPECT_NEAR(make_sand_model(elastic)->time_step_limit(0.01), 3.5777e-4, 1e-8);
 }

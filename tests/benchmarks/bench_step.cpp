@@ -147,11 +147,11 @@ int main(int argc, char** argv) {
             "(last step)\n",
             (long long)s.sand_cells, (long long)s.rigid_cells, (long long)s.yielding_cells,
             (long long)s.clusters, (long long)s.largest_cluster_cells);
-        if (s.solve_rounds > 0)
+        if (s.solve.rounds > 0)
           std::printf(
-              "rigid-plastic solve: %d rounds, %d CG iterations, stress change %.1e "
+              "sand stress solve: %d rounds, %d CG iterations, stress change %.1e "
               "(last step)\n",
-              s.solve_rounds, s.solve_iterations, s.solve_stress_change);
+              s.solve.rounds, s.solve.iterations, s.solve.stress_change);
       }
     }
   }
