@@ -217,7 +217,7 @@ SandPlasticityStats apply_elastic_plastic_sand(const Topology& topo, Halo& halo,
                    if (sand_at(g, sand_cells, {i, j, k})) ++stats.sand_cells;
                  });
   const bool wet = sand.wet.holds_water() && g.has_pore_water();
-  const double sin_phi = sand_friction(sand).sin_phi;
+  const double sin_phi = std::sin(sand.friction_angle_deg * M_PI / 180.0);  // as the friction laws
   const StageContext s{topo,
                        g,
                        sand_cells,
