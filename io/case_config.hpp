@@ -50,9 +50,9 @@ struct WetSandSpec {
 };
 
 // How sand resists shear: Zhu & Bridson 2005's yield test and frictional stress, the
-// mu(I) rheology of Jop, Forterre & Pouliquen 2006 (src/sand_rheology.hpp), an
-// elastic-plastic stress (src/elastic_plastic_sand.hpp) or a rigid-plastic one solved
-// implicitly (src/rigid_plastic_sand.hpp).
+// mu(I) rheology of Jop, Forterre & Pouliquen 2006 (src/sand/sand_rheology.hpp), an
+// elastic-plastic stress (src/sand/elastic_plastic_sand.hpp) or a rigid-plastic one solved
+// implicitly (src/sand/rigid_plastic_sand.hpp).
 struct SandRheology {
   enum class Kind { ZhuBridson, MuOfI, ElasticPlastic, RigidPlastic } kind = Kind::ZhuBridson;
   // mu(I) only: mu_s = tan(friction_angle) is the material's own; these set the rest.
@@ -62,36 +62,37 @@ struct SandRheology {
   double grain_density = 2650.0;             // rho_grain, kg/m^3 (quartz)
   // elastic_plastic only: the shear modulus G of the sand's elastic stress, Pa. A numerical
   // stiffness far below a real sand's (10-100 MPa): the elastic strain is the stress over G,
-  // and the substeps grow as sqrt(G) (src/elastic_plastic_sand.hpp).
+  // and the substeps grow as sqrt(G) (src/sand/elastic_plastic_sand.hpp).
   double shear_modulus = 2e5;
   // zhu_bridson only: the shape of the yield surface in the deviatoric plane. Drucker-Prager
   // (the paper's) is one strength for every direction of strain; Mohr-Coulomb's is the same
-  // in plane strain and up to 45% stronger in axisymmetric compression (src/sand_rheology.hpp).
+  // in plane strain and up to 45% stronger in axisymmetric compression
+  // (src/sand/sand_rheology.hpp).
   enum class YieldSurface {
     DruckerPrager,
     MohrCoulomb
   } yield_surface = YieldSurface::DruckerPrager;
   // zhu_bridson and mu_i: a slow surface cell on a slope flatter than the friction angle
-  // stays rigid (src/surface_rest.hpp); false gives the paper's yield test alone.
+  // stays rigid (src/sand/surface_rest.hpp); false gives the paper's yield test alone.
   bool surface_static_friction = true;
   // zhu_bridson and mu_i: a particle in a rigid cell takes its velocity from that cell's own
   // faces at G2P (rigid_cell_velocity = "own_cell"), so it moves with its rigid cluster,
   // instead of the trilinear interpolation every other particle uses, which reaches into the
   // faces of a yielding neighbour and drags the top of a resting core along with the flow
-  // over it (src/transfer.hpp).
+  // over it (src/transfer/transfer.hpp).
   bool rigid_cells_own_velocity = false;
   // zhu_bridson and mu_i: a surface cell on a slope too steep for its friction and cohesion
-  // to hold it yields, even at rest (steep_surface_yields; src/surface_rest.hpp). The
+  // to hold it yields, even at rest (steep_surface_yields; src/sand/surface_rest.hpp). The
   // paper's test keeps sand at rest rigid whatever its slope (sigma_rigid vanishes), so an
   // over-steep flank stands until the projection's push on its staircase erodes it.
   bool steep_surface_yields = false;
   // zhu_bridson and mu_i: a rigid cell of cohesionless sand yields, even at rest, when the
   // plane through it dipping at the friction angle daylights at a free surface: the sand
-  // above a plane steeper than phi slides (Culmann's wedge; src/culmann_wedges.hpp). The
+  // above a plane steeper than phi slides (Culmann's wedge; src/sand/culmann_wedges.hpp). The
   // paper's test keeps a released face rigid until it peels.
   bool culmann_wedges_yield = false;
   // zhu_bridson and mu_i: the step's frictional stress is applied in this many substeps, each
-  // from the strain rate the one before left (src/sand_plasticity.hpp). A rate-independent
+  // from the strain rate the one before left (src/sand/sand_plasticity.hpp). A rate-independent
   // stress applied once per step overshoots on grid-scale modes and chatters; FLIP's PIC
   // share damps that, APIC keeps it. 0: chosen by the transfer, friction_substeps() below.
   int friction_substeps = 0;
@@ -117,7 +118,7 @@ struct MaterialSpec {
 };
 
 // The defaults a sand material's `model` picks for the keys it leaves out: the model checked
-// against laboratory collapses (src/README.md, "Sand against laboratory collapses": APIC,
+// against laboratory collapses (docs/findings/laboratory_collapses.md: APIC,
 // rigid cells' own velocity, Culmann's wedges), or Zhu & Bridson's own (95% PIC, rigid cells
 // interpolated, released faces held until they peel). Only Zhu & Bridson's rheology has the
 // validated model; the others keep the paper's transfer. Culmann's test reads the columns'
@@ -136,7 +137,7 @@ inline SandModelDefaults sand_model_defaults(bool zhu_bridson_rheology, bool zhu
 
 // The substeps of a sand's frictional stress: the case's friction_substeps, else 8 under
 // APIC, which keeps the chatter, and 1 under PIC/FLIP and RPIC, which drop the strain rate
-// and damp it (Zhu & Bridson's single application; src/README.md, "Friction substeps").
+// and damp it (Zhu & Bridson's single application; docs/findings/friction_substeps.md).
 inline int friction_substeps(const MaterialSpec& sand) {
   // 16 substeps give the same deposits as 8; 4 let tall plane columns and slopes near phi
   // creep (postproc/column_collapse_findings.md, "Four friction substeps instead of eight").
@@ -216,7 +217,7 @@ struct CheckpointSpec {
 
 // Where the pressure's free-surface condition p = 0 holds: at the centre of the first air
 // cell (first order), or where the particles' smoothed surface crosses the line between a
-// fluid and an air cell centre (ghost fluid, src/free_surface.hpp).
+// fluid and an air cell centre (ghost fluid, src/pressure/free_surface.hpp).
 enum class FreeSurface { FirstOrder, GhostFluid };
 
 struct PressureSolverSpec {

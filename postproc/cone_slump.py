@@ -12,7 +12,7 @@ of phi = 30 degrees. A Coulomb material should end with its flanks near phi: ste
 fail; flatter, friction stops them. Printed for every frame: the summit (the highest grain
 within 2 cells of the axis, plus a quarter cell) and the flank's slope, fitted to the ring
 tops between 20% and 80% of the summit's height (rings one cell wide). --material-line adds
-lines to the sand material (the options of src/README.md), e.g. 'transfer = "apic"'.
+lines to the sand material (the options of docs/findings/README.md), e.g. 'transfer = "apic"'.
 
 Needs /usr/bin/python3 with numpy and h5py.
 """

@@ -54,7 +54,7 @@ HALO_BYTES_PER_FACE_CELL = 43.9e6 / (424 * 106)
 GRID_EXCHANGES_PER_STEP = 14
 PROJECTIONS_PER_STEP = 2          # the pressure projection, and again after plasticity
 CG_REDUCTIONS_PER_ITERATION = 2   # its two dot products
-# One CG iteration's V-cycle (src/multigrid_preconditioner.cpp): one fill for the matrix
+# One CG iteration's V-cycle (src/pressure/multigrid_preconditioner.cpp): one fill for the matrix
 # product; on each level above the coarsest 2 x 4 smoothing fills, 2 more and the sum that
 # restricts to the next; the coarsest gathered onto every rank (one allreduce of its cells)
 # when it has at most 32768 cells, else swept with 41 fills. Levels halve the blocks until

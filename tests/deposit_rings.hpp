@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "decomposition/reductions.hpp"
-#include "src/simulation.hpp"
+#include "src/driver/simulation.hpp"
 
 namespace dunesim::test {
 

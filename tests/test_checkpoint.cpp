@@ -14,8 +14,8 @@
 #include "decomposition/reductions.hpp"
 #include "io/checkpoint.hpp"
 #include "io/checkpoint_rank_table.hpp"
-#include "src/simulation.hpp"
-#include "src/simulation_checkpoint.hpp"
+#include "src/driver/simulation.hpp"
+#include "src/driver/simulation_checkpoint.hpp"
 #include "tests/compare_runs.hpp"
 #include "tests/scenes.hpp"
 #include "tests/world_ranks.hpp"
@@ -308,7 +308,7 @@ TEST(Restart, ElasticPlasticSandContinuesBitForBit) {
 }
 
 // Rigid-plastic sand keeps its stress on the particles and the walls' friction force on the
-// grid, each the warm start of the next step's solve (src/rigid_plastic_sand.hpp): a
+// grid, each the warm start of the next step's solve (src/sand/rigid_plastic_sand.hpp): a
 // restart carries both, so a cohesive block sliding down a tilted floor continues bit for
 // bit. Without the friction force the restarted solve starts cold and ends within its
 // tolerance of the uninterrupted one, not on it.

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "decomposition/reductions.hpp"
-#include "src/simulation.hpp"
+#include "src/driver/simulation.hpp"
 #include "tests/compare_runs.hpp"
 #include "tests/particle_ids.hpp"
 #include "tests/scenes.hpp"

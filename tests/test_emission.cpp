@@ -9,11 +9,11 @@
 #include <unordered_set>
 
 #include "decomposition/reductions.hpp"
-#include "src/boundaries.hpp"
-#include "src/emission.hpp"
-#include "src/seeding.hpp"
+#include "src/grid/boundaries.hpp"
+#include "src/particles/emission.hpp"
+#include "src/particles/seeding.hpp"
 #include "tests/compare_runs.hpp"
-#include "src/simulation.hpp"
+#include "src/driver/simulation.hpp"
 #include "tests/world_ranks.hpp"
 
 using namespace dunesim;

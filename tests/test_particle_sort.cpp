@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "src/particle_sort.hpp"
+#include "src/particles/particle_sort.hpp"
 
 using namespace dunesim;
 

@@ -4,11 +4,11 @@
 #include <cmath>
 
 #include "decomposition/reductions.hpp"
-#include "src/boundaries.hpp"
-#include "src/multigrid_preconditioner.hpp"
-#include "src/projection.hpp"
-#include "src/simulation.hpp"
-#include "src/transfer.hpp"
+#include "src/grid/boundaries.hpp"
+#include "src/pressure/multigrid_preconditioner.hpp"
+#include "src/pressure/projection.hpp"
+#include "src/driver/simulation.hpp"
+#include "src/transfer/transfer.hpp"
 #include "tests/scenes.hpp"
 
 using namespace dunesim;

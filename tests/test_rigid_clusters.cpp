@@ -10,7 +10,7 @@
 
 #include "decomposition/connected_components.hpp"
 #include "decomposition/reductions.hpp"
-#include "src/rigid_clusters.hpp"
+#include "src/sand/rigid_clusters.hpp"
 #include "tests/world_ranks.hpp"
 
 using namespace dunesim;

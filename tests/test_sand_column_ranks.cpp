@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "decomposition/reductions.hpp"
-#include "src/simulation.hpp"
+#include "src/driver/simulation.hpp"
 #include "tests/deposit_rings.hpp"
 #include "tests/scenes.hpp"
 #include "tests/world_ranks.hpp"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "decomposition/reductions.hpp"
-#include "src/simulation.hpp"
+#include "src/driver/simulation.hpp"
 #include "tests/deposit_rings.hpp"
 #include "tests/scenes.hpp"
 
@@ -84,7 +84,7 @@ TEST(InclinedPlane, BlockFollowsCoulombsLaw) {
   EXPECT_NEAR(s.at_35_deg, s.coulomb_at_35_deg, 0.05 * s.coulomb_at_35_deg);
 }
 
-// Rigid-plastic sand (src/rigid_plastic_sand.hpp) holds the wall's Coulomb friction inside
+// Rigid-plastic sand (src/sand/rigid_plastic_sand.hpp) holds the wall's Coulomb friction inside
 // its implicit solve, with the normal stress p + s_zz of the cells on the floor.
 TEST(InclinedPlane, RigidPlasticBlockFollowsCoulombsLaw) {
   const SlideSpeeds s = slide_speeds(SandRheology::Kind::RigidPlastic);
@@ -112,7 +112,7 @@ double max_x(const Simulation& sim) {
 }
 
 // Elastic-plastic sand as its case keys would set it: FLIP, which the small elastic time step
-// needs (src/README.md, "Elastic-plastic sand").
+// needs (docs/findings/elastic_plastic_sand.md).
 void elastic_plastic(MaterialSpec& sand) {
   sand.rheology.kind = SandRheology::Kind::ElasticPlastic;
   sand.flip_ratio = 0.95;
@@ -216,8 +216,8 @@ TEST(VerticalCut, StandsWithCohesionCollapsesWithout) {
 }
 
 // A vertical cut: a block of height H = 0.2 m against the left wall with a free face on its
-// right, of elastic-plastic sand (src/elastic_plastic_sand.hpp). Rankine's critical height of
-// a vertical cut in cohesive soil is H_c = (4 c / (rho g)) tan(45 + phi / 2), so the face of
+// right, of elastic-plastic sand (src/sand/elastic_plastic_sand.hpp). Rankine's critical height
+// of a vertical cut in cohesive soil is H_c = (4 c / (rho g)) tan(45 + phi / 2), so the face of
 // height H stands up to a cohesion c_crit = rho g H / (4 tan(45 + phi / 2)) = 453 Pa
 // (rho = 1600, phi = 30). The model's yield surface is Mohr-Coulomb's in plane strain, which
 // this slab (4 cells thick between walls) is. The test brackets c_crit: with 2 c_crit
@@ -226,7 +226,7 @@ TEST(VerticalCut, StandsWithCohesionCollapsesWithout) {
 // 1.1 cm at c_crit, 5.5 cm at 0.7 c_crit and 7.5 cm at c_crit / 2.
 //
 // Zhu & Bridson's rheology fails this test: with it the half-critical face stands, and so
-// does one with c = 25 Pa (src/README.md, "Elastic-plastic sand").
+// does one with c = 25 Pa (docs/findings/elastic_plastic_sand.md).
 TEST(VerticalCut, BracketsRankineCriticalHeight) {
   const double height = 0.2, phi = 30.0, rho = 1600.0;
   const double critical_cohesion =
@@ -256,7 +256,7 @@ TEST(VerticalCut, BracketsRankineCriticalHeight) {
 // applied once per step it overshoots on grid-scale motions and drives them back the next
 // step; APIC keeps that chatter (95% PIC damps it), which held cells yielding and spent the
 // friction that should stop the flow. Friction substeps, each re-reading the strain rate,
-// end it (src/README.md, "Friction substeps").
+// end it (docs/findings/friction_substeps.md).
 TEST(ApicDeposit, ComesToRestWithFrictionSubsteps) {
   auto share_moving = [](int substeps) {
     CaseConfig c =
@@ -280,7 +280,7 @@ TEST(ApicDeposit, ComesToRestWithFrictionSubsteps) {
   const double shipped = share_moving(0), once_a_step = share_moving(1);
   RecordProperty("share_moving", std::to_string(shipped));
   RecordProperty("share_moving_once_a_step", std::to_string(once_a_step));
-  // kRestSpeed is a sixth of g dt mu (the floor's rest speed in src/surface_rest.hpp at the
+  // kRestSpeed is a sixth of g dt mu (the floor's rest speed in src/sand/surface_rest.hpp at the
   // 10 ms step). Measured at 2 s, 1 rank: the 99th percentile speed 0.3 mm/s with the
   // default 8 substeps, 55 mm/s with one (1.2% of the grains above 5 cm/s, random in
   // direction), where the deposit's shape no longer changed.
@@ -290,7 +290,7 @@ TEST(ApicDeposit, ComesToRestWithFrictionSubsteps) {
 
 // A layer two cells thick slides at 0.5 m/s on a bed of sand tilted 20 degrees, with the
 // APIC transfer: friction stops it. Eq. 2's friction in simple shear, tan(31.5 degrees)
-// for phi = 30 (src/README.md, "Sand"), decelerates it at g (0.613 cos 20 - sin 20) =
+// for phi = 30 (docs/findings/sand.md), decelerates it at g (0.613 cos 20 - sin 20) =
 // 2.3 m/s^2, to rest by 0.22 s; it is checked at 0.6 s. The bed's top row takes the
 // flow's reaction; while the friction's substeps let that reaction move the row along with
 // the layer, the shear between them vanished and the layer slid on at 4 cm/s.
@@ -353,7 +353,7 @@ double released_wedge_vertical_speed(bool culmann_wedges_yield) {
 // A released vertical face of cohesionless sand fails at once: the wedge in front of the
 // Rankine plane slides like a Coulomb block on that plane, whose vertical acceleration is
 // g (sin 60 - mu cos 60) sin 60 = 4.75 m/s^2 with eq. 2's friction in plane strain, mu =
-// tan(31.5 degrees) (src/README.md, "Sand"), so 0.095 m/s at 0.02 s. Zhu & Bridson's test
+// tan(31.5 degrees) (docs/findings/sand.md), so 0.095 m/s at 0.02 s. Zhu & Bridson's test
 // keeps sand at rest rigid (sigma_rigid vanishes), and the face only peels. Measured when
 // this was written (1 rank): 0.083 m/s (0.87 of the block) with culmann_wedges_yield, 0.014
 // (0.15) without; under APIC 0.106 and 0.017. The wedge is not rigid (its grains by the face
@@ -409,7 +409,7 @@ double apic_cone_summit_kept(bool rigid_cells_own_velocity) {
 // cluster's fitted motion (rigid_cell_velocity = "own_cell"). Read from the grid instead,
 // the faces beside open and flowing cells, which the second projection changes after the
 // fit, carry the surface's grains off a cluster at rest, and the summit creeps down
-// (src/README.md, "Rigid cells move with their cluster").
+// (docs/findings/rigid_cells_move_with_their_cluster.md).
 TEST(ApicCone, StandsBelowTheFrictionAngle) {
   const double own = apic_cone_summit_kept(true), interpolated = apic_cone_summit_kept(false);
   RecordProperty("summit_kept_own_cell", std::to_string(own));
@@ -426,7 +426,7 @@ TEST(ApicCone, StandsBelowTheFrictionAngle) {
 // release its mass does not move outward. Zhu & Bridson's yield test alone lets the top cell
 // of every riser of the surface's staircase yield each step, and the heap creeps flat
 // (postproc/column_collapse_findings.md, "Why Zhu & Bridson deposits creep"); the surface's
-// static friction on its slope (src/surface_rest.hpp) holds it.
+// static friction on its slope (src/sand/surface_rest.hpp) holds it.
 TEST(SlumpedColumn, ComesToRest) {
   constexpr double kCell = 0.01;
   constexpr int kRings = 15;
@@ -447,7 +447,7 @@ TEST(SlumpedColumn, ComesToRest) {
   // surface's static friction, whose 2-3 s window then reads 2.6%. The test reads 0.12% on
   // 1 and 2 ranks. The window began at 1 s
   // until the boundary edges of the stress divergence stopped braking the flows
-  // (src/sand_plasticity.cpp): the slump's last avalanche now runs until 2 s (0.30 0.12 0.07
+  // (src/sand/sand_plasticity.cpp): the slump's last avalanche now runs until 2 s (0.30 0.12 0.07
   // 0.02% per half second before).
   EXPECT_LT(moved, 0.008);
 }

@@ -4,7 +4,7 @@
 // the model predicts, steeper for the larger friction angle, with every poured particle
 // still there.
 //
-// The prediction (src/README.md, "Culmann's wedges yield"): Culmann's wedges fail any slope
+// The prediction (docs/findings/culmann_wedges_yield.md): Culmann's wedges fail any slope
 // steeper than phi, at rest too, and a flowing layer stops where eq. 2's frictional stress
 // balances gravity: in simple shear it resists with sqrt(3/2) sin(phi) p, so flows stop on
 // slopes below atan(sqrt(3/2) sin(phi)). The heap stands at the lower of the two:
@@ -133,15 +133,15 @@ TEST(SandPile, PouredHeapStandsAtThePredictedAngle) {
   // of the requirement, and a change that lowers them by 0.02 degrees fails this test. At
   // 2.5 mm (seed 1) they stand at 28.5 and 35.3. The heaps grow by avalanches that stop
   // below the slope they started on, as sand's do; no closer prediction of that overshoot
-  // is derived yet (src/README.md, "Culmann's wedges yield").
+  // is derived yet (docs/findings/culmann_wedges_yield.md).
   EXPECT_NEAR(loose.slope_deg, predicted_angle_deg(30.0), 3.0);
   EXPECT_NEAR(rough.slope_deg, predicted_angle_deg(40.0), 3.0);
   EXPECT_GT(rough.slope_deg, loose.slope_deg + 2.0);
 }
 
-// Rigid-plastic sand (src/rigid_plastic_sand.hpp) with the cases' transfer: its yield stress
+// Rigid-plastic sand (src/sand/rigid_plastic_sand.hpp) with the cases' transfer: its yield stress
 // in simple shear is tan(phi) p, so the flank of a heap at rest, an infinite slope at the
-// limit of equilibrium, stands at phi itself (src/README.md, "Rigid-plastic sand"). The
+// limit of equilibrium, stands at phi itself (docs/findings/rigid_plastic_sand.md). The
 // stress carries the weight at rest, so the heap needs no damping to stand and 1 cm cells
 // suffice: one heap per angle (seed 1; the measurement that led to this test poured it on
 // 1 rank: 31.0 / 31.3 and 39.7 / 39.5 degrees).

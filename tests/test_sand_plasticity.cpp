@@ -8,18 +8,18 @@
 #include <vector>
 
 #include "decomposition/reductions.hpp"
-#include "src/culmann_wedges.hpp"
-#include "src/sand_plasticity.hpp"
-#include "src/sand_rheology.hpp"
-#include "src/strain_rate_rows.hpp"
-#include "src/stress_divergence.hpp"
+#include "src/sand/culmann_wedges.hpp"
+#include "src/sand/sand_plasticity.hpp"
+#include "src/sand/sand_rheology.hpp"
+#include "src/sand/strain_rate_rows.hpp"
+#include "src/sand/stress_divergence.hpp"
 #include "tests/world_ranks.hpp"
 
 using namespace dunesim;
 
 namespace {
 
-// Without gravity no surface cell is held by its slope (src/surface_rest.hpp): the tests
+// Without gravity no surface cell is held by its slope (src/sand/surface_rest.hpp): the tests
 // of the stresses alone use it.
 const Vec3 kNoGravity{0, 0, 0};
 const Vec3 kGravity{0, 0, -9.81};
@@ -174,7 +174,7 @@ TEST(SandPlasticity, StrainRateOfLinearFieldIsExact) {
   EXPECT_EQ(global_sum(t.topo, int64_t(checked)), int64_t(6 * 4 * 4));
 }
 
-// The friction substeps take the strain rates a row at a time (src/strain_rate_rows.hpp):
+// The friction substeps take the strain rates a row at a time (src/sand/strain_rate_rows.hpp):
 // on a random field, over interior rows and lone boundary cells, they must be strain_rate()'s
 // to the last bit, or the substeps would no longer give the classification's stress.
 TEST(SandPlasticity, RowStrainRatesAreStrainRatesToTheLastBit) {
@@ -358,7 +358,7 @@ struct ShearedSand {
 
   SandPlasticityStats step() {
     return zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(30, 0), dt,
-                                 kNoGravity);
+                                  kNoGravity);
   }
 
   // Calls f(u) on this rank's x-faces between two sand cells (the wall faces at x = 0 and
@@ -441,7 +441,7 @@ TEST(SandPlasticity, SandAtRestStaysRigid) {
     t.grid.pressure(i, j, k) = k < 4 ? 1600 * 9.81 * 0.05 * (4 - k - 0.5) : 0.0;
   });
   SandPlasticityStats stats = zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand,
-                                                    sand_material(30, 0), 0.01, kNoGravity);
+                                                     sand_material(30, 0), 0.01, kNoGravity);
   const Array3<uint8_t>& rigid = t.grid.rigid;
   EXPECT_EQ(global_sum(t.topo, stats.sand_cells), int64_t(6 * 4 * 4));
   EXPECT_EQ(global_sum(t.topo, stats.rigid_cells), int64_t(6 * 4 * 4));
@@ -469,9 +469,9 @@ void fill_columns(TestGrid& t, Height height) {
 
 // The cells that yield in one step of the sand stage, counted over all ranks.
 int64_t yielding_cells(TestGrid& t, const MaterialSpec& sand) {
-  return global_sum(
-      t.topo,
-      zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand, sand, 0.01, kGravity).yielding_cells);
+  return global_sum(t.topo,
+                    zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand, sand, 0.01, kGravity)
+                        .yielding_cells);
 }
 
 // Sand at rest on a 45-degree staircase of 5 cm cells (column i holds 7 - i cells): the
@@ -678,10 +678,10 @@ TEST(SandPlasticity, SandHoldingNoWaterMovesAsDrySand) {
   wet_grid.grid.allocate_pore_water(wet_grid.topo);  // saturation 0 everywhere
   const SandPlasticityStats s_dry =
       zhu_bridson_plasticity(dry_grid.topo, dry_grid.halo, dry_grid.grid, dry_grid.sand, dry, dt,
-                            kGravity);
+                             kGravity);
   const SandPlasticityStats s_wet =
       zhu_bridson_plasticity(wet_grid.topo, wet_grid.halo, wet_grid.grid, wet_grid.sand,
-                            holds_water, dt, kGravity);
+                             holds_water, dt, kGravity);
   EXPECT_GT(global_sum(dry_grid.topo, s_dry.yielding_cells), 20);
   EXPECT_EQ(s_wet.yielding_cells, s_dry.yielding_cells);
   for (int a = 0; a < 3; ++a)
@@ -711,7 +711,7 @@ int64_t risers_held(double friction_angle_deg, int tread, float speed, int64_t& 
   });
   t.halo.fill<double>({&t.grid.vel[0]});
   zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(friction_angle_deg, 0),
-                        0.01, kGravity);
+                         0.01, kGravity);
   int64_t held = 0, count = 0;
   for_each_index(t.topo.owned_cells(t.topo.rank()), [&](int i, int j, int k) {
     if (i == 0 || k != height(i) - 1 || height(i - 1) >= height(i)) return;
@@ -726,7 +726,8 @@ int64_t risers_held(double friction_angle_deg, int tread, float speed, int64_t& 
 
 // The risers of a staircase yield under the paper's test (a free vertical face) and stay
 // rigid when the staircase's slope is below the friction angle and they were at rest:
-// single steps three cells wide read 26.6 degrees on the Sobel normal (src/surface_rest.hpp).
+// single steps three cells wide read 26.6 degrees on the Sobel normal
+// (src/sand/surface_rest.hpp).
 TEST(SurfaceRest, RisersOfAGentleStaircaseStayAtRest) {
   int64_t risers = 0;
   EXPECT_EQ(risers_held(30, 3, 0.0f, risers), risers);

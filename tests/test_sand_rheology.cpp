@@ -1,4 +1,4 @@
-// The rheologies of one sand cell (src/sand_rheology.hpp), worked by hand: mu(I)'s law,
+// The rheologies of one sand cell (src/sand/sand_rheology.hpp), worked by hand: mu(I)'s law,
 // its yield test and its flowing stress in simple shear, where the shear stress must be
 // mu(I) p; the cap that keeps friction from reversing a cell; and the Zhu & Bridson
 // rheology's factor of 2.1 between its yield and its flowing stress.
@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "src/sand_model.hpp"
-#include "src/sand_rheology.hpp"
+#include "src/sand/sand_model.hpp"
+#include "src/sand/sand_rheology.hpp"
 
 using namespace dunesim;
 
@@ -93,7 +93,8 @@ TEST(SandRheology, ZhuBridsonFlowsAtTwiceItsYieldStress) {
   sand.rheology.kind = SandRheology::Kind::ZhuBridson;
   const double p = 1000;
   EXPECT_TRUE(
-      sand_cell_stress(ZhuBridsonFriction(sand), simple_shear(0.99 * 288.675 / 80, p, 1e-3)).rigid);
+      sand_cell_stress(ZhuBridsonFriction(sand), simple_shear(0.99 * 288.675 / 80, p, 1e-3))
+          .rigid);
   const SandCellStress s =
       sand_cell_stress(ZhuBridsonFriction(sand), simple_shear(1.01 * 288.675 / 80, p, 1e-3));
   ASSERT_FALSE(s.rigid);
@@ -172,7 +173,8 @@ TEST(SandRheology, MohrCoulombFlowsAtOneObliquity) {
   }
   sand.rheology.yield_surface = SandRheology::YieldSurface::DruckerPrager;
   cell.strain_rate = diagonal(100, 100, -200);
-  const double drucker_prager = obliquity(sand_cell_stress(ZhuBridsonFriction(sand), cell).sigma, p);
+  const double drucker_prager =
+      obliquity(sand_cell_stress(ZhuBridsonFriction(sand), cell).sigma, p);
   const double k = 0.5 / std::sqrt(2.0);
   EXPECT_NEAR(drucker_prager, 3 * k / (2 + k), 1e-7);
 }
@@ -192,8 +194,10 @@ TEST(SandModel, FactoryBuildsEachRheologysModel) {
   };
   const Expected models[] = {{SandRheology::Kind::ZhuBridson, "zhu_bridson", false, false, 0},
                              {SandRheology::Kind::MuOfI, "mu_i", false, false, 0},
-                             {SandRheology::Kind::ElasticPlastic, "elastic_plastic", true, true, 0},
-                             {SandRheology::Kind::RigidPlastic, "rigid_plastic", true, false, 24}};
+                             {SandRheology::Kind::ElasticPlastic, "elastic_plastic", true, true,
+                              0},
+                             {SandRheology::Kind::RigidPlastic, "rigid_plastic", true, false,
+                              24}};
   for (const Expected& e : models) {
     MaterialSpec sand = mu_of_i_sand();
     sand.rheology.kind = e.kind;

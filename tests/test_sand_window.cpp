@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "decomposition/reductions.hpp"
-#include "src/sand_window.hpp"
-#include "src/simulation.hpp"
+#include "src/particles/sand_window.hpp"
+#include "src/driver/simulation.hpp"
 #include "tests/scenes.hpp"
 #include "tests/world.hpp"
 

@@ -8,11 +8,11 @@
 #include <tuple>
 
 #include "decomposition/reductions.hpp"
-#include "src/boundaries.hpp"
-#include "src/darcy_drag.hpp"
-#include "src/seeding.hpp"
-#include "src/seepage.hpp"
-#include "src/simulation.hpp"
+#include "src/grid/boundaries.hpp"
+#include "src/wet/darcy_drag.hpp"
+#include "src/particles/seeding.hpp"
+#include "src/wet/seepage.hpp"
+#include "src/driver/simulation.hpp"
 #include "tests/scenes.hpp"
 #include "tests/world_ranks.hpp"
 

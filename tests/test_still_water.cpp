@@ -6,7 +6,7 @@
 #include <string>
 
 #include "decomposition/reductions.hpp"
-#include "src/simulation.hpp"
+#include "src/driver/simulation.hpp"
 #include "tests/scenes.hpp"
 
 using namespace dunesim;

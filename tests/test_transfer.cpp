@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "decomposition/reductions.hpp"
-#include "src/simulation.hpp"
-#include "src/transfer.hpp"
+#include "src/driver/simulation.hpp"
+#include "src/transfer/transfer.hpp"
 #include "tests/particle_ids.hpp"
 #include "tests/scenes.hpp"
 #include "tests/world_ranks.hpp"
@@ -262,8 +262,8 @@ struct RigidCellUnderAFlow {
 // With rigid_cell_velocity = "own_cell" a particle of a rigid cell moves with its cluster
 // (here at rest) even with a flow right above it; the trilinear stencil would hand it a
 // quarter of the flow's speed (it lies a quarter cell below the centre of the cell above),
-// which is how a flow drags the top of a resting core along (src/README.md, "Rigid cells
-// move with their cluster").
+// which is how a flow drags the top of a resting core along
+// (docs/findings/rigid_cells_move_with_their_cluster.md).
 TEST(Transfer, RigidCellParticleMovesWithItsCluster) {
   for (Transfer transfer : {Transfer::Flip, Transfer::Apic, Transfer::Rpic}) {
     RigidCellUnderAFlow interpolated(transfer), own_cell(transfer);

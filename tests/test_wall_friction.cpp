@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "decomposition/reductions.hpp"
-#include "src/boundaries.hpp"
-#include "src/wall_friction.hpp"
+#include "src/grid/boundaries.hpp"
+#include "src/sand/wall_friction.hpp"
 
 using namespace dunesim;
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "decomposition/reductions.hpp"
-#include "src/simulation.hpp"
-#include "src/wet_sand.hpp"
+#include "src/driver/simulation.hpp"
+#include "src/sand/wet_sand.hpp"
 #include "tests/scenes.hpp"
 #include "tests/water_accounting.hpp"
 
@@ -294,7 +294,7 @@ TEST(MoistColumn, StandsMoistCollapsesDrySpreadsSoaked) {
 
 // Moist sand stands by its cohesion where Rankine says it does, with sand that carries its
 // weight's stress (rheology elastic_plastic; Zhu & Bridson's holds any cohesive column:
-// src/README.md, "Elastic-plastic sand").
+// docs/findings/elastic_plastic_sand.md).
 // The column is 0.1 m tall at S' = 0.4: rho = 1600 + n S' 1000 kg/m^3, and a
 // vertical face of height H stands while c exceeds c_crit = rho g H / (4 tan(45 + phi / 2))
 // (phi = 30; the model's yield surface is Mohr-Coulomb's in this plane-strain slab). With
@@ -317,7 +317,7 @@ TEST(MoistColumn, CohesionBracketsRankineCriticalHeight) {
   EXPECT_GT(soaked.runout, dry.runout + cell);
 }
 
-// The same for rigid-plastic sand (src/rigid_plastic_sand.hpp), whose wet cohesion and
+// The same for rigid-plastic sand (src/sand/rigid_plastic_sand.hpp), whose wet cohesion and
 // friction enter its yield stress sqrt(J2) <= tan(phi) p + c. In this plane-strain slab its
 // incompressible flow keeps sigma_yy at the mean of the other two principal stresses, so
 // sqrt(J2) is the Mohr circle's radius and p its centre: the yield surface is Mohr-Coulomb's

@@ -13,8 +13,8 @@
 
 #include "decomposition/reductions.hpp"
 #include "io/checkpoint.hpp"
-#include "src/simulation.hpp"
-#include "src/simulation_checkpoint.hpp"
+#include "src/driver/simulation.hpp"
+#include "src/driver/simulation_checkpoint.hpp"
 #include "tests/water_accounting.hpp"
 #include "tests/world.hpp"
 
@@ -49,8 +49,8 @@ std::string fresh_directory(const std::string& test) {
 }
 
 // Continues from the newest checkpoint in `directory` on comm's ranks as
-// `dunesim run --restart latest` does (start_run in src/run_driver.cpp): with the case text
-// stored in the checkpoint, parsed again.
+// `dunesim run --restart latest` does (start_run in src/driver/run_driver.cpp): with the case
+// text stored in the checkpoint, parsed again.
 std::unique_ptr<Simulation> restart_from_latest(const std::string& directory, MPI_Comm comm) {
   CheckpointReader checkpoint(comm, find_checkpoint(comm, directory, "latest"));
   const CheckpointCase& stored = checkpoint.source();

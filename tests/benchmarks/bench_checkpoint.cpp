@@ -20,8 +20,8 @@
 #include "decomposition/reductions.hpp"
 #include "io/case_config.hpp"
 #include "io/checkpoint.hpp"
-#include "src/simulation.hpp"
-#include "src/simulation_checkpoint.hpp"
+#include "src/driver/simulation.hpp"
+#include "src/driver/simulation_checkpoint.hpp"
 
 using namespace dunesim;
 

@@ -16,7 +16,7 @@
 
 #include "decomposition/reductions.hpp"
 #include "io/case_config.hpp"
-#include "src/simulation.hpp"
+#include "src/driver/simulation.hpp"
 
 using namespace dunesim;
 

@@ -1,5 +1,5 @@
 // Ponded infiltration into a column of dry sand against the Green-Ampt law (not a test):
-// the percolation stage of src/percolation.hpp on the real grid, halo and rank layout, with
+// the percolation stage of src/wet/percolation.hpp on the real grid, halo and rank layout, with
 // its parameters mapped from a real sand.
 //
 //   mpiexec -n 2 build/green_ampt [--cell 0.01] [--ideal-saturation 0.19] [--end 7200] \
@@ -53,10 +53,10 @@
 #include "decomposition/reductions.hpp"
 #include "decomposition/topology.hpp"
 #include "io/case_config.hpp"
-#include "src/mac_grid.hpp"
-#include "src/percolation.hpp"
-#include "src/seeding.hpp"
-#include "src/simulation.hpp"
+#include "src/grid/mac_grid.hpp"
+#include "src/wet/percolation.hpp"
+#include "src/particles/seeding.hpp"
+#include "src/driver/simulation.hpp"
 
 using namespace dunesim;
 

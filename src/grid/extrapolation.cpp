@@ -1,0 +1,110 @@
+#include "src/grid/extrapolation.hpp"
+
+#include <stdexcept>
+#include <vector>
+
+namespace dunesim {
+
+namespace {
+
+// States of a face during extrapolation.
+constexpr uint8_t kUnknown = 0;  // no velocity yet
+constexpr uint8_t kKnown = 1;    // has a velocity (from the fluid or an earlier layer)
+constexpr uint8_t kQueued = 2;   // gets its velocity in the current layer: read as unknown
+
+// One velocity component: `layers` layers of the band around the known faces. Faces on
+// the edge of the local array are never written (they lack neighbours).
+void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, const Box& known,
+                           int layers) {
+  const Box& box = v.box();
+  const Box inner = box.grown(-1);
+  const int64_t st[3] = {v.stride(0), v.stride(1), v.stride(2)};
+  const int nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1];
+  double* vd = v.data();
+  uint8_t* sd = state.data();
+  auto in_inner = [&](int64_t o) {
+    const int i = box.lo[0] + int(o % nx), j = box.lo[1] + int((o / nx) % ny),
+              k = box.lo[2] + int(o / (int64_t(nx) * ny));
+    return inner.contains(i, j, k);
+  };
+  auto touches_known = [&](int64_t o) {
+    for (int d = 0; d < 3; ++d)
+      if (sd[o - st[d]] == kKnown || sd[o + st[d]] == kKnown) return true;
+    return false;
+  };
+
+  // The first layer: one pass over the known faces' box finds the unknown faces next to
+  // known ones.
+  std::vector<int64_t> layer, next;
+  for_each_index(inner.intersect(known.grown(1)), [&](int i, int j, int k) {
+    const int64_t o = v.offset(i, j, k);
+    if (sd[o] == kUnknown && touches_known(o)) {
+      sd[o] = kQueued;
+      layer.push_back(o);
+    }
+  });
+  for (int l = 0; l < layers && !layer.empty(); ++l) {
+    for (int64_t o : layer) {
+      double sum = 0;
+      int count = 0;
+      for (int d = 0; d < 3; ++d)
+        for (int64_t off : {-st[d], st[d]})
+          if (sd[o + off] == kKnown) {
+            sum += vd[o + off];
+            ++count;
+          }
+      vd[o] = sum / count;  // count >= 1: a queued face touches a known one
+    }
+    for (int64_t o : layer) sd[o] = kKnown;
+    if (l + 1 == layers) break;
+    // The next layer can only be among the unknown neighbours of this one.
+    next.clear();
+    for (int64_t o : layer)
+      for (int d = 0; d < 3; ++d)
+        for (int64_t off : {-st[d], st[d]}) {
+          const int64_t n = o + off;
+          if (sd[n] == kUnknown && in_inner(n)) {
+            sd[n] = kQueued;
+            next.push_back(n);
+          }
+        }
+    layer.swap(next);
+  }
+}
+
+// A face is known when it touches a fluid cell (fluid-solid faces included); all lie in
+// `faces`, the faces of the fluid's bounding box.
+void mark_known_faces(const Array3<uint8_t>& type, int a, const Box& faces,
+                      Array3<uint8_t>& state) {
+  const Box& cells = type.box();
+  for_each_index(faces, [&](int i, int j, int k) {
+    const Index3 lo = lower_cell(a, i, j, k);
+    const bool lo_fluid =
+        cells.contains(lo[0], lo[1], lo[2]) && type(lo[0], lo[1], lo[2]) == kFluid;
+    const bool hi_fluid = cells.contains(i, j, k) && type(i, j, k) == kFluid;
+    state(i, j, k) = (lo_fluid || hi_fluid) ? kKnown : kUnknown;
+  });
+}
+
+}  // namespace
+
+void extrapolate_velocity(MacGrid& g, Halo& halo, int layers) {
+  if (layers > halo.ghost_width())
+    throw std::logic_error("extrapolate_velocity: more layers than ghost layers");
+  // The face states are this stage's scratch, one component at a time: allocated here,
+  // they are not resident while the pressure solve sets the run's peak memory.
+  // Only the fluid's bounding box and a band of `layers` faces around it are visited: on a
+  // rank whose block is mostly air, whole-array passes would cost more than the band.
+  const Box fluid = bounding_box_where(g.cell_type, [](uint8_t type) { return type == kFluid; });
+  Array3<uint8_t> state;
+  for (int a = 0; a < 3; ++a) {
+    const Box known = faces_of_cells(fluid, a).intersect(g.vel[a].box());
+    if (known.empty()) continue;
+    state.reset(g.vel[a].box(), face_stagger(a), kUnknown);
+    mark_known_faces(g.cell_type, a, known, state);
+    extrapolate_component(g.vel[a], state, known, layers);
+  }
+  halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
+}
+
+}  // namespace dunesim

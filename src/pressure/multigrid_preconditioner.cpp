@@ -1,0 +1,554 @@
+#include "src/pressure/multigrid_preconditioner.hpp"
+
+#include <algorithm>
+
+#include "decomposition/reductions.hpp"
+#include "src/pressure/pressure_solver.hpp"
+
+namespace dunesim {
+
+namespace {
+
+// Smoothing sweeps (each a red and a black half-sweep) before and after the coarse
+// correction, and on the coarsest level (there in each direction).
+constexpr int kSmoothingSweeps = 2;
+constexpr int kCoarsestSweeps = 10;
+// Coarsening stops before any rank's block would be thinner than this many cells.
+constexpr int kMinimumBlockCells = 2;
+constexpr int kMaximumLevels = 12;
+// A coarsest level up to this size is gathered onto every rank and swept there whole.
+constexpr int64_t kMaximumGatheredCells = 32768;
+// Work overlapped with a halo fill lets MPI move the messages on after this many runs of
+// cells (a few microseconds).
+constexpr size_t kRunsPerPoll = 64;
+
+int ceil_half(int n) { return (n + 1) / 2; }
+
+// Fluid cells stay this many cells inside a level's window, so that every stencil, the
+// restriction and the prolongation read inside it. kWindowSlack more on each side when the
+// window is refitted, so that moving water refits it only every few steps.
+constexpr int kWindowMargin = 2;
+constexpr int kWindowSlack = 4;
+
+// The next level's window: the coarse cells with a child in `fine`, and one more layer
+// (prolongation reads a parent's neighbour), cut to the coarse grid and its ghost layer.
+Box coarse_window(const Box& fine, const Topology& coarse) {
+  if (fine.empty()) return Box{};
+  Box c;
+  for (int a = 0; a < 3; ++a) {
+    c.lo[a] = (fine.lo[a] >> 1) - 1;      // floor, also below zero
+    c.hi[a] = -((-fine.hi[a]) >> 1) + 1;  // ceil
+  }
+  return overlap(c, coarse.global(Stagger::Cell).grown(1));
+}
+
+// Adds cell (i, j, k) to runs visited in for_each_index order.
+template <class Run>
+void append_to_runs(std::vector<Run>& runs, int i, int j, int k, int64_t offset) {
+  if (!runs.empty() && runs.back().j == j && runs.back().k == k &&
+      runs.back().i + runs.back().length == i)
+    ++runs.back().length;
+  else
+    runs.push_back({i, j, k, 1, offset});
+}
+
+}  // namespace
+
+// One level of the hierarchy. Arrays cover the rank's block plus one ghost layer, cut to the
+// level's window around the fluid; a face coefficient is stored at the cell above the face
+// (stencil(c).coeff[a] couples c - e_a and c).
+struct MultigridPreconditioner::Level {
+  std::unique_ptr<Topology> topo;
+  std::unique_ptr<Halo> halo;
+  Box owned;  // the rank's cells inside the domain and the window
+  // The fluid cells (those with inv_diag != 0) as runs along x: every loop of the cycle
+  // visits these only, so its work follows the fluid, not the block or its bounding box.
+  std::vector<Run> runs;
+  Array3<uint8_t> type;  // kAir / kFluid / kSolid
+  // Per cell, interleaved so one cache line serves the smoother's reads of a cell: the
+  // coefficients of its three lower faces (1 / face density; 0 where a side is solid) and
+  // 1 / diagonal (0 for cells that are not unknowns).
+  struct Stencil {
+    float coeff[3];
+    float inv_diag;
+  };
+  Array3<Stencil> stencil;
+  Array3<double> x, b;  // correction, right-hand side
+
+  Box window;  // global, the same on every rank
+
+  explicit Level(std::unique_ptr<Topology> t, const Box& w = Box::everywhere())
+      : topo(std::move(t)) {
+    halo = std::make_unique<Halo>(*topo);
+    cover(w);
+  }
+
+  // Arrays over the block's part of window w. Cells outside the domain are walls: solid,
+  // with zero coefficients, never written.
+  void cover(const Box& w) {
+    window = w;
+    owned = overlap(topo->owned_cells(topo->rank()), w);
+    const Box block = topo->local(Stagger::Cell);
+    type.reset_within(block, w, Stagger::Cell, kSolid);
+    stencil.reset_within(block, w, Stagger::Cell, Stencil{{0.0f, 0.0f, 0.0f}, 0.0f});
+    x.reset_within(block, w, Stagger::Cell, 0.0);
+    b.reset_within(block, w, Stagger::Cell, 0.0);
+  }
+
+  size_t bytes() const {
+    return type.size() * sizeof(uint8_t) + stencil.size() * sizeof(Stencil) +
+           (x.size() + b.size()) * sizeof(double);
+  }
+
+  // Type and coefficients as the whole block would hold them: outside the window there is
+  // no fluid, and kWindowMargin keeps every coefficient a fluid row uses inside it.
+  uint8_t type_at(int i, int j, int k) const {
+    return type.box().contains(i, j, k) ? type(i, j, k) : uint8_t(kSolid);
+  }
+  float coefficient_at(int i, int j, int k, int a) const {
+    return stencil.box().contains(i, j, k) ? stencil(i, j, k).coeff[a] : 0.0f;
+  }
+
+  // Diagonal from the face coefficients, and the runs of fluid cells.
+  void finish_operator() {
+    runs.clear();
+    for (int k = owned.lo[2]; k < owned.hi[2]; ++k)
+      for (int j = owned.lo[1]; j < owned.hi[1]; ++j)
+        for (int i = owned.lo[0]; i < owned.hi[0]; ++i) {
+          float inverse = 0.0f;
+          if (type(i, j, k) == kFluid) {
+            const float* c = stencil(i, j, k).coeff;
+            const float diag = c[0] + stencil(i + 1, j, k).coeff[0] + c[1] +
+                               stencil(i, j + 1, k).coeff[1] + c[2] +
+                               stencil(i, j, k + 1).coeff[2];
+            if (diag > 0.0f) inverse = 1.0f / diag;
+          }
+          stencil(i, j, k).inv_diag = inverse;
+          if (inverse != 0.0f) append_to_runs(runs, i, j, k, x.offset(i, j, k));
+        }
+  }
+
+  // Calls f(i, j, k) for every fluid cell.
+  template <class F>
+  void for_each_fluid_cell(F&& f) const {
+    for (const Run& run : runs)
+      for (int i = run.i; i < run.i + run.length; ++i) f(i, run.j, run.k);
+  }
+};
+
+MultigridPreconditioner::MultigridPreconditioner(const Topology& fine) : fine_topo_(fine) {}
+MultigridPreconditioner::~MultigridPreconditioner() = default;
+
+// Level 0 takes the fine layout with one ghost layer; each next level halves the cuts until
+// a block would get thinner than kMinimumBlockCells.
+void MultigridPreconditioner::build_levels() {
+  levels_.clear();
+  built_for_starts_ = fine_topo_.starts();
+  Index3 cells = fine_topo_.global_cells();
+  std::array<std::vector<int>, 3> starts = fine_topo_.starts();
+  // Without arrays until fit_windows() covers them: whole blocks would raise the peak.
+  levels_.push_back(
+      std::make_unique<Level>(std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts),
+                              Box{}));
+  while (int(levels_.size()) < kMaximumLevels) {
+    bool thick_enough = true;
+    for (int a = 0; a < 3; ++a) {
+      for (int& s : starts[a]) s = ceil_half(s);
+      cells[a] = ceil_half(cells[a]);
+      for (size_t q = 0; q + 1 < starts[a].size(); ++q)
+        thick_enough = thick_enough && starts[a][q + 1] - starts[a][q] >= kMinimumBlockCells;
+    }
+    if (!thick_enough) break;
+    levels_.push_back(
+        std::make_unique<Level>(std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts),
+                                Box{}));
+  }
+}
+
+// Level 0's window holds the fluid cells of all ranks with kWindowMargin cells around them;
+// each coarser level's follows from it. Kept while the fluid stays inside it.
+void MultigridPreconditioner::fit_windows(const MacGrid& g) {
+  const Box fluid =
+      global_bounding_box(fine_topo_, bounding_box_where(g.cell_type, [](uint8_t t) {
+                                        return t == kFluid;
+                                      }).intersect(fine_topo_.owned_cells(fine_topo_.rank())));
+  Box window = refit_window(levels_[0]->window, fluid, kWindowMargin, kWindowSlack,
+                            fine_topo_.global(Stagger::Cell).grown(1));
+  if (window == levels_[0]->window) return;
+  for (size_t l = 0; l < levels_.size(); ++l) {
+    if (l > 0) window = coarse_window(window, *levels_[l]->topo);
+    levels_[l]->cover(window);
+  }
+}
+
+size_t MultigridPreconditioner::bytes() const {
+  size_t total = 0;
+  for (const auto& level : levels_) total += level->bytes();
+  return total + unknowns_coefficients_.capacity() * sizeof(double);
+}
+
+void MultigridPreconditioner::setup(const MacGrid& g) {
+  if (levels_.empty() || built_for_starts_ != fine_topo_.starts()) build_levels();
+  fit_windows(g);
+
+  // Level 0: the assembled system's cell types and coefficients. Faces are needed up to
+  // the block's upper ghost layer (the coarser level reads them there).
+  Level& top = *levels_[0];
+  const Box box = top.type.box();
+  for_each_index(box, [&](int i, int j, int k) { top.type(i, j, k) = g.cell_type(i, j, k); });
+  Box faces = top.owned;
+  for (int a = 0; a < 3; ++a) faces.hi[a] += 1;
+  faces = overlap(faces, top.stencil.box());
+  for (int a = 0; a < 3; ++a)
+    for_each_index(faces, [&](int i, int j, int k) {
+      Index3 lo = lower_cell(a, i, j, k);
+      top.stencil(i, j, k).coeff[a] =
+          float(face_coefficient(g, g.cell_type.offset(lo[0], lo[1], lo[2]),
+                                 g.cell_type.offset(i, j, k)));
+    });
+  top.finish_operator();
+
+  for (size_t l = 1; l < levels_.size(); ++l) coarsen(*levels_[l - 1], *levels_[l]);
+  gather_coarsest_operator();
+  for (auto& level : levels_) level->x.fill(0.0);
+
+  unknown_runs_.clear();
+  for_each_index(top.owned, [&](int i, int j, int k) {
+    if (g.cell_type(i, j, k) == kFluid)
+      append_to_runs(unknown_runs_, i, j, k, top.x.offset(i, j, k));
+  });
+  store_unknowns_coefficients(g);
+}
+
+// Each unknown's six face coefficients in double precision, across its faces at -x, +x, -y,
+// +y, -z, +z: multiply() reads them in every CG iteration, where working them out (a
+// division and the surface's tests per face) took most of the product's time.
+void MultigridPreconditioner::store_unknowns_coefficients(const MacGrid& g) {
+  const int64_t gy = g.cell_type.stride(1), gz = g.cell_type.stride(2);
+  const int64_t grid_step[6] = {-1, 1, -gy, gy, -gz, gz};
+  unknowns_coefficients_.clear();
+  for (const Run& run : unknown_runs_) {
+    const int64_t first = g.cell_type.offset(run.i, run.j, run.k);
+    for (int64_t c = first; c < first + run.length; ++c)
+      for (int f = 0; f < 6; ++f)
+        unknowns_coefficients_.push_back(face_coefficient(g, c, c + grid_step[f]));
+  }
+}
+
+// Coarse cell I covers fine cells 2I and 2I+1 on each axis. A child outside the fine
+// domain is a wall (the fine arrays hold kSolid and zero coefficients there).
+void MultigridPreconditioner::coarsen(const Level& fine, Level& coarse) {
+  for_each_index(coarse.owned, [&](int I, int J, int K) {
+    bool any_air = false, any_fluid = false;
+    for (int dk = 0; dk < 2; ++dk)
+      for (int dj = 0; dj < 2; ++dj)
+        for (int di = 0; di < 2; ++di) {
+          const uint8_t t = fine.type_at(2 * I + di, 2 * J + dj, 2 * K + dk);
+          any_air = any_air || t == kAir;
+          any_fluid = any_fluid || t == kFluid;
+        }
+    coarse.type(I, J, K) = any_air ? kAir : any_fluid ? kFluid : kSolid;
+    // The coarse face's coefficient is the mean of the four fine faces it covers (a finite
+    // volume flux over twice the area and twice the distance, in the fine rows' scaling).
+    for (int a = 0; a < 3; ++a) {
+      const int b = (a + 1) % 3, c = (a + 2) % 3;
+      float sum = 0.0f;
+      for (int e = 0; e < 2; ++e)
+        for (int f = 0; f < 2; ++f) {
+          Index3 n{2 * I, 2 * J, 2 * K};
+          n[b] += e;
+          n[c] += f;
+          sum += fine.coefficient_at(n[0], n[1], n[2], a);
+        }
+      coarse.stencil(I, J, K).coeff[a] = 0.25f * sum;
+    }
+  });
+  coarse.halo->fill<uint8_t, Level::Stencil>({&coarse.type}, {&coarse.stencil});
+  coarse.finish_operator();
+}
+
+// One Gauss-Seidel half-sweep over the cells of one colour ((i + j + k) % 2, in global
+// indices, so the result does not depend on the layout). Ghosts of the other colour must be
+// current. Non-fluid cells have inv_diag = 0 and stay 0.
+// Red-black Gauss-Seidel on one colour, over the cells of `part`: all of them, or those
+// whose six neighbours are in the block (kInside: no ghost is read) or the others. Cells of
+// one colour do not read each other, so the order of the parts changes nothing.
+void MultigridPreconditioner::smooth(Level& L, int colour, Part part,
+                                     const std::function<void()>& poll) {
+  double* x = L.x.data();
+  const double* b = L.b.data();
+  const Level::Stencil* s = L.stencil.data();
+  const int64_t sy = L.x.stride(1), sz = L.x.stride(2);
+  const Box inner = L.topo->cells_needing_no_ghosts(1);
+  size_t visited = 0;
+  for (const Run& run : L.runs) {
+    if (++visited % kRunsPerPoll == 0) poll();
+    auto cells = [&](int from, int to) {  // counted from the run's start
+      const int skip = (run.i + from + run.j + run.k + colour) & 1;
+      for (int64_t o = run.offset + from + skip, end = run.offset + to; o < end; o += 2) {
+        const float* c = s[o].coeff;
+        x[o] = s[o].inv_diag * (b[o] + c[0] * x[o - 1] + s[o + 1].coeff[0] * x[o + 1] +
+                                c[1] * x[o - sy] + s[o + sy].coeff[1] * x[o + sy] +
+                                c[2] * x[o - sz] + s[o + sz].coeff[2] * x[o + sz]);
+      }
+    };
+    const auto [a, e] = part == Part::kAll ? std::pair{0, 0} : inside_span(run, inner);
+    if (part == Part::kInside) cells(a, e);
+    if (part != Part::kInside) {
+      cells(0, a);
+      cells(e, run.length);
+    }
+  }
+}
+
+std::pair<int, int> MultigridPreconditioner::inside_span(const Run& run, const Box& inner) {
+  if (run.j < inner.lo[1] || run.j >= inner.hi[1] || run.k < inner.lo[2] || run.k >= inner.hi[2])
+    return {0, 0};
+  const int a = std::clamp(inner.lo[0] - run.i, 0, run.length);
+  return {a, std::clamp(inner.hi[0] - run.i, a, run.length)};
+}
+
+// (b - A x) at the fluid cell at offset o. Ghosts of x must be current.
+double MultigridPreconditioner::residual_at(const Level& L, int64_t o) {
+  const double* x = L.x.data();
+  const Level::Stencil* s = L.stencil.data();
+  const int64_t sy = L.x.stride(1), sz = L.x.stride(2);
+  const float* c = s[o].coeff;
+  const double up_x = s[o + 1].coeff[0], up_y = s[o + sy].coeff[1], up_z = s[o + sz].coeff[2];
+  // The smoother's diagonal, not the coefficients' sum again: the two differ by float
+  // rounding, and the cycle is symmetric only if smoother and residual use one operator.
+  const double diag = 1.0 / double(s[o].inv_diag);
+  return L.b.data()[o] - diag * x[o] + c[0] * x[o - 1] + up_x * x[o + 1] + c[1] * x[o - sy] +
+         up_y * x[o + sy] + c[2] * x[o - sz] + up_z * x[o + sz];
+}
+
+namespace {
+
+// Trilinear weights between a fine cell i and the coarse cells around it: its parent i/2
+// (3/4) and the parent's neighbour on i's side (1/4).
+inline void parents(int i, int& first, int& second) {
+  first = i >> 1;  // floor, also for the ghost layer at -1
+  second = (i & 1) ? first + 1 : first - 1;
+}
+
+}  // namespace
+
+// b_coarse = 1/2 P^T (b - A x): each fine fluid cell pushes its residual to its 8 coarse
+// cells with the prolongation's weights, and ghost contributions are summed into their
+// owners. The factor 1/2 is the coarse rows' scaling (twice the cell size; see coarsen()).
+// Ghosts of the fine x must be current.
+void MultigridPreconditioner::restrict_residual(const Level& fine, Level& coarse) {
+  coarse.b.fill(0.0);
+  fine.for_each_fluid_cell([&](int i, int j, int k) {
+    const double value = 0.5 * residual_at(fine, fine.x.offset(i, j, k));
+    int p[3][2];
+    parents(i, p[0][0], p[0][1]);
+    parents(j, p[1][0], p[1][1]);
+    parents(k, p[2][0], p[2][1]);
+    constexpr double w[2] = {0.75, 0.25};
+    for (int c = 0; c < 2; ++c)
+      for (int bq = 0; bq < 2; ++bq)
+        for (int a = 0; a < 2; ++a)
+          coarse.b(p[0][a], p[1][bq], p[2][c]) += w[a] * w[bq] * w[c] * value;
+  });
+  coarse.halo->sum<double>({&coarse.b});
+}
+
+// x_fine += P x_coarse on fine fluid cells. Ghosts of x_coarse must be current.
+void MultigridPreconditioner::prolong_correction(const Level& coarse, Level& fine) {
+  fine.for_each_fluid_cell([&](int i, int j, int k) {
+    int p[3][2];
+    parents(i, p[0][0], p[0][1]);
+    parents(j, p[1][0], p[1][1]);
+    parents(k, p[2][0], p[2][1]);
+    constexpr double w[2] = {0.75, 0.25};
+    double sum = 0.0;
+    for (int c = 0; c < 2; ++c)
+      for (int bq = 0; bq < 2; ++bq)
+        for (int a = 0; a < 2; ++a)
+          sum += w[a] * w[bq] * w[c] * coarse.x(p[0][a], p[1][bq], p[2][c]);
+    fine.x(i, j, k) += sum;
+  });
+}
+
+void MultigridPreconditioner::v_cycle(size_t l) {
+  Level& L = *levels_[l];
+  // Only fluid cells are ever written: the rest of x is already 0.
+  for (const Run& run : L.runs) std::fill_n(L.x.data() + run.offset, run.length, 0.0);
+  auto sweep = [&](int colour) {
+    L.halo->fill_during<double>([&](const auto& poll) { smooth(L, colour, Part::kInside, poll); },
+                                {&L.x});
+    smooth(L, colour, Part::kOutside, [] {});
+  };
+  if (l + 1 == levels_.size()) {
+    if (gathered_) {
+      solve_coarsest();
+    } else {
+      for (int s = 0; s < kCoarsestSweeps; ++s) {
+        sweep(0);
+        sweep(1);
+      }
+      for (int s = 0; s < kCoarsestSweeps; ++s) {
+        sweep(1);
+        sweep(0);
+      }
+    }
+    L.halo->fill<double>({&L.x});
+    return;
+  }
+  for (int s = 0; s < kSmoothingSweeps; ++s) {
+    sweep(0);
+    sweep(1);
+  }
+  L.halo->fill<double>({&L.x});
+  Level& C = *levels_[l + 1];
+  restrict_residual(L, C);
+  v_cycle(l + 1);  // leaves C.x halo-filled
+  prolong_correction(C, L);
+  for (int s = 0; s < kSmoothingSweeps; ++s) {
+    sweep(1);
+    sweep(0);
+  }
+  L.halo->fill<double>({&L.x});
+}
+
+namespace {
+
+// Over a gathered level's cells, in its own (global) indices: each rank writes the cells it
+// owns and leaves the rest 0, so a sum over the ranks assembles the whole level.
+template <class F>
+void for_each_owned_in_gathered(const Box& owned, const Index3& cells, F&& f) {
+  for_each_index(owned, [&](int i, int j, int k) {
+    f(i, j, k, (int64_t(k) * cells[1] + j) * cells[0] + i);
+  });
+}
+
+}  // namespace
+
+// Every rank gets the coarsest level's cell types and face coefficients (summed over the
+// ranks: each cell has one owner), then its diagonal and runs as any level. Only where that
+// is cheap: several ranks and a small coarsest level.
+void MultigridPreconditioner::gather_coarsest_operator() {
+  const Level& C = *levels_.back();
+  const Index3 cells = C.topo->global_cells();
+  if (C.topo->size() == 1 || int64_t(cells[0]) * cells[1] * cells[2] > kMaximumGatheredCells) {
+    gathered_.reset();
+    return;
+  }
+  if (!gathered_ || gathered_->topo->global_cells() != cells)
+    gathered_ = std::make_unique<Level>(Topology::on_this_rank_alone(cells, 1));
+  const int64_t count = int64_t(cells[0]) * cells[1] * cells[2];
+  std::vector<double> values(size_t(4 * count), 0.0);  // type, then 3 coefficients
+  for_each_owned_in_gathered(C.owned, cells, [&](int i, int j, int k, int64_t n) {
+    values[size_t(4 * n)] = C.type(i, j, k);
+    for (int a = 0; a < 3; ++a) values[size_t(4 * n + 1 + a)] = C.stencil(i, j, k).coeff[a];
+  });
+  global_sum_in_place(*C.topo, values.data(), int(values.size()));
+  Level& G = *gathered_;
+  for_each_owned_in_gathered(G.owned, cells, [&](int i, int j, int k, int64_t n) {
+    G.type(i, j, k) = uint8_t(values[size_t(4 * n)]);
+    for (int a = 0; a < 3; ++a)
+      G.stencil(i, j, k).coeff[a] = float(values[size_t(4 * n + 1 + a)]);
+  });
+  G.finish_operator();
+  gather_buffer_.assign(size_t(count), 0.0);
+}
+
+// The coarsest level's right-hand side gathered onto every rank, the sweeps run there on the
+// whole level, and each rank's cells of the result copied back (ghosts not filled).
+void MultigridPreconditioner::solve_coarsest() {
+  Level& C = *levels_.back();
+  Level& G = *gathered_;
+  const Index3 cells = G.topo->global_cells();
+  std::fill(gather_buffer_.begin(), gather_buffer_.end(), 0.0);
+  for_each_owned_in_gathered(C.owned, cells, [&](int i, int j, int k, int64_t n) {
+    gather_buffer_[size_t(n)] = C.b(i, j, k);
+  });
+  global_sum_in_place(*C.topo, gather_buffer_.data(), int(gather_buffer_.size()));
+  for_each_owned_in_gathered(G.owned, cells, [&](int i, int j, int k, int64_t n) {
+    G.b(i, j, k) = gather_buffer_[size_t(n)];
+    G.x(i, j, k) = 0.0;
+  });
+  for (int s = 0; s < kCoarsestSweeps; ++s) {
+    smooth(G, 0, Part::kAll, [] {});
+    smooth(G, 1, Part::kAll, [] {});
+  }
+  for (int s = 0; s < kCoarsestSweeps; ++s) {
+    smooth(G, 1, Part::kAll, [] {});
+    smooth(G, 0, Part::kAll, [] {});
+  }
+  for_each_index(C.owned, [&](int i, int j, int k) { C.x(i, j, k) = G.x(i, j, k); });
+}
+
+void MultigridPreconditioner::apply(const double* r, double* z) {
+  Level& top = *levels_[0];
+  double* b = top.b.data();
+  double* x0 = top.x.data();
+  for (const Run& run : unknown_runs_) {
+    std::copy_n(r, run.length, b + run.offset);
+    r += run.length;
+    // multiply() leaves p here; v_cycle clears only cells with a diagonal, and a fluid
+    // cell walled in on all six sides has none.
+    std::fill_n(x0 + run.offset, run.length, 0.0);
+  }
+  v_cycle(0);
+  const double* x = top.x.data();
+  for (const Run& run : unknown_runs_) {
+    std::copy_n(x + run.offset, run.length, z);
+    z += run.length;
+  }
+}
+
+// Uses the finest level's x as the ghosted copy of p. Between cycles x is 0 outside fluid
+// cells (v_cycle writes only those), which is the p = 0 of air cells; apply() resets the
+// fluid cells before each cycle. The rows of cells whose six neighbours are in the block
+// need no ghost of p: they are computed while the halo travels, the rest after it.
+void MultigridPreconditioner::multiply(const double* p, double* Ap) {
+  Level& top = *levels_[0];
+  double* x = top.x.data();
+  const double* in = p;
+  for (const Run& run : unknown_runs_) {
+    std::copy_n(in, run.length, x + run.offset);
+    in += run.length;
+  }
+  const Box inner = fine_topo_.cells_needing_no_ghosts(1);
+  top.halo->fill_during<double>([&](const auto& poll) { multiply_rows(Ap, inner, true, poll); },
+                                {&top.x});
+  multiply_rows(Ap, inner, false, [] {});
+}
+
+// The rows of A p (in unknown order) of the cells inside `inner`, or of those outside it;
+// poll() every kRunsPerPoll runs.
+void MultigridPreconditioner::multiply_rows(double* Ap, const Box& inner, bool inside,
+                                            const std::function<void()>& poll) const {
+  const Level& top = *levels_[0];
+  const double* x = top.x.data();
+  const int64_t sy = top.x.stride(1), sz = top.x.stride(2);
+  const int64_t x_step[6] = {-1, 1, -sy, sy, -sz, sz};
+  // out and coeff point at the run's first unknown.
+  auto rows = [&](const Run& run, double* out, const double* coeff, int from, int to) {
+    for (int u = from; u < to; ++u) {
+      const int64_t o = run.offset + u;
+      const double x_c = x[o];
+      double sum = 0.0;
+      for (int f = 0; f < 6; ++f) sum += coeff[6 * u + f] * (x_c - x[o + x_step[f]]);
+      out[u] = sum;
+    }
+  };
+  const double* coeff = unknowns_coefficients_.data();
+  size_t visited = 0;
+  for (const Run& run : unknown_runs_) {
+    if (++visited % kRunsPerPoll == 0) poll();
+    const auto [a, b] = inside_span(run, inner);
+    if (inside) {
+      rows(run, Ap, coeff, a, b);
+    } else {
+      rows(run, Ap, coeff, 0, a);
+      rows(run, Ap, coeff, b, run.length);
+    }
+    Ap += run.length;
+    coeff += 6 * run.length;
+  }
+}
+
+}  // namespace dunesim

@@ -1,0 +1,101 @@
+// Geometric multigrid on the MAC grid's cells: CG's preconditioner for the pressure system.
+//
+// One V-cycle approximates the inverse of the pressure system's matrix (McAdams,
+// Sifakis & Teran 2010, "A parallel multigrid Poisson solver for fluids simulation on large
+// grids"). The fluid region changes every step, so an algebraic multigrid pays its whole
+// set-up every step; here set-up is one pass over the cells per level:
+//   - level 0 is the rank's block with one ghost layer; level l+1 halves it (cell I covers
+//     cells 2I and 2I+1; block cuts at ceil(cut / 2), so any load-balanced layout coarsens);
+//     every level's arrays cover only the block's part of a window around all ranks' fluid
+//     cells, so a small body of fluid in a large domain does not pay for the empty rest;
+//   - a coarse cell is air (p = 0) if any of its 8 children is, else fluid if any is, else
+//     solid; its face coefficient is the mean of the 4 fine faces it covers (0 into solids);
+//   - red-black Gauss-Seidel smoothing (red before black going down, black before red coming
+//     up, so the cycle is symmetric, as CG needs), trilinear prolongation and its transpose
+//     as restriction, and many sweeps on the coarsest level.
+// Every level lives on its own ghost-1 topology with the same rank layout, so the cycle's
+// communication is halo fills of one layer, except on the coarsest level: its few cells are
+// gathered onto every rank once per cycle and swept there whole (the same red-black sweeps,
+// so the same result), which replaces 41 latency-bound halo fills by one reduction.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "decomposition/array3.hpp"
+#include "decomposition/halo.hpp"
+#include "decomposition/topology.hpp"
+#include "src/grid/mac_grid.hpp"
+
+namespace dunesim {
+
+class MultigridPreconditioner {
+ public:
+  explicit MultigridPreconditioner(const Topology& fine);
+  ~MultigridPreconditioner();
+  MultigridPreconditioner(const MultigridPreconditioner&) = delete;
+  MultigridPreconditioner& operator=(const MultigridPreconditioner&) = delete;
+
+  // Builds every level for the grid's cell types and densities (the system PressureSolver
+  // solves). Collective.
+  void setup(const MacGrid& grid);
+
+  // z = M^-1 r, where r and z hold one value per owned fluid cell in for_each_index order
+  // (PressureSolver's unknown order). Collective.
+  void apply(const double* r, double* z);
+
+  // Ap = A p for the matrix PressureSolver would assemble, without assembling it: the face
+  // coefficients are those setup() took from its grid through face_coefficient(), in double
+  // precision. p and Ap are in unknown order, as in apply(). Collective (one halo fill).
+  // CG's product then needs no stored matrix, and the finest level's ghost layer serves as
+  // the halo of p.
+  void multiply(const double* p, double* Ap);
+
+  int levels() const { return int(levels_.size()); }
+  // Bytes this rank's levels and the product's coefficients hold (the gathered coarsest
+  // level left out).
+  size_t bytes() const;
+
+ private:
+  // Consecutive cells along x, from (i, j, k); offset is that of (i, j, k) in the level's
+  // arrays.
+  struct Run {
+    int i, j, k, length;
+    int64_t offset;
+  };
+  struct Level;
+  // Which cells a smoothing sweep visits (see smooth()).
+  enum class Part { kAll, kInside, kOutside };
+  // The cells of `run` inside `inner`, as [first, end) counted from the run's start.
+  static std::pair<int, int> inside_span(const Run& run, const Box& inner);
+  static double residual_at(const Level& level, int64_t offset);
+  void build_levels();
+  void fit_windows(const MacGrid& grid);
+  void coarsen(const Level& fine, Level& coarse);
+  void smooth(Level& level, int colour, Part part, const std::function<void()>& poll);
+  void restrict_residual(const Level& fine, Level& coarse);
+  void prolong_correction(const Level& coarse, Level& fine);
+  void v_cycle(size_t l);
+  void gather_coarsest_operator();
+  void solve_coarsest();
+  void store_unknowns_coefficients(const MacGrid& grid);
+  void multiply_rows(double* Ap, const Box& inner, bool inside,
+                     const std::function<void()>& poll) const;
+
+  const Topology& fine_topo_;
+  std::array<std::vector<int>, 3> built_for_starts_;  // fine cuts the levels were built for
+  std::vector<std::unique_ptr<Level>> levels_;
+  // The coarsest level's whole grid on this rank alone (MPI_COMM_SELF), and a scratch array
+  // over its cells for the gathers.
+  std::unique_ptr<Level> gathered_;
+  std::vector<double> gather_buffer_;
+  // The unknowns (owned fluid cells) as runs on level 0, in PETSc's order.
+  std::vector<Run> unknown_runs_;
+  // Six face coefficients per unknown, in unknown order (store_unknowns_coefficients).
+  std::vector<double> unknowns_coefficients_;
+};
+
+}  // namespace dunesim

@@ -1,0 +1,29 @@
+// The incompressibility projection: u <- u - dt/rho grad p with div u = 0 in fluid cells.
+#pragma once
+#include "decomposition/halo.hpp"
+#include "decomposition/topology.hpp"
+#include "src/grid/mac_grid.hpp"
+#include "src/pressure/pressure_solver.hpp"
+
+namespace dunesim {
+
+// Divergence (1/s) of the face velocities in each owned fluid cell; 0 elsewhere.
+void compute_divergence(const MacGrid& grid, const Box& owned_cells, Array3<double>& div);
+
+// Solves for the pressure (Pa, stored in grid.pressure) that makes the velocity
+// divergence-free in fluid cells and subtracts its gradient from faces between non-solid
+// cells next to fluid. Velocities are left halo-consistent.
+PressureSolveStats project_pressure(MacGrid& grid, double dt, const Topology& topo,
+                                    PressureSolver& solver, Halo& halo);
+
+// Projects again with the system of the last project_pressure (same cells, same matrix and
+// preconditioner), to remove the divergence that later stages put back: the sand stages
+// replace face velocities by rigid motions and frictional updates that do not respect
+// the walls and the neighbouring cells, and the particles would otherwise pack together.
+// The correction pressure goes to `correction` (scratch); grid.pressure keeps the
+// physical pressure.
+PressureSolveStats reproject_pressure(MacGrid& grid, double dt, const Topology& topo,
+                                      PressureSolver& solver, Halo& halo,
+                                      Array3<double>& correction);
+
+}  // namespace dunesim

@@ -1,0 +1,86 @@
+#include "src/sand/culmann_wedges.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "decomposition/reductions.hpp"
+
+namespace dunesim {
+
+namespace {
+
+// The sand arrays cover only the sand window (src/particles/sand_window.hpp), outside which no
+// cell holds sand.
+bool holds_sand(const Array3<uint8_t>& sand_cells, int i, int j, int k) {
+  return sand_cells.box().contains(i, j, k) && sand_cells(i, j, k);
+}
+
+// Height of the bottom of each column's lowest open cell (neither sand nor solid) among
+// this rank's owned cells, m; infinity where the rank owns none.
+std::vector<float> owned_column_surfaces(const Topology& topo, const MacGrid& grid,
+                                         const Array3<uint8_t>& sand_cells, const Box& columns) {
+  const int nj = columns.hi[1] - columns.lo[1];
+  std::vector<float> surface(size_t(columns.hi[0] - columns.lo[0]) * nj,
+                             std::numeric_limits<float>::infinity());
+  const Box owned = topo.owned_cells(topo.rank());
+  for (int i = owned.lo[0]; i < owned.hi[0]; ++i)
+    for (int j = owned.lo[1]; j < owned.hi[1]; ++j)
+      for (int k = owned.lo[2]; k < owned.hi[2]; ++k)
+        if (!holds_sand(sand_cells, i, j, k) && grid.cell_type(i, j, k) != kSolid) {
+          surface[size_t(i - columns.lo[0]) * nj + (j - columns.lo[1])] = float(k * grid.dx);
+          break;
+        }
+  return surface;
+}
+
+// One direction d = (di, dj) of the planes: lowest_d(x) = min(top(x), lowest_d(x + d) +
+// step), swept so that x + d is done before x; beyond the last column is a wall, which no
+// plane daylights through. Folds lowest_d into `lowest` (the minimum over directions);
+// `reach` is scratch of top's size, shared by the directions.
+void sweep_direction(const std::vector<float>& top, int ni, int nj, int di, int dj, float step,
+                     std::vector<float>& reach, std::vector<float>& lowest) {
+  auto visit = [&](int a, int b) {
+    float r = top[size_t(a) * nj + b];
+    const int na = a + di, nb = b + dj;
+    if (na >= 0 && na < ni && nb >= 0 && nb < nj)
+      r = std::min(r, reach[size_t(na) * nj + nb] + step);
+    reach[size_t(a) * nj + b] = r;
+  };
+  if (di != 0) {
+    for (int s = 0; s < ni; ++s)
+      for (int b = 0; b < nj; ++b) visit(di > 0 ? ni - 1 - s : s, b);
+  } else {
+    for (int s = 0; s < nj; ++s)
+      for (int a = 0; a < ni; ++a) visit(a, dj > 0 ? nj - 1 - s : s);
+  }
+  for (size_t n = 0; n < lowest.size(); ++n) lowest[n] = std::min(lowest[n], reach[n]);
+}
+
+}  // namespace
+
+CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
+                             const Array3<uint8_t>& sand_cells, double tan_phi)
+    : columns_(topo.global(Stagger::Cell)), dx_(grid.dx) {
+  // The lowest open cell of a column is the lowest of its ranks' lowest open cells.
+  std::vector<float> top = owned_column_surfaces(topo, grid, sand_cells, columns_);
+  global_min_in_place(topo, top.data(), int64_t(top.size()));
+  const float closed_column = float(columns_.hi[2] * dx_);  // sand or solid to the top
+  for (float& t : top) t = std::min(t, closed_column);
+  const int ni = columns_.hi[0] - columns_.lo[0], nj = columns_.hi[1] - columns_.lo[1];
+  lowest_.assign(top.size(), std::numeric_limits<float>::infinity());
+  std::vector<float> reach(top.size());
+  for (int di = -1; di <= 1; ++di)
+    for (int dj = -1; dj <= 1; ++dj)
+      if (di != 0 || dj != 0)
+        sweep_direction(top, ni, nj, di, dj, float(std::hypot(di, dj) * dx_ * tan_phi), reach,
+                        lowest_);
+}
+
+bool CulmannWedges::above_daylighting_plane(int i, int j, int k) const {
+  if (i < columns_.lo[0] || i >= columns_.hi[0] || j < columns_.lo[1] || j >= columns_.hi[1])
+    return false;
+  return (k + 0.5) * dx_ > lowest_[column(i, j)];
+}
+
+}  // namespace dunesim

@@ -1,0 +1,59 @@
+// Culmann's wedge test for cohesionless sand at rest (culmann_wedges_yield).
+//
+// Zhu & Bridson's yield test weighs the strain a step leaves in a cell: sigma_rigid vanishes
+// when nothing moves, so sand at rest stays rigid whatever holds it, and a released column
+// fails only as fast as its face peels (postproc/column_collapse_findings.md, "A released
+// face falls four times slower than a Coulomb wedge"). Coulomb statics decides more: a block
+// of cohesionless sand above a plane that dips at beta > phi and daylights at a free surface
+// slides, its weight pulling along the plane by W sin(beta) where friction holds at most
+// W cos(beta) tan(phi) (Culmann 1866). A point lies in such a block when the plane through it
+// dipping at phi, toward a free surface, daylights; with the option those cells yield even at
+// rest.
+//
+// The test runs on the columns' tops, one height per (i, j) column of the grid: the plane
+// from a cell's centre (height z, column x) in horizontal direction d daylights when it
+// passes above some column's top before it meets a wall,
+//   z > lowest(x) = min over s >= 0 of top(x + s d) + s tan(phi),
+// taken over the grid's eight column directions. Each direction is one sweep over the
+// columns, lowest_d(x) = min(top(x), lowest_d(x + d) + |d| dx tan(phi)), with the domain's
+// walls beyond the last column. A column's top is the bottom of its lowest cell that holds
+// neither sand nor a solid: sand above an air gap (grains in flight, the roof of a cave)
+// does not block a plane, and a plane through a solid counts as through sand, so a thin
+// wall inside the domain does not block it either. Water is open: a submerged slope fails
+// at the same angle. Gravity is along -z (the case reader requires it).
+#pragma once
+#include <vector>
+
+#include "decomposition/array3.hpp"
+#include "decomposition/topology.hpp"
+#include "src/grid/mac_grid.hpp"
+
+namespace dunesim {
+
+class CulmannWedges {
+ public:
+  // Collective: every rank gathers every column's top from its owned cells of `sand_cells`
+  // and grid.cell_type (one reduction of one float per column of the domain), then sweeps
+  // the planes dipping at atan(tan_phi) over all columns.
+  CulmannWedges(const Topology& topo, const MacGrid& grid, const Array3<uint8_t>& sand_cells,
+                double tan_phi);
+
+  // True when the centre of cell (i, j, k) lies above a plane dipping at phi that
+  // daylights at a free surface (an index outside the domain's columns: false).
+  bool above_daylighting_plane(int i, int j, int k) const;
+
+  // The lowest height, m, at which a plane dipping at phi from column (i, j) daylights.
+  double lowest_daylight(int i, int j) const { return lowest_[column(i, j)]; }
+
+ private:
+  size_t column(int i, int j) const {
+    return size_t(i - columns_.lo[0]) * size_t(columns_.hi[1] - columns_.lo[1]) +
+           size_t(j - columns_.lo[1]);
+  }
+
+  Box columns_;  // the domain's cells; its k range is unused
+  double dx_ = 0;
+  std::vector<float> lowest_;  // per column, m
+};
+
+}  // namespace dunesim

@@ -1,0 +1,23 @@
+// The sand models of Zhu & Bridson's algorithm (section 3): after the projection each sand
+// cell either stays rigid, and joins a rigid cluster that moves as one body, or flows under
+// the frictional stress of its friction law (src/sand/sand_plasticity.hpp); the flowing cells
+// then meet the walls' Coulomb friction. The rheologies differ only in the law.
+#pragma once
+#include <memory>
+
+#include "src/sand/sand_model.hpp"
+#include "src/sand/sand_rheology.hpp"
+
+namespace dunesim {
+
+class FrictionalSandModel : public SandModel {
+ public:
+  explicit FrictionalSandModel(std::unique_ptr<FrictionLaw> law) : law_(std::move(law)) {}
+  SandStageReport apply(const SandStage& stage, double dt) override;
+  const FrictionLaw& friction_law() const { return *law_; }
+
+ private:
+  std::unique_ptr<FrictionLaw> law_;
+};
+
+}  // namespace dunesim

@@ -1,0 +1,325 @@
+// The rigid fit. Face f (velocity component a, mass m_f, offset r_f from the reference
+// point) of a body moving with q = (v, w) has u_f = J_f q, J_f = [e_a^T, (r_f x e_a)^T].
+// The momentum-conserving fit solves K q = b with K = sum m_f J_f^T J_f and
+// b = sum m_f J_f^T u_f = (P, L): linear momentum and angular momentum about the reference.
+// The lower-right block of K is the inertia tensor I about the reference, so on its own
+// the angular velocity would follow from L = I w. The thesis' eq. 2.7,
+// sum m r x v = (sum m) w, is dimensionally wrong (kg m^2/s against kg/s), and its
+// v(x) = v + (x - x_bar) x w has the cross product reversed. It also takes the centre of
+// mass as reference, where P and L decouple; on a MAC grid every velocity component has
+// its own set of faces and hence its own centre of mass, so the full coupled 6x6 system
+// is solved instead about a reference every rank can compute: the root cell's centre.
+//
+// Rotations are measured in cell units (w dx and r / dx) so that every entry of K is a
+// mass times a dimensionless number and the rank cut-off below is independent of dx.
+#include "src/sand/rigid_clusters.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "decomposition/connected_components.hpp"
+#include "decomposition/reductions.hpp"
+
+namespace dunesim {
+
+namespace {
+
+using Vec6 = std::array<double, 6>;
+using Mat6 = std::array<Vec6, 6>;
+
+constexpr int kStiffnessEntries = 21;  // upper triangle of K
+constexpr int kMomentumOffset = kStiffnessEntries;
+constexpr int kCellCountOffset = kMomentumOffset + 6;
+// Wall contact, per direction d = 2 a + (s > 0) of the wall as seen from the cluster:
+// pressure force on the contact faces (N), the same weighted by the wall's mu, and the
+// number of contact faces (for mu where the pressure is zero); then the cluster's mass.
+constexpr int kContactOffset = kCellCountOffset + 1;
+constexpr int kContactSums = 3;
+constexpr int kMassOffset = kContactOffset + 6 * kContactSums;
+// Upper triangle of the contact constraints' stiffness (see contact_weight).
+constexpr int kContactStiffnessOffset = kMassOffset + 1;
+constexpr int kSumsPerCluster = kContactStiffnessOffset + kStiffnessEntries;
+
+// Weight of a contact face (relative to its cell's mass) in the fit that keeps the body
+// from moving into a wall: large, so contact faces end with normal velocities about
+// 1/weight of what the free fit gave them.
+constexpr double kContactWeight = 1e4;
+
+// Eigenvalues below this fraction of the largest are rotations the cluster's faces cannot
+// represent (single cells, one-cell-thick bars); they get no motion.
+constexpr double kRankCutoff = 1e-12;
+
+// J_f for a face of component a at offset r (cell units) from the reference.
+Vec6 rigid_row(int a, const std::array<double, 3>& r) {
+  Vec6 row{0, 0, 0, 0, 0, 0};
+  row[a] = 1;
+  // r x e_a
+  if (a == 0) {
+    row[4] = r[2];
+    row[5] = -r[1];
+  }
+  if (a == 1) {
+    row[3] = -r[2];
+    row[5] = r[0];
+  }
+  if (a == 2) {
+    row[3] = r[1];
+    row[4] = -r[0];
+  }
+  return row;
+}
+
+// The entries of rigid_row(a, r) that can be nonzero, ascending: e_a's and r x e_a's two.
+// The sums below skip the others: their terms are exact zeros, which leave a sum as it is.
+std::array<int, 3> row_support(int a) {
+  if (a == 0) return {0, 4, 5};
+  if (a == 1) return {1, 3, 5};
+  return {2, 3, 4};
+}
+
+// The place of K's entry (p, q), p <= q, in its upper triangle stored row by row.
+int upper_index(int p, int q) { return p * 6 - p * (p - 1) / 2 + (q - p); }
+
+// stiffness += weight J_f^T J_f for a face of component a with row J_f.
+void add_outer_product(double* stiffness, double weight, int a, const Vec6& row) {
+  const std::array<int, 3> support = row_support(a);
+  for (int i = 0; i < 3; ++i)
+    for (int j = i; j < 3; ++j) {
+      const int p = support[i], q = support[j];
+      stiffness[upper_index(p, q)] += weight * row[p] * row[q];
+    }
+}
+
+// Symmetric eigen-decomposition A = V diag(lambda) V^T by cyclic Jacobi rotations,
+// accurate to round-off for any symmetric matrix, singular ones included.
+void symmetric_eigen(Mat6 A, Vec6& lambda, Mat6& V) {
+  for (int p = 0; p < 6; ++p)
+    for (int q = 0; q < 6; ++q) V[p][q] = p == q ? 1.0 : 0.0;
+  for (int sweep = 0; sweep < 50; ++sweep) {
+    double off = 0, total = 0;
+    for (int p = 0; p < 6; ++p)
+      for (int q = 0; q < 6; ++q) (p == q ? total : off) += A[p][q] * A[p][q];
+    if (off <= 1e-36 * (total + off)) break;
+    for (int p = 0; p < 5; ++p)
+      for (int q = p + 1; q < 6; ++q) {
+        if (A[p][q] == 0) continue;
+        const double theta = (A[q][q] - A[p][p]) / (2 * A[p][q]);
+        const double t = std::abs(theta) > 1e150 ? 0.5 / theta
+                                                 : std::copysign(1.0, theta) /
+                                                       (std::abs(theta) + std::hypot(theta, 1.0));
+        const double c = 1 / std::sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < 6; ++k) {
+          const double kp = A[k][p], kq = A[k][q];
+          A[k][p] = c * kp - s * kq;
+          A[k][q] = s * kp + c * kq;
+        }
+        for (int k = 0; k < 6; ++k) {
+          const double pk = A[p][k], qk = A[q][k];
+          A[p][k] = c * pk - s * qk;
+          A[q][k] = s * pk + c * qk;
+        }
+        for (int k = 0; k < 6; ++k) {
+          const double kp = V[k][p], kq = V[k][q];
+          V[k][p] = c * kp - s * kq;
+          V[k][q] = s * kp + c * kq;
+        }
+      }
+  }
+  for (int p = 0; p < 6; ++p) lambda[p] = A[p][p];
+}
+
+// q = K^+ b, dropping the directions K cannot see. K comes from the upper-triangle entries
+// in `sums` plus, if given, those in `extra_stiffness`; b from the momentum sums.
+Vec6 solve_rigid_fit(const double* sums, const double* extra_stiffness = nullptr) {
+  Mat6 K;
+  for (int p = 0, n = 0; p < 6; ++p)
+    for (int q = p; q < 6; ++q, ++n)
+      K[p][q] = K[q][p] = sums[n] + (extra_stiffness ? extra_stiffness[n] : 0.0);
+  Vec6 lambda;
+  Mat6 V;
+  symmetric_eigen(K, lambda, V);
+  const double largest = *std::max_element(lambda.begin(), lambda.end());
+  Vec6 q{0, 0, 0, 0, 0, 0};
+  if (!(largest > 0)) return q;
+  for (int e = 0; e < 6; ++e) {
+    if (lambda[e] <= kRankCutoff * largest) continue;
+    double along = 0;
+    for (int k = 0; k < 6; ++k) along += V[k][e] * sums[kMomentumOffset + k];
+    for (int k = 0; k < 6; ++k) q[k] += V[k][e] * along / lambda[e];
+  }
+  return q;
+}
+
+// Calls f(a, i, j, k, label) for every owned face of a cluster: a cluster cell on one side,
+// no solid on either side. Cells outside the domain are walls, hence solid.
+template <class F>
+void for_each_cluster_face(const Topology& topo, const MacGrid& grid,
+                           const ComponentLabels& labels, F&& f) {
+  const Index3& n = topo.global_cells();
+  for (int a = 0; a < 3; ++a) {
+    const Stagger s = face_stagger(a);
+    Box faces =
+        topo.owned(s).intersect(topo.global(s)).intersect(faces_of_cells(labels.labelled, a));
+    faces.lo[a] = std::max(faces.lo[a], 1);
+    faces.hi[a] = std::min(faces.hi[a], n[a]);
+    for_each_index(faces, [&](int i, int j, int k) {
+      const Index3 lo = lower_cell(a, i, j, k);
+      const int64_t label = std::max(labels(lo[0], lo[1], lo[2]), labels(i, j, k));
+      if (label < 0) return;
+      if (grid.cell_type(lo[0], lo[1], lo[2]) == kSolid || grid.cell_type(i, j, k) == kSolid)
+        return;
+      f(a, i, j, k, label);
+    });
+  }
+}
+
+// Coulomb contact of the rigid body with the walls it touches (see rigid_clusters.hpp):
+// `free` is the fit without contacts, `q` the fit with the contact constraints, whose
+// tangential velocity friction then reduces.
+void apply_wall_contact(const double* sums, double dt, const Vec6& free, Vec6& q) {
+  const double mass = sums[kMassOffset];
+  if (!(mass > 0)) return;
+  for (int d = 0; d < 6; ++d) {
+    const double* c = sums + kContactOffset + d * kContactSums;
+    const double faces = c[2];
+    if (faces == 0) continue;
+    const int a = d / 2, s = d % 2 ? 1 : -1;
+    // Normal impulse per unit mass: the wall's pressure over the step, plus the motion into
+    // the wall that the contact constraints took away.
+    const double stopped = std::max(0.0, s * (free[a] - q[a]));
+    const double normal_speed = c[0] * dt / mass + stopped;
+    const double mu = c[0] > 0 ? c[1] / c[0] : 0.0;
+    const int b = (a + 1) % 3, e = (a + 2) % 3;
+    const double tangential = std::hypot(q[b], q[e]);
+    if (tangential == 0) continue;
+    const double factor = std::max(0.0, 1.0 - mu * normal_speed / tangential);
+    q[b] *= factor;
+    q[e] *= factor;
+  }
+}
+
+}  // namespace
+
+RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGrid& grid,
+                                         const Array3<uint8_t>& rigid,
+                                         const WallContact* contact) {
+  ComponentLabels& labels = grid.rigid_clusters;
+  label_components(topo, halo, rigid, labels);
+
+  const double dx = grid.dx;
+  auto reference_of = [&](int64_t label) {
+    const Index3 c = cell_of_global_index(topo, label);
+    return grid.cell_centre(c[0], c[1], c[2]);
+  };
+
+  std::map<int64_t, std::vector<double>> sums;
+  // Consecutive faces mostly belong to the same cluster: look the map up only on a change.
+  int64_t current_label = -1;
+  double* current = nullptr;
+  std::array<double, 3> reference{0, 0, 0};
+  auto select = [&](int64_t label) {
+    if (label == current_label) return;
+    std::vector<double>& s = sums[label];
+    if (s.empty()) s.assign(kSumsPerCluster, 0.0);
+    current_label = label;
+    current = s.data();
+    reference = reference_of(label);
+  };
+
+  auto offset_in_cells = [&](int a, int i, int j, int k) {
+    const std::array<double, 3> x = grid.face_position(a, i, j, k);
+    return std::array<double, 3>{(x[0] - reference[0]) / dx, (x[1] - reference[1]) / dx,
+                                 (x[2] - reference[2]) / dx};
+  };
+  int64_t rigid_cells = 0;
+  const double cell_volume = dx * dx * dx;
+  const Index3& n_cells = topo.global_cells();
+  const Box owned_labelled = topo.owned_cells(topo.rank()).intersect(labels.labelled);
+  for_each_index(owned_labelled, [&](int i, int j, int k) {
+    if (labels(i, j, k) < 0) return;
+    select(labels(i, j, k));
+    current[kCellCountOffset] += 1;
+    current[kMassOffset] += grid.density(i, j, k) * cell_volume;
+    ++rigid_cells;
+    if (!contact) return;
+    for (int d = 0; d < 6; ++d) {
+      const int a = d / 2, s = d % 2 ? 1 : -1;
+      Index3 wall{i, j, k};
+      wall[a] += s;
+      const bool outside = wall[a] < 0 || wall[a] >= n_cells[a];
+      if (!outside && grid.cell_type(wall[0], wall[1], wall[2]) != kSolid) continue;
+      const double force = std::max(0.0, grid.pressure(i, j, k)) * dx * dx;
+      double* c = current + kContactOffset + d * kContactSums;
+      c[0] += force;
+      c[1] += force * (*contact->wall_mu)(wall[0], wall[1], wall[2]);
+      c[2] += 1;
+      // The contact face asks for zero normal velocity, with a large weight.
+      Index3 face{i, j, k};
+      if (s > 0) face[a] += 1;
+      const Vec6 row = rigid_row(a, offset_in_cells(a, face[0], face[1], face[2]));
+      const double weight = kContactWeight * grid.density(i, j, k) * cell_volume;
+      add_outer_product(current + kContactStiffnessOffset, weight, a, row);
+    }
+  });
+
+  for_each_cluster_face(topo, grid, labels, [&](int a, int i, int j, int k, int64_t label) {
+    select(label);  // a rank that owns only massless faces still needs the cluster's fit
+    const Index3 lo = lower_cell(a, i, j, k);
+    double density = 0;
+    int fluid = 0;
+    for (const Index3& c : {lo, Index3{i, j, k}})
+      if (grid.cell_type(c[0], c[1], c[2]) == kFluid) {
+        density += grid.density(c[0], c[1], c[2]);
+        ++fluid;
+      }
+    if (fluid == 0) return;
+    const double mass = density / fluid * cell_volume;
+    const Vec6 row = rigid_row(a, offset_in_cells(a, i, j, k));
+    const double u = grid.vel[a](i, j, k);
+    add_outer_product(current, mass, a, row);
+    for (const int p : row_support(a)) current[kMomentumOffset + p] += mass * row[p] * u;
+  });
+
+  RigidClusterStats stats;
+  stats.clusters = sum_per_cluster(topo, kSumsPerCluster, sums);
+  stats.rigid_cells = global_sum(topo, rigid_cells);
+
+  std::map<int64_t, Vec6> fits;
+  double largest = 0;
+  for (const auto& [label, s] : sums) {
+    largest = std::max(largest, s[kCellCountOffset]);
+    Vec6 q = solve_rigid_fit(s.data());
+    if (contact) {
+      const Vec6 free = q;
+      q = solve_rigid_fit(s.data(), s.data() + kContactStiffnessOffset);
+      apply_wall_contact(s.data(), contact->dt, free, q);
+    }
+    fits[label] = q;
+    RigidMotion& m = stats.motions[label];
+    m.reference = reference_of(label);
+    for (int c = 0; c < 3; ++c) {
+      m.velocity[c] = q[c];
+      m.angular_velocity[c] = q[3 + c] / dx;
+    }
+  }
+  stats.largest_cluster_cells = int64_t(global_max(topo, largest));
+
+  current_label = -1;
+  const Vec6* fit = nullptr;
+  for_each_cluster_face(topo, grid, labels, [&](int a, int i, int j, int k, int64_t label) {
+    if (label != current_label) {
+      current_label = label;
+      fit = &fits.at(label);
+      reference = reference_of(label);
+    }
+    const Vec6 row = rigid_row(a, offset_in_cells(a, i, j, k));
+    double u = 0;
+    for (const int p : row_support(a)) u += row[p] * (*fit)[p];
+    grid.vel[a](i, j, k) = u;
+  });
+  halo.fill<double>({&grid.vel[0], &grid.vel[1], &grid.vel[2]});
+  return stats;
+}
+
+}  // namespace dunesim

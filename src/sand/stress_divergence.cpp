@@ -1,0 +1,327 @@
+#include "src/sand/stress_divergence.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "src/pressure/pressure_solver.hpp"
+
+namespace dunesim {
+
+// Face of component a between cells L = f - e_a and R = f:
+//   (div sigma)_a = (sigma_aa(R) - sigma_aa(L)) / dx
+//                 + sum_{b != a} (sigma_ab at the edge above f along b - at the edge below) / dx,
+// where an edge value is the mean of the four cells around that edge (L, R and their
+// neighbours along b). That is the central difference over 2 dx of the L/R mean of sigma_ab,
+// exact for linear stress fields. Cells without sand (air, water, solid) carry no stress.
+// An edge whose two cells beyond L and R are both air or solid lies on the sand's boundary
+// and carries no flux: a free surface takes no traction, a symmetry plane no shear, and a
+// wall's shear is the Coulomb wall friction's alone (wall_friction.hpp). The mean of four
+// there would be half the row's stress: the edges of a layer's top and bottom rows did not
+// cancel, and a flowing layer lost momentum at (sigma_xz(bottom row) - sigma_xz(top row)) / 2
+// per unit area on top of its wall friction, even on a frictionless floor. Inside the sand
+// the row's own stress cancels, so the update there is the central difference above.
+//
+// A rigid cell next to a yielding one along b does not enter sigma_ab with its own
+// sigma_rigid. sigma_rigid is only the stress that would stop the rigid cell's own (mostly
+// induced) strain within one step, at most sin(phi) p / sqrt(3) and usually far less, while
+// the interface between a flowing cell and the bed it shears is itself at yield: it carries
+// the frictional stress of the flow at the interface's pressure. So the rigid cell stands in
+// with the yielding cell's sigma_ab scaled by p(rigid) / p(yielding), which is the frictional
+// stress with the flow's direction of shear at the rigid cell's pressure; with a pressure
+// linear in depth the edge value is then the frictional stress at the interface. With
+// sigma_rigid the lowest row of a flowing layer felt (sigma_above - sigma_rigid) / (2 dx),
+// which drags it forward when the row above carries more stress than the bed: a flow on a
+// rigid heap lost most of its basal friction, and heaps stood at an angle set by the
+// PIC transfer's damping rather than by phi (at 0.5 cm cells 31 degrees for phi = 30 and 40
+// alike).
+//
+// Written as fluxes, the face's update is (flux across its upper edge - across its lower
+// edge) / dx, the edge's flux the mean of the four cells' values as the face sees them. Faces
+// of rigid cells are not updated by their own stress (the rigid fit sets them), but each one
+// next to a yielding face takes the opposite of the flux that face takes across their shared
+// edge (and, along a, across the cell between them), so the flow's friction on a rigid
+// cluster reaches the cluster. Without it the friction a flow felt from its bed went nowhere
+// (momentum was lost), and a plug riding a sheared layer, or a raft of surface cells that
+// passed as rigid, slid over the flow under it without friction.
+namespace {
+
+// The arrays apply_stress_divergence reads, addressed with one set of strides: the stress and
+// yielding arrays share one box (the grid's, or its part in the sand window), the grid's cell
+// arrays (type, rigid flags only where they share the stress' box, pressure) have their own.
+struct DivergenceStencil {
+  DivergenceStencil(const MacGrid& g, const StressField& stress_field,
+                    const Array3<uint8_t>& yielding_cells)
+      : stress(stress_field),
+        type(g.cell_type),
+        yielding(yielding_cells),
+        types(type.data()),
+        yields(yielding.data()),
+        rigids(g.rigid.box() == yielding.box() ? g.rigid.data() : nullptr),
+        pressure(g.pressure.data()) {}
+
+  const StressField& stress;
+  const Array3<uint8_t>& type;
+  const Array3<uint8_t>& yielding;
+  const uint8_t* types;
+  const uint8_t* yields;
+  const uint8_t* rigids;  // null where no cell was classified: sigma_ab is used as it is
+  const double* pressure;
+
+  bool yielding_face(int64_t Ls, int64_t Rs) const { return yields[Ls] || yields[Rs]; }
+
+  // Whether the cell `offset` cells along a from `cell` lies in the arrays and yields.
+  bool yields_along(int a, Index3 cell, int offset) const {
+    cell[a] += offset;
+    return yielding.box().contains(cell[0], cell[1], cell[2]) &&
+           yielding(cell[0], cell[1], cell[2]);
+  }
+
+  // Whether the neighbour along b (by `side`) of the yielding `row` is rigid, so that it
+  // stands in with the row's stress in the row's sigma_ab.
+  bool stands_in(int b, int64_t row_s, int side) const {
+    return rigids && rigids[row_s + side * yielding.stride(b)] && yields[row_s];
+  }
+
+  // sigma_ab of the neighbour along b (by `side`) of `row`, as the faces of `row` see it: a
+  // rigid neighbour of a yielding row stands in with the row's stress at its own pressure.
+  double edge(const float* sigma_ab, int b, int64_t row, int64_t row_s, int side) const {
+    const int64_t cell = row + side * type.stride(b), cell_s = row_s + side * yielding.stride(b);
+    if (!stands_in(b, row_s, side)) return double(sigma_ab[cell_s]);
+    const double p_row = pressure[row];
+    return p_row > 0 ? sigma_ab[row_s] * std::max(pressure[cell], 0.0) / p_row : 0.0;
+  }
+
+  // Whether the edge between cells L, R and the two cells `step` beyond them lies on the
+  // boundary of the fluid: both of those are air or solid.
+  bool on_boundary(int64_t L, int64_t R, int64_t step) const {
+    return types[L + step] != kFluid && types[R + step] != kFluid;
+  }
+
+  // Four times the flux of sigma_ab across the edge beside the face between L and R, on
+  // `side` along b: the sum of the edge's four cells, or 0 on the sand's boundary.
+  double edge_flux(const float* sigma_ab, int b, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
+                   int side) const {
+    if (on_boundary(L, R, side * type.stride(b))) return 0.0;
+    return double(sigma_ab[Ls]) + double(sigma_ab[Rs]) + edge(sigma_ab, b, L, Ls, side) +
+           edge(sigma_ab, b, R, Rs, side);
+  }
+
+  // (div sigma)_a on the face between L and R, one of which yields.
+  double yielding_face_divergence(int a, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
+                                  double dx) const {
+    double div = (stress[a].data()[Rs] - stress[a].data()[Ls]) / dx;
+    for (int b = 0; b < 3; ++b) {
+      if (b == a) continue;
+      const float* sigma_ab = stress[SymTensor::index(a, b)].data();
+      div +=
+          (edge_flux(sigma_ab, b, L, Ls, R, Rs, 1) - edge_flux(sigma_ab, b, L, Ls, R, Rs, -1)) /
+          (4 * dx);
+    }
+    return div;
+  }
+
+  // Whether every edge flux of the yielding face between L and R is the plain sum of its four
+  // cells' stress: no edge lies on the boundary and no rigid neighbour stands in. Most faces
+  // inside a flow are such.
+  bool plain_edges(int a, int64_t L, int64_t Ls, int64_t R, int64_t Rs) const {
+    for (int b = 0; b < 3; ++b) {
+      if (b == a) continue;
+      for (int side = -1; side <= 1; side += 2)
+        if (on_boundary(L, R, side * type.stride(b)) || stands_in(b, Ls, side) ||
+            stands_in(b, Rs, side))
+          return false;
+    }
+    return true;
+  }
+
+  // Calls take(term) for each flux that a yielding cell or face passes to the face between L
+  // and R (neither yielding, one of them rigid), in a fixed order; term() is its share of the
+  // face's force: the opposite of each flux that a yielding face next to it takes across
+  // their shared edge (or, along a, across the cell between them); see above. `face` is the
+  // face's index, which is R's; L is one cell below it along a.
+  template <class Take>
+  void for_each_reaction_flux(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
+                              double dx, Take&& take) const {
+    const float* sigma_aa = stress[a].data();
+    const int64_t step_a = type.stride(a);
+    if (yields_along(a, face, 1) && types[R + step_a] != kSolid)
+      take([&] { return sigma_aa[Rs] / dx; });
+    if (yields_along(a, face, -2) && types[L - step_a] != kSolid)
+      take([&] { return -(sigma_aa[Ls] / dx); });
+    for (int b = 0; b < 3; ++b) {
+      if (b == a) continue;
+      const float* sigma_ab = stress[SymTensor::index(a, b)].data();
+      for (int side = -1; side <= 1; side += 2) {
+        const int64_t Lb = L + side * type.stride(b), Rb = R + side * type.stride(b);
+        const int64_t Lbs = Ls + side * yielding.stride(b), Rbs = Rs + side * yielding.stride(b);
+        if (!yielding_face(Lbs, Rbs) || types[Lb] == kSolid || types[Rb] == kSolid) continue;
+        take([&] { return side * edge_flux(sigma_ab, b, Lb, Lbs, Rb, Rbs, -side) / (4 * dx); });
+      }
+    }
+  }
+
+  // The force on a face between two cells that do not yield, at least one of them rigid.
+  double rigid_face_reaction(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
+                             double dx) const {
+    double div = 0;
+    for_each_reaction_flux(a, face, L, Ls, R, Rs, dx, [&](const auto& term) { div += term(); });
+    return div;
+  }
+
+  // Whether any flux reaches that face: elsewhere, as inside a cluster at rest, its force is
+  // exactly 0 in every substep.
+  bool borders_yielding(int a, Index3 face, int64_t L, int64_t Ls, int64_t R, int64_t Rs) const {
+    bool any = false;
+    for_each_reaction_flux(a, face, L, Ls, R, Rs, 1.0, [&](const auto&) { any = true; });
+    return any;
+  }
+};
+
+// How a face of the sand's cells takes the divergence. The classification, the cell types
+// and the rigid flags hold for all of a step's friction substeps, so this is decided once.
+enum FaceKind : uint8_t {
+  kUntouched,      // a solid cell's face, or one between cells that neither yield nor are rigid
+  kPlainYielding,  // a yielding face whose edges are all plain sums (plain_edges)
+  kYielding,       // any other yielding face
+  kRigidReaction,  // a rigid face beside yielding ones, which takes their reaction
+};
+
+// A rigid face with no yielding neighbour is untouched: its reaction would be 0 in every
+// substep, and most rigid faces are such.
+FaceKind face_kind(const DivergenceStencil& stencil, int a, const Index3& face, int64_t L,
+                   int64_t Ls, int64_t R, int64_t Rs) {
+  if (stencil.types[L] == kSolid || stencil.types[R] == kSolid) return kUntouched;
+  if (stencil.yielding_face(Ls, Rs))
+    return stencil.plain_edges(a, L, Ls, R, Rs) ? kPlainYielding : kYielding;
+  if (stencil.rigids && (stencil.rigids[Ls] || stencil.rigids[Rs]) &&
+      stencil.borders_yielding(a, face, L, Ls, R, Rs))
+    return kRigidReaction;
+  return kUntouched;
+}
+
+// u_a -= dt / rho * (div sigma)_a on a row of n consecutive plain yielding faces along x:
+// yielding_face_divergence where plain_edges holds and apply_below's update, with the same
+// sums in the same order (so the same result to the last bit) and none of the tests, in one
+// loop the compiler vectorises. The `_lo` and `_hi` arrays start at the row's first lower
+// and upper cell in the grid's cell arrays; `s_aa`, `s_1` and `s_2` at its first lower
+// cell's sigma_aa and its two sigma_ab (b < b' != a) in the sand's arrays, where the
+// neighbours along b and b' are `step_1` and `step_2` away and the upper cells `up_a`.
+void apply_plain_row(int n, double* __restrict v, const uint8_t* __restrict type_lo,
+                     const uint8_t* __restrict type_hi, const float* __restrict density_lo,
+                     const float* __restrict density_hi, const float* __restrict s_aa,
+                     const float* __restrict s_1, const float* __restrict s_2, int64_t up_a,
+                     int64_t step_1, int64_t step_2, double dt, double dx) {
+  auto edge_term = [&](const float* s, int64_t step) {
+    const double above =
+        double(s[0]) + double(s[up_a]) + double(s[step]) + double(s[up_a + step]);
+    const double below =
+        double(s[0]) + double(s[up_a]) + double(s[-step]) + double(s[up_a - step]);
+    return (above - below) / (4 * dx);
+  };
+  for (int m = 0; m < n; ++m) {
+    double div = (s_aa[m + up_a] - s_aa[m]) / dx;
+    div += edge_term(s_1 + m, step_1);
+    div += edge_term(s_2 + m, step_2);
+    const double rho = face_density(type_lo[m], density_lo[m], type_hi[m], density_hi[m]);
+    v[m] -= dt / rho * div;
+  }
+}
+
+}  // namespace
+
+StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
+                                   const StressField& stress, const Array3<uint8_t>& yielding,
+                                   const Box& yielding_box)
+    : stress_(stress), yielding_(yielding) {
+  bool same_boxes = true;
+  for (const Array3<float>& component : stress)
+    same_boxes = same_boxes && component.box() == yielding.box();
+  if (!same_boxes)
+    throw std::invalid_argument("apply_stress_divergence: stress and yielding must share a box");
+  const DivergenceStencil stencil(g, stress, yielding);
+  for (int a = 0; a < 3; ++a) {
+    // The faces of the sand's cells: the yielding faces and the rigid faces beside them.
+    const Box faces = topo.owned(face_stagger(a))
+                          .intersect(topo.global(face_stagger(a)))
+                          .intersect(faces_of_cells(yielding_box, a));
+    for_each_index(faces, [&](int i, int j, int k) {
+      // R and L in the grid's cell arrays, Rs and Ls in the sand's.
+      const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
+      const int64_t Rs = yielding.offset(i, j, k), Ls = Rs - yielding.stride(a);
+      const FaceKind kind = face_kind(stencil, a, {i, j, k}, L, Ls, R, Rs);
+      if (kind == kPlainYielding)
+        add_to_rows(plain_rows_[a], {i, j, k});
+      else if (kind != kUntouched)
+        faces_[a][kind - kYielding].push_back({i, j, k});
+    });
+  }
+}
+
+void StressDivergence::apply(MacGrid& g, double dt,
+                             std::array<Array3<double>, 3>* rigid_reaction) const {
+  Progress from_the_start;
+  apply_below(g, dt, rigid_reaction, std::numeric_limits<int>::max(), from_the_start);
+}
+
+void StressDivergence::apply_below(MacGrid& g, double dt,
+                                   std::array<Array3<double>, 3>* rigid_reaction, int k_end,
+                                   Progress& progress) const {
+  const DivergenceStencil stencil(g, stress_, yielding_);
+  const uint8_t* types = stencil.types;
+  const float* density = g.density.data();
+  for (int a = 0; a < 3; ++a) {
+    Array3<double>& v = g.vel[a];
+    Array3<double>& reaction_to = rigid_reaction ? (*rigid_reaction)[a] : v;
+    const std::vector<FaceRow>& rows = plain_rows_[a];
+    for (size_t& next = progress.next[a][0]; next < rows.size() && rows[next].k < k_end; ++next)
+      apply_plain_row(g, a, rows[next], dt);
+    for (const FaceKind kind : {kYielding, kRigidReaction}) {
+      const std::vector<Index3>& faces = faces_[a][kind - kYielding];
+      size_t& next = progress.next[a][kind - 1];
+      for (; next < faces.size() && faces[next][2] < k_end; ++next) {
+        const Index3& f = faces[next];
+        const int64_t R = g.cell_type.offset(f[0], f[1], f[2]), L = R - g.cell_type.stride(a);
+        const int64_t Rs = yielding_.offset(f[0], f[1], f[2]), Ls = Rs - yielding_.stride(a);
+        const double dt_rho = dt / face_density(types[L], density[L], types[R], density[R]);
+        if (kind == kYielding)
+          v(f[0], f[1], f[2]) -= dt_rho * stencil.yielding_face_divergence(a, L, Ls, R, Rs, g.dx);
+        else
+          reaction_to(f[0], f[1], f[2]) -=
+              dt_rho * stencil.rigid_face_reaction(a, f, L, Ls, R, Rs, g.dx);
+      }
+    }
+  }
+}
+
+void StressDivergence::add_to_rows(std::vector<FaceRow>& rows, const Index3& face) {
+  if (!rows.empty()) {
+    FaceRow& last = rows.back();
+    if (last.j == face[1] && last.k == face[2] && last.i + last.length == face[0]) {
+      ++last.length;
+      return;
+    }
+  }
+  rows.push_back({face[0], face[1], face[2], 1});
+}
+
+void StressDivergence::apply_plain_row(MacGrid& g, int a, const FaceRow& row, double dt) const {
+  const Array3<uint8_t>& type = g.cell_type;
+  const int64_t hi = type.offset(row.i, row.j, row.k), lo = hi - type.stride(a);
+  const int64_t hi_s = yielding_.offset(row.i, row.j, row.k), lo_s = hi_s - yielding_.stride(a);
+  const int b_1 = a == 0 ? 1 : 0, b_2 = a == 2 ? 1 : 2;
+  dunesim::apply_plain_row(row.length, &g.vel[a](row.i, row.j, row.k), type.data() + lo,
+                           type.data() + hi, g.density.data() + lo, g.density.data() + hi,
+                           stress_[a].data() + lo_s,
+                           stress_[SymTensor::index(a, b_1)].data() + lo_s,
+                           stress_[SymTensor::index(a, b_2)].data() + lo_s, yielding_.stride(a),
+                           yielding_.stride(b_1), yielding_.stride(b_2), dt, g.dx);
+}
+
+void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField& stress,
+                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt,
+                             std::array<Array3<double>, 3>* rigid_reaction) {
+  StressDivergence(topo, g, stress, yielding, yielding_box).apply(g, dt, rigid_reaction);
+}
+
+}  // namespace dunesim

@@ -1,0 +1,75 @@
+// The force of the sand's stress on the MAC faces, -div(sigma) (stencil and its reasons in
+// the .cpp): once (apply_stress_divergence), or for the friction substeps, which apply the
+// same classification several times a step, with the faces sorted once (StressDivergence).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "decomposition/array3.hpp"
+#include "decomposition/topology.hpp"
+#include "src/grid/mac_grid.hpp"
+#include "src/sand/sand_plasticity.hpp"
+
+namespace dunesim {
+
+// u <- u - dt/rho div(sigma) on the owned faces between two non-solid cells of which at
+// least one is `yielding`; rho is the face density of the projection. `stress` (compression
+// positive) and `yielding` must cover the grid's cell box, halo-filled, and `yielding` be
+// zero outside `yielding_box` (only the faces of its cells are visited). Where grid.rigid
+// and grid.pressure cover the cell box (halo-filled), a rigid cell next to a yielding one
+// carries the frictional stress of the interface instead of its own, and the faces of rigid
+// cells next to yielding faces take the opposite of the flux those faces take across their
+// shared edges, so the rigid fit gives a cluster the friction of the flow it touches (see
+// the .cpp). Given `rigid_reaction` (arrays over the faces of yielding_box's cells), that
+// reaction is added there instead of to the rigid faces' velocities. Stencil in the .cpp.
+// Ghost faces are left as they were.
+void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
+                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt,
+                             std::array<Array3<double>, 3>* rigid_reaction = nullptr);
+
+// The stress divergence of one classification of the sand's cells, for as many updates as a
+// step's substeps need. It reads `stress` when applied, so the yielding cells' stress may
+// change between updates; the grid's cell types and rigid flags and `yielding` must not
+// (each face's kind is decided from them here). Arguments as apply_stress_divergence's.
+class StressDivergence {
+ public:
+  StressDivergence(const Topology& topo, const MacGrid& grid, const StressField& stress,
+                   const Array3<uint8_t>& yielding, const Box& yielding_box);
+
+  // u <- u - dt/rho div(sigma) on the faces apply_stress_divergence updates; the rigid
+  // faces' reaction goes to `rigid_reaction` when given.
+  void apply(MacGrid& grid, double dt,
+             std::array<Array3<double>, 3>* rigid_reaction = nullptr) const;
+
+  // How far apply_below has come through the faces.
+  struct Progress {
+    std::array<std::array<size_t, 3>, 3> next{};
+  };
+  // apply() on the faces whose k index is below k_end that `progress` has not passed, so
+  // that the update can follow another sweep up the grid layer by layer. The faces are
+  // listed in for_each_index order (k outermost), so those below k_end come first. A face of
+  // layer k reads the stress of cells in layers k - 1 to k + 1 and changes no other face.
+  void apply_below(MacGrid& grid, double dt, std::array<Array3<double>, 3>* rigid_reaction,
+                   int k_end, Progress& progress) const;
+
+ private:
+  // Consecutive faces along x from (i, j, k).
+  struct FaceRow {
+    int i, j, k, length;
+  };
+  // Appends `face` to the last row where it continues it, else as a row of its own.
+  static void add_to_rows(std::vector<FaceRow>& rows, const Index3& face);
+  // The update of the plain yielding faces of `row`, all at once.
+  void apply_plain_row(MacGrid& grid, int a, const FaceRow& row, double dt) const;
+
+  const StressField& stress_;
+  const Array3<uint8_t>& yielding_;
+  // Per component, the faces of the sand's cells that take the divergence, by how they take
+  // it (FaceKind in the .cpp): the plain yielding ones in rows along x (most of the faces,
+  // updated a row at a time), the other yielding ones and the rigid ones beside them.
+  std::array<std::vector<FaceRow>, 3> plain_rows_;
+  std::array<std::array<std::vector<Index3>, 2>, 3> faces_;
+};
+
+}  // namespace dunesim

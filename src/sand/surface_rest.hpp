@@ -1,0 +1,53 @@
+// Static friction of a sand surface on its own slope (infinite-slope stability).
+//
+// Zhu & Bridson's yield test judges each cell by the strain the projection leaves it. On the
+// grid a sloping surface is a staircase, and the top cell of every riser has air beside it:
+// the first-order projection pushes it sideways as it would push a free vertical face, which
+// no cohesionless sand holds (stopping it takes about 4 times the yield stress). So every
+// riser yields every step and a deposit at rest creeps flat whatever its slope
+// (postproc/column_collapse_findings.md, "Why Zhu & Bridson deposits creep").
+//
+// A slope of sand with friction mu is stable when tan(theta) < mu, and a grain sliding down
+// it at speed v stops within one step when v < g dt (mu cos(theta) - sin(theta)), the speed
+// Coulomb friction takes away in a step. A surface cell that meets this on either of two
+// planes stays rigid, like the cells under it: it is the same "stops within one step" test
+// that sigma_rigid makes, taken on a plane instead of on the staircase's riser.
+//  - The surface's own slope, with the sand's mu = tan(phi): theta is the angle between the
+//    surface's outward normal, from a 3x3x3 Sobel gradient of the filled cells (sand, water
+//    and floors 1, air 0; side walls mirror the cells beside them), and the upward
+//    direction. A staircase of single steps two or more cells wide reads 26.6 degrees, one
+//    of steps one cell wide 45.
+//  - A floor under the cell, with the floor's Coulomb coefficient: the edge of a sheet one or
+//    two cells thick reads steeper than phi, yet rests on a rough floor as a block does.
+#pragma once
+#include "io/case_config.hpp"
+#include "src/grid/mac_grid.hpp"
+
+namespace dunesim {
+
+struct SurfaceRest {
+  Vec3 down{0, 0, -1};  // unit vector along gravity
+  int vertical = 2;     // the grid axis closest to gravity's: floors lie across it
+  double gravity = 0;   // |g|, m/s^2
+  double dt = 0;        // s
+};
+SurfaceRest surface_rest(const Vec3& gravity, double dt);
+
+// True when cell (i,j,k), a fluid cell with air among its six neighbours, moved slower
+// (grid.vel_saved: the particles' velocity, before this step's forces) than friction stops
+// within the step on its surface's slope (friction mu) or on a floor below it (the floor's
+// grid.wall_mu). Reads cell_type one cell around the cell, wall_mu below it and its own
+// faces of vel_saved.
+bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
+                                const SurfaceRest& rest);
+
+// The other half of infinite-slope stability (steep_surface_yields): true when cell
+// (i,j,k), a fluid cell with air among its six neighbours and no floor under it, lies on a
+// slope that friction mu and cohesion c cannot hold, that is when a column one cell deep
+// on that slope, of the given density, pulls harder along it than it holds:
+// rho g dx (sin(theta) - mu cos(theta)) > c. A vertical face or an overhang (cos <= 0)
+// needs cohesion. Such a cell yields even at rest, where sigma_rigid would keep it rigid.
+bool surface_cell_too_steep(const MacGrid& grid, int i, int j, int k, double mu, double cohesion,
+                            double density, const SurfaceRest& rest);
+
+}  // namespace dunesim

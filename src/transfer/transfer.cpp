@@ -1,0 +1,304 @@
+#include "src/transfer/transfer.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstring>
+
+#include "src/grid/interpolation.hpp"
+
+namespace dunesim {
+
+namespace {
+
+// Particle n's affine velocity for component a, c_a (Particles::affine), per cell: the
+// change of v_a across one cell along each axis.
+void affine_per_cell(const Particles& p, size_t n, int a, double dx, double c[3]) {
+  for (int d = 0; d < 3; ++d) c[d] = double(p.affine[3 * a + d][n]) * dx;
+}
+
+// Adds particle n's velocity component `va` to the weighted sums of the stencil's faces
+// (velocities v, weights w). With an affine velocity c (per cell; nullptr for PIC/FLIP) each
+// face gets the particle's velocity at the face, va + c . (x_face - x_p) (APIC, Jiang et al.
+// 2015, eq. 9 with trilinear weights).
+// The affine branch is a template argument: P2G is a hot loop, and PIC/FLIP runs should
+// not test it at every corner of every particle. The corners' terms are worked out first;
+// corners 2m and 2m + 1 are neighbours along x, so each pair is added with one two-wide
+// load, add and store per array.
+template <bool kAffine>
+void spread_component(const Stencil& s, double va, const double* c, double* v, float* w) {
+  typedef double Double2 __attribute__((vector_size(16)));
+  typedef float Float2 __attribute__((vector_size(8)));
+  Double2 add_v[4];
+  Float2 add_w[4];
+  for (int corner = 0; corner < 8; ++corner) {
+    double at_face = va;
+    if constexpr (kAffine) {
+      double r[3];
+      corner_offset(s, corner, r);
+      at_face += c[0] * r[0] + c[1] * r[1] + c[2] * r[2];
+    }
+    add_v[corner / 2][corner % 2] = s.w[corner] * at_face;
+    add_w[corner / 2][corner % 2] = float(s.w[corner]);
+  }
+  for (int pair = 0; pair < 4; ++pair) {
+    Double2 sum_v;
+    Float2 sum_w;
+    std::memcpy(&sum_v, v + s.off[2 * pair], sizeof sum_v);
+    std::memcpy(&sum_w, w + s.off[2 * pair], sizeof sum_w);
+    sum_v += add_v[pair];
+    sum_w += add_w[pair];
+    std::memcpy(v + s.off[2 * pair], &sum_v, sizeof sum_v);
+    std::memcpy(w + s.off[2 * pair], &sum_w, sizeof sum_w);
+  }
+}
+
+// G2P of one APIC particle: its velocity becomes the grid's (PIC) and its affine velocity
+// the gradient of the trilinear interpolant, sum_i u_i grad(w_i) (for trilinear weights
+// the same as Jiang et al.'s B D^-1, whose D is diagonal).
+void take_grid_velocity_affine(const MacGrid& g, const GridPoint& pt, size_t n, Particles& p) {
+  float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  const double inv_dx = 1.0 / g.dx;
+  for (int a = 0; a < 3; ++a) {
+    const Stencil s = make_stencil(g.vel[a], a, pt);
+    vel_of[a][n] = float(interpolate(g.vel[a], s));
+    double grad[3];
+    interpolate_gradient(g.vel[a], s, grad);
+    for (int d = 0; d < 3; ++d) p.affine[3 * a + d][n] = float(grad[d] * inv_dx);
+  }
+}
+
+// Keeps only the rotation of particle n's affine velocity, (C - C^T) / 2 (RPIC, Jiang et al.
+// 2015, section 5.2): angular momentum is still carried, the strain rate is dropped as PIC
+// drops it.
+void keep_rotation_only(size_t n, Particles& p) {
+  for (int a = 0; a < 3; ++a)
+    for (int d = 0; d < a; ++d) {
+      const float skew = 0.5f * (p.affine[3 * a + d][n] - p.affine[3 * d + a][n]);
+      p.affine[3 * a + d][n] = skew;
+      p.affine[3 * d + a][n] = -skew;
+    }
+  for (int a = 0; a < 3; ++a) p.affine[4 * a][n] = 0.0f;
+}
+
+// The PIC/FLIP blend of a particle velocity vp: the new grid velocity (PIC) and the
+// particle's own plus the grid's change since P2G (FLIP).
+float flip_blend(float vp, double v_new, double v_old, double flip) {
+  return float(flip * (double(vp) + v_new - v_old) + (1.0 - flip) * v_new);
+}
+
+// G2P of one PIC/FLIP particle.
+void blend_grid_velocity(const MacGrid& g, const GridPoint& pt, double flip, size_t n,
+                         Particles& p) {
+  float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  for (int a = 0; a < 3; ++a) {
+    const Stencil s = make_stencil(g.vel[a], a, pt);
+    float& vp = vel_of[a][n];
+    vp = flip_blend(vp, interpolate(g.vel[a], s), interpolate(g.vel_saved[a], s), flip);
+  }
+}
+
+// True when the particle at pt lies in a rigid sand cell of this step (grid.rigid covers
+// the block's part of the sand window; outside it no cell is rigid).
+bool in_rigid_cell(const MacGrid& g, const GridPoint& pt) {
+  const int i = pt.node[0], j = pt.node[1], k = pt.node[2];
+  return g.has_sand() && g.rigid.box().contains(i, j, k) && g.rigid(i, j, k) != 0;
+}
+
+// G2P of a particle in a rigid cell from that cell's own six faces, where its cluster's
+// fitted motion is not at hand (take_rigid_motion): each component linear
+// between the cell's two faces along its axis. The rigid fit gave those faces the cluster's
+// motion, so the particle moves with its cluster; the trilinear stencil would also read the
+// faces of the cells beside it, and next to a flow it drags the cluster's surface along. An
+// affine velocity keeps the stretch along each axis the two faces give, nothing across;
+// FLIP's change is read from the same faces.
+void take_own_cell_velocity(const MacGrid& g, const GridPoint& pt, const MaterialSpec& material,
+                            size_t n, Particles& p) {
+  float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  const Index3 cell{pt.node[0], pt.node[1], pt.node[2]};
+  for (int a = 0; a < 3; ++a) {
+    Index3 upper = cell;
+    ++upper[a];
+    // Component a's value on the cell's lower and upper face along a.
+    auto faces = [&](const auto& v) {
+      return std::array<double, 2>{double(v(cell[0], cell[1], cell[2])),
+                                   double(v(upper[0], upper[1], upper[2]))};
+    };
+    auto between = [&](std::array<double, 2> face) {
+      return face[0] + pt.node_frac[a] * (face[1] - face[0]);
+    };
+    const std::array<double, 2> now = faces(g.vel[a]);
+    float& vp = vel_of[a][n];
+    if (material.transfer == Transfer::Flip) {
+      vp = flip_blend(vp, between(now), between(faces(g.vel_saved[a])), material.flip_ratio);
+      continue;
+    }
+    vp = float(between(now));
+    for (int d = 0; d < 3; ++d) p.affine[3 * a + d][n] = 0.0f;
+    if (material.transfer == Transfer::Apic)
+      p.affine[3 * a + a][n] = float((now[1] - now[0]) / g.dx);
+  }
+}
+
+// The fitted motion of the rigid cluster holding a cell, or nullptr where there is none
+// (no motions given, the cell in no cluster, or its cluster not fitted on this rank).
+// Consecutive particles mostly share a cluster, so the map is searched only when the label
+// changes.
+class ClusterMotionLookup {
+ public:
+  ClusterMotionLookup(const ComponentLabels& labels, const RigidMotions* motions)
+      : labels_(labels), motions_(motions) {}
+
+  const RigidMotion* at(const Index3& cell) {
+    if (!motions_ || !labels_.labelled.contains(cell[0], cell[1], cell[2])) return nullptr;
+    const int64_t label = labels_(cell[0], cell[1], cell[2]);
+    if (label < 0) return nullptr;
+    if (label != label_) {
+      label_ = label;
+      const auto found = motions_->find(label);
+      motion_ = found == motions_->end() ? nullptr : &found->second;
+    }
+    return motion_;
+  }
+
+ private:
+  const ComponentLabels& labels_;
+  const RigidMotions* motions_;
+  int64_t label_ = -1;
+  const RigidMotion* motion_ = nullptr;
+};
+
+// G2P of a particle in a rigid cell: its cluster's fitted motion at the particle, and under
+// APIC and RPIC that motion's gradient (the rotation's skew matrix) as its affine velocity.
+// The fit wrote the same motion into the cluster's faces, but the second projection then
+// corrects those faces next to flowing and open cells, and particles that read them crept
+// off clusters at rest: of a quarter cone 27 degrees steep (phi = 30, APIC) 10.4% of the
+// summit's grains left it in 1.5 s reading the faces, 5.5% taking the motion (ApicCone in
+// test_sand_physics).
+void take_rigid_motion(const RigidMotion& m, bool affine, size_t n, Particles& p) {
+  const std::array<double, 3> v = rigid_velocity_at(m, {p.x[n], p.y[n], p.z[n]});
+  p.vx[n] = float(v[0]);
+  p.vy[n] = float(v[1]);
+  p.vz[n] = float(v[2]);
+  if (!affine) return;
+  // d(v_a)/d(x_d) of v = w x r.
+  const std::array<double, 3>& w = m.angular_velocity;
+  const double gradient[9] = {0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0};
+  for (int e = 0; e < 9; ++e) p.affine[e][n] = float(gradient[e]);
+}
+
+}  // namespace
+
+void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& materials, Halo& halo,
+                       const Topology& topo, MacGrid& g) {
+  // The saved velocities are overwritten after P2G, so they hold the weight sums meanwhile.
+  std::array<Array3<float>, 3>& weight = g.vel_saved;
+  Array3<double>& particle_count = g.cell_scratch;
+  for (int a = 0; a < 3; ++a) {
+    g.vel[a].fill(0.0);
+    weight[a].fill(0.0f);
+  }
+  particle_count.fill(0.0);
+  g.density.fill(0.0f);
+  const bool track_sand = g.has_sand();
+  if (track_sand) g.sand_count.fill(0.0f);
+  const bool track_saturation = g.has_pore_water();
+  if (track_saturation) g.saturation.fill(0.0f);
+
+  const double dx = g.dx;
+  const double inv_dx = 1.0 / dx;
+  const float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
+  for (size_t n = 0; n < p.size(); ++n) {
+    const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
+    for (int a = 0; a < 3; ++a) {
+      Stencil s = make_stencil(g.vel[a], a, pt);
+      double* v = g.vel[a].data() + s.base;
+      float* w = weight[a].data() + s.base;
+      if (p.carries_affine) {
+        double c[3];
+        affine_per_cell(p, n, a, dx, c);
+        spread_component<true>(s, vel_of[a][n], c, v, w);
+      } else {
+        spread_component<false>(s, vel_of[a][n], nullptr, v, w);
+      }
+    }
+    // A water particle partly absorbed into sand weighs what is left of it; a sand particle
+    // carries its pore water.
+    const MaterialSpec& material = materials[p.material[n]];
+    const bool is_sand = material.kind == MaterialKind::Sand;
+    const double share = is_sand ? 1.0 : p.water_content[n];
+    const double density =
+        is_sand ? material.density + p.water_content[n] * material.wet.pore_water_density
+                : material.density;
+    const int i = pt.node[0], j = pt.node[1], k = pt.node[2];
+    particle_count(i, j, k) += share;
+    g.density(i, j, k) += float(share * density);
+    if (track_sand && is_sand) g.sand_count(i, j, k) += 1.0f;
+    if (track_saturation && is_sand && material.wet.holds_water())
+      g.saturation(i, j, k) += float(p.water_content[n] / material.wet.porosity);
+  }
+
+  halo.sum<double, float>({&g.vel[0], &g.vel[1], &g.vel[2]},
+                          {&weight[0], &weight[1], &weight[2]});
+  // Whole rows at a time, with selects rather than branches: these loops cover the block.
+  for (int a = 0; a < 3; ++a)
+    for_each_row(topo.owned(face_stagger(a)), [&](int i, int j, int k, int length) {
+      double* v = &g.vel[a](i, j, k);
+      const float* w = &weight[a](i, j, k);
+      for (int n = 0; n < length; ++n) v[n] = w[n] > 0.0f ? v[n] / double(w[n]) : 0.0;
+    });
+  // Static solids everywhere (walls outside the domain stay solid), then owned cells.
+  for (size_t n = 0; n < g.cell_type.size(); ++n)
+    g.cell_type.data()[n] = g.solid.data()[n] ? kSolid : kAir;
+  for_each_row(topo.owned_cells(topo.rank()), [&](int i, int j, int k, int length) {
+    const double* count = &particle_count(i, j, k);
+    const uint8_t* solid = &g.solid(i, j, k);
+    uint8_t* type = &g.cell_type(i, j, k);
+    float* density = &g.density(i, j, k);
+    for (int n = 0; n < length; ++n) {
+      const bool fluid = count[n] > 0 && !solid[n];
+      type[n] = fluid ? uint8_t(kFluid) : type[n];
+      density[n] = fluid ? float(double(density[n]) / count[n]) : 0.0f;
+    }
+  });
+  // A cell behaves as sand when most of its particles are sand. Every sand particle lies in
+  // the sand window, so the cells outside it have none.
+  if (track_sand)
+    for_each_index(topo.owned_cells(topo.rank()).intersect(g.sand.box()),
+                   [&](int i, int j, int k) {
+                     const double count = particle_count(i, j, k);
+                     const bool fluid = g.cell_type(i, j, k) == kFluid;
+                     g.sand(i, j, k) = fluid && 2.0 * g.sand_count(i, j, k) > count ? 1 : 0;
+                     if (track_saturation && g.sand_count(i, j, k) > 0)
+                       g.saturation(i, j, k) /= float(g.sand_count(i, j, k));
+                   });
+  halo.fill<double, float, uint8_t>({&g.vel[0], &g.vel[1], &g.vel[2]}, {&g.density},
+                                    {&g.cell_type});
+  if (track_sand) halo.fill<uint8_t>({&g.sand});
+}
+
+void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials, Particles& p,
+                       const RigidMotions* rigid_motions) {
+  const double inv_dx = 1.0 / g.dx;
+  ClusterMotionLookup cluster_motion(g.rigid_clusters, rigid_motions);
+  for (size_t n = 0; n < p.size(); ++n) {
+    const MaterialSpec& material = materials[p.material[n]];
+    const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
+    if (material.rheology.rigid_cells_own_velocity && material.kind == MaterialKind::Sand &&
+        in_rigid_cell(g, pt)) {
+      const RigidMotion* motion = cluster_motion.at({pt.node[0], pt.node[1], pt.node[2]});
+      if (motion)
+        take_rigid_motion(*motion, p.carries_affine && material.transfer != Transfer::Flip, n, p);
+      else
+        take_own_cell_velocity(g, pt, material, n, p);
+      continue;
+    }
+    if (material.transfer == Transfer::Flip) {
+      blend_grid_velocity(g, pt, material.flip_ratio, n, p);
+      continue;
+    }
+    take_grid_velocity_affine(g, pt, n, p);
+    if (material.transfer == Transfer::Rpic) keep_rotation_only(n, p);
+  }
+}
+
+}  // namespace dunesim

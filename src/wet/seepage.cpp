@@ -1,0 +1,147 @@
+#include "src/wet/seepage.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "src/grid/interpolation.hpp"
+#include "src/particles/pore_water.hpp"
+#include "src/particles/seeding.hpp"
+
+namespace dunesim {
+
+namespace {
+
+// Saturated to round-off: drainage fills a cell exactly up to its pores.
+constexpr double kSaturated = 1 - 1e-9;
+
+struct Face {
+  int axis, side;  // the open cell is the sand cell + side along axis
+  int slot() const { return 2 * axis + (side > 0); }  // < 6, for the particle's id
+};
+
+// The faces a saturated cell may seep through: the one below it along gravity and the
+// four beside it.
+std::array<Face, 5> seeping_faces(const Vec3& gravity) {
+  const auto [down, below] = gravity_axis(gravity);
+  std::array<Face, 5> faces;
+  faces[0] = {down, below};
+  int next = 1;
+  for (int a = 0; a < 3; ++a)
+    if (a != down)
+      for (int side : {-1, 1}) faces[next++] = {a, side};
+  return faces;
+}
+
+int first_water_material(const std::vector<MaterialSpec>& materials) {
+  for (size_t m = 0; m < materials.size(); ++m)
+    if (materials[m].kind == MaterialKind::Water) return int(m);
+  return -1;
+}
+
+// Inside the domain, not solid, and without porous sand.
+bool is_open(const Index3& cells, const MacGrid& g, const Index3& c) {
+  for (int a = 0; a < 3; ++a)
+    if (c[a] < 0 || c[a] >= cells[a]) return false;
+  return !g.solid(c[0], c[1], c[2]) && g.pore_count(c[0], c[1], c[2]) == 0.0;
+}
+
+// A water particle holding `water` in `open`, next to the face it came through, moving
+// with the grid.
+void add_seeped_particle(const CaseConfig& config, const MacGrid& g, int material,
+                         const Index3& open, const Face& face, int64_t step, int64_t id,
+                         double water, Particles& p) {
+  // The half of the open cell next to the face; the other halves alternate with the step.
+  int sub = 0;
+  for (int a = 0, bit = 0; a < 3; ++a) {
+    const int upper = a == face.axis ? int(face.side < 0) : int((step >> bit++) & 1);
+    sub |= upper << a;
+  }
+  const Vec3 pos = jittered_seed_position(config, open[0], open[1], open[2], sub, id);
+  SourceSpec seep;
+  seep.material = material;
+  for (int a = 0; a < 3; ++a)
+    seep.velocity[a] =
+        interpolate(g.vel[a], make_stencil(g.vel[a], a, g.dx, pos[0], pos[1], pos[2]));
+  add_source_particle(seep, config.materials, pos, id, p);
+  p.water_content.back() = water;
+}
+
+}  // namespace
+
+double seepage_period(const WetSandSpec& sand, double dx) {
+  if (sand.conductivity <= 0) return std::numeric_limits<double>::infinity();
+  return dx / (kParticlesPerCell * sand.conductivity);
+}
+
+SeepageStats release_seepage(const Topology& topo, Halo& halo, const CaseConfig& config,
+                             const MaterialSpec& sand, int64_t step, double step_start_time,
+                             double dt, MacGrid& g, Particles& p) {
+  SeepageStats stats;
+  const double period = seepage_period(sand.wet, g.dx);
+  const int water_material = first_water_material(config.materials);
+  if (!std::isfinite(period) || water_material < 0) return stats;
+  // A function of time only, so every rank agrees on whether this step releases.
+  const double releases =
+      std::floor((step_start_time + dt) / period) - std::floor(step_start_time / period);
+  if (releases <= 0) return stats;
+
+  Array3<double>& count = g.pore_count;
+  Array3<double>& water = g.pore_water;
+  Array3<double>& lost = g.pore_exchange;
+  tally_pore_water(p, config.materials, g.dx, count, water);
+  halo.fill<double>({&count, &water});
+  lost.fill(0.0);
+  const double n = sand.wet.porosity, ideal = sand.wet.ideal_saturation;
+  const Box owned = topo.owned_cells(topo.rank());
+  const Box region =
+      nonzero_bounding_box(count).intersect(neighbourhood(owned, 1, topo.local(Stagger::Cell)));
+  const std::array<Face, 5> faces = seeping_faces(config.gravity);
+  for_each_index(region, [&](int i, int j, int k) {
+    const double c = count(i, j, k), w = water(i, j, k);
+    if (c == 0.0 || w < kSaturated * c * n) return;
+    std::array<bool, 5> open_face;
+    int open_faces = 0;
+    for (size_t f = 0; f < faces.size(); ++f) {
+      Index3 next{i, j, k};
+      next[faces[f].axis] += faces[f].side;
+      open_face[f] = is_open(config.cells, g, next);
+      open_faces += open_face[f];
+    }
+    if (open_faces == 0) return;
+    // One particle volume per period through a full face (c / 8 of it for c particles), at
+    // most a whole particle, and together no more than the water above S'.
+    const double release =
+        std::min({releases * c / kParticlesPerCell, 1.0, (w - c * n * ideal) / open_faces});
+    const bool owns_sand = owned.contains(i, j, k);
+    const int64_t sand_cell = global_cell_index(config.cells, i, j, k);
+    for (size_t f = 0; f < faces.size(); ++f) {
+      if (!open_face[f]) continue;
+      Index3 open{i, j, k};
+      open[faces[f].axis] += faces[f].side;
+      if (owns_sand) {
+        lost(i, j, k) += release;
+        stats.released += release;
+      }
+      if (owned.contains(open[0], open[1], open[2])) {
+        const int64_t id = created_particle_id(ParticleOrigin::Seepage, config.cells, step,
+                                               sand_cell, faces[f].slot());
+        add_seeped_particle(config, g, water_material, open, faces[f], step, id, release, p);
+        ++stats.particles_created;
+      }
+    }
+  });
+
+  // The sand of a seeping cell shares the loss (its particles hold the cell's mean).
+  const double inv_dx = 1.0 / g.dx;
+  for (size_t q = 0; q < p.size(); ++q) {
+    const MaterialSpec& m = config.materials[p.material[q]];
+    if (m.kind != MaterialKind::Sand || !m.wet.holds_water()) continue;
+    const auto [i, j, k] = particle_cell(p, q, inv_dx);
+    if (lost(i, j, k) != 0.0) p.water_content[q] -= lost(i, j, k) / count(i, j, k);
+  }
+  return stats;
+}
+
+}  // namespace dunesim
