@@ -2,23 +2,10 @@
 
 #include <mpi.h>
 
-#include <algorithm>
 #include <climits>
 #include <utility>
 
 namespace dunesim {
-
-double global_max(const Topology& topo, double local) {
-  double r;
-  MPI_Allreduce(&local, &r, 1, MPI_DOUBLE, MPI_MAX, topo.comm());
-  return r;
-}
-
-double global_min(const Topology& topo, double local) {
-  double r;
-  MPI_Allreduce(&local, &r, 1, MPI_DOUBLE, MPI_MIN, topo.comm());
-  return r;
-}
 
 Box global_bounding_box(const Topology& topo, const Box& local) {
   // One MPI_MIN over the low corner and the negated high corner.
@@ -28,33 +15,9 @@ Box global_bounding_box(const Topology& topo, const Box& local) {
       corners[a] = local.lo[a];
       corners[3 + a] = -local.hi[a];
     }
-  MPI_Allreduce(MPI_IN_PLACE, corners, 6, MPI_INT, MPI_MIN, topo.comm());
+  all_reduce_in_place(topo, corners, 6, MPI_MIN);
   if (corners[0] == INT_MAX) return Box{};
   return Box{{corners[0], corners[1], corners[2]}, {-corners[3], -corners[4], -corners[5]}};
-}
-
-double global_sum(const Topology& topo, double local) {
-  double r;
-  MPI_Allreduce(&local, &r, 1, MPI_DOUBLE, MPI_SUM, topo.comm());
-  return r;
-}
-
-int64_t global_sum(const Topology& topo, int64_t local) {
-  int64_t r;
-  MPI_Allreduce(&local, &r, 1, MPI_INT64_T, MPI_SUM, topo.comm());
-  return r;
-}
-
-void global_sum_in_place(const Topology& topo, double* values, int count) {
-  MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, topo.comm());
-}
-
-void global_min_in_place(const Topology& topo, float* values, int64_t count) {
-  // MPI counts are ints: large arrays go in chunks.
-  constexpr int64_t kChunk = int64_t(1) << 30;
-  for (int64_t first = 0; first < count; first += kChunk)
-    MPI_Allreduce(MPI_IN_PLACE, values + first, int(std::min(kChunk, count - first)), MPI_FLOAT,
-                  MPI_MIN, topo.comm());
 }
 
 int64_t exclusive_prefix_sum(const Topology& topo, int64_t local) {
@@ -64,9 +27,7 @@ int64_t exclusive_prefix_sum(const Topology& topo, int64_t local) {
 }
 
 bool any_rank(const Topology& topo, bool local) {
-  int in = local ? 1 : 0, out = 0;
-  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LOR, topo.comm());
-  return out != 0;
+  return all_reduce(topo, local ? 1 : 0, MPI_LOR) != 0;
 }
 
 void wait_for_all_ranks(const Topology& topo) { MPI_Barrier(topo.comm()); }

@@ -2,6 +2,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -9,14 +10,64 @@
 
 namespace dunesim {
 
-double global_max(const Topology& topo, double local);
-double global_min(const Topology& topo, double local);
-double global_sum(const Topology& topo, double local);
-int64_t global_sum(const Topology& topo, int64_t local);
+// The MPI datatype of a C++ number type.
+template <typename T>
+MPI_Datatype mpi_datatype();
+template <>
+inline MPI_Datatype mpi_datatype<double>() {
+  return MPI_DOUBLE;
+}
+template <>
+inline MPI_Datatype mpi_datatype<float>() {
+  return MPI_FLOAT;
+}
+template <>
+inline MPI_Datatype mpi_datatype<int>() {
+  return MPI_INT;
+}
+template <>
+inline MPI_Datatype mpi_datatype<int64_t>() {
+  return MPI_INT64_T;
+}
+
+// `op` (MPI_SUM, MPI_MAX, MPI_MIN, ...) over every rank's `local`, on every rank.
+template <typename T>
+T all_reduce(const Topology& topo, T local, MPI_Op op) {
+  T result;
+  MPI_Allreduce(&local, &result, 1, mpi_datatype<T>(), op, topo.comm());
+  return result;
+}
+
+// The same element by element over `count` values, which are replaced by the results. MPI
+// counts are ints: large arrays go in chunks.
+template <typename T>
+void all_reduce_in_place(const Topology& topo, T* values, int64_t count, MPI_Op op) {
+  constexpr int64_t kChunk = int64_t(1) << 30;
+  for (int64_t first = 0; first < count; first += kChunk)
+    MPI_Allreduce(MPI_IN_PLACE, values + first, int(std::min(kChunk, count - first)),
+                  mpi_datatype<T>(), op, topo.comm());
+}
+
+inline double global_max(const Topology& topo, double local) {
+  return all_reduce(topo, local, MPI_MAX);
+}
+inline double global_min(const Topology& topo, double local) {
+  return all_reduce(topo, local, MPI_MIN);
+}
+inline double global_sum(const Topology& topo, double local) {
+  return all_reduce(topo, local, MPI_SUM);
+}
+inline int64_t global_sum(const Topology& topo, int64_t local) {
+  return all_reduce(topo, local, MPI_SUM);
+}
 // Sums of many values at once (one message): values are replaced by their global sums.
-void global_sum_in_place(const Topology& topo, double* values, int count);
+inline void global_sum_in_place(const Topology& topo, double* values, int count) {
+  all_reduce_in_place(topo, values, count, MPI_SUM);
+}
 // Element-wise minima of many values at once: values are replaced by their global minima.
-void global_min_in_place(const Topology& topo, float* values, int64_t count);
+inline void global_min_in_place(const Topology& topo, float* values, int64_t count) {
+  all_reduce_in_place(topo, values, count, MPI_MIN);
+}
 // Sum of `local` over the ranks before this one (0 on rank 0).
 int64_t exclusive_prefix_sum(const Topology& topo, int64_t local);
 // The smallest box holding every rank's `local` box (Box{} if all are empty).

@@ -5,6 +5,7 @@
 
 #include <toml++/toml.h>
 
+#include "io/case_schema.hpp"
 #include "io/input_file.hpp"
 #include "io/triangle_mesh.hpp"
 
@@ -574,7 +575,7 @@ ShapeSpec read_shape(const Table& t, const CaseConfig& cfg, const MeshTextReader
 
 void read_domain(const Table& root, CaseConfig& cfg) {
   Table domain = root.table("domain");
-  domain.allow_only({"size", "cell_size", "wall_friction", "frictionless_walls"});
+  domain.allow_only(keys_of("domain"));
   cfg.domain_size = domain.vec3("size", kPositive, kRequired);
   cfg.cell_size = domain.number("cell_size", kPositive, kRequired);
   cfg.wall_friction = domain.number("wall_friction", kNonNegative, cfg.wall_friction);
@@ -644,11 +645,31 @@ std::string rheology_name(const Table& m) {
   return m.has("rheology") ? std::string(m.choice("rheology", kSandRheologies)) : "zhu_bridson";
 }
 
-// The defaults of the material's `model` key (sand_model_defaults in case_config.hpp).
+// The sand keys of one rheology given to a sand of another (case_schema.hpp): they would be
+// ignored.
+void refuse_keys_of_other_rheologies(const Table& m) {
+  const std::string rheology = rheology_name(m);
+  for (const CaseKey& row : case_schema()) {
+    if (row.section != "material" || row.rheologies.empty()) continue;
+    if (std::find(row.rheologies.begin(), row.rheologies.end(), rheology) != row.rheologies.end())
+      continue;
+    for (std::string_view key : row.names) {
+      if (!m.has(key)) continue;
+      std::string allowed;
+      for (std::string_view r : row.rheologies)
+        allowed += (allowed.empty() ? "" : " or ") + in_quotes(r);
+      const std::string why =
+          row.why_not_other_rheologies.empty()
+              ? ""
+              : " (" + rheology + " " + std::string(row.why_not_other_rheologies) + ")";
+      m.fail(key, "applies to rheology = " + allowed + " only" + why);
+    }
+  }
+}
+
+// The defaults of the material's `model` key (sand_model_defaults, src/sand/sand_parameters.hpp).
 SandModelDefaults read_sand_model(const Table& m, const Vec3& gravity) {
   const bool zhu_bridson_rheology = rheology_name(m) == "zhu_bridson";
-  if (!zhu_bridson_rheology && m.has("model"))
-    m.fail("model", "applies to rheology = \"zhu_bridson\" only");
   const bool paper_model =
       m.has("model") && m.choice("model", {"validated", "zhu_bridson_2005"}) != "validated";
   return sand_model_defaults(zhu_bridson_rheology, paper_model, gravity);
@@ -658,26 +679,10 @@ SandModelDefaults read_sand_model(const Table& m, const Vec3& gravity) {
 SandRheology read_sand_rheology(const Table& m, double friction_angle_deg,
                                 const SandModelDefaults& model) {
   SandRheology r;
-  const std::vector<std::string_view> mu_i_keys = {"friction_angle_dynamic", "i0",
-                                                   "grain_diameter", "grain_density"};
   const std::string kind = rheology_name(m);
-  if (kind != "mu_i")
-    for (std::string_view key : mu_i_keys)
-      if (m.has(key)) m.fail(key, "is a parameter of rheology = \"mu_i\" only");
-  if (kind != "elastic_plastic" && m.has("shear_modulus"))
-    m.fail("shear_modulus", "is a parameter of rheology = \"elastic_plastic\" only");
   const bool carries_stress = carries_own_stress(kind);
-  if (carries_stress && m.has("surface_static_friction"))
-    m.fail("surface_static_friction", "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" +
-                                          kind + " sand carries its weight with its own stress)");
   r.surface_static_friction =
       !carries_stress && m.boolean("surface_static_friction", r.surface_static_friction);
-  // Keys of the rigid cells of Zhu & Bridson's and mu(I)'s yield test.
-  for (std::string_view key :
-       {"rigid_cell_velocity", "steep_surface_yields", "culmann_wedges_yield"})
-    if (carries_stress && m.has(key))
-      m.fail(key, "applies to rheology = \"zhu_bridson\" or \"mu_i\" only (" + kind +
-                      " sand has no rigid cells)");
   r.rigid_cells_own_velocity =
       m.has("rigid_cell_velocity")
           ? m.choice("rigid_cell_velocity", {"interpolated", "own_cell"}) == "own_cell"
@@ -685,8 +690,6 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg,
   r.steep_surface_yields = !carries_stress && m.boolean("steep_surface_yields", false);
   r.culmann_wedges_yield =
       !carries_stress && m.boolean("culmann_wedges_yield", model.culmann_wedges_yield);
-  if (kind != "zhu_bridson" && m.has("yield_surface"))
-    m.fail("yield_surface", "applies to rheology = \"zhu_bridson\" only");
   if (kind == "zhu_bridson") {
     if (m.has("yield_surface") &&
         m.choice("yield_surface", {"drucker_prager", "mohr_coulomb"}) == "mohr_coulomb")
@@ -717,46 +720,17 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg,
 }
 
 // friction_substeps, for the rheologies that apply a frictional stress once per step; 0
-// (absent) leaves the choice to the transfer (friction_substeps() in case_config.hpp).
+// (absent) leaves the choice to the transfer (friction_substeps(), src/sand/sand_plasticity.hpp).
 int read_friction_substeps(const Table& m) {
-  if (carries_own_stress(rheology_name(m)) && m.has("friction_substeps"))
-    m.fail("friction_substeps", "applies to rheology = \"zhu_bridson\" or \"mu_i\" only");
   return static_cast<int>(m.integer("friction_substeps", 1, 64, 0));
 }
-
-// The keys of a [[material]] that only a sand material takes.
-const std::vector<std::string_view> kSandOnlyKeys = {"friction_angle",
-                                                     "cohesion",
-                                                     "c_dry",
-                                                     "porosity",
-                                                     "ideal_saturation",
-                                                     "c_wet",
-                                                     "mud_viscosity",
-                                                     "propagation_rate",
-                                                     "conductivity",
-                                                     "saturation",
-                                                     "rheology",
-                                                     "friction_angle_dynamic",
-                                                     "i0",
-                                                     "grain_diameter",
-                                                     "grain_density",
-                                                     "shear_modulus",
-                                                     "surface_static_friction",
-                                                     "rigid_cell_velocity",
-                                                     "steep_surface_yields",
-                                                     "culmann_wedges_yield",
-                                                     "yield_surface",
-                                                     "friction_substeps",
-                                                     "model"};
 
 void read_materials(const Table& root, CaseConfig& cfg) {
   std::vector<Table> entries = root.table_array("material");
   if (entries.empty())
     throw CaseError(cfg.file, "material", "at least one [[material]] table is required");
   for (const Table& m : entries) {
-    std::vector<std::string_view> known = {"name", "kind", "density", "flip_ratio", "transfer"};
-    known.insert(known.end(), kSandOnlyKeys.begin(), kSandOnlyKeys.end());
-    m.allow_only(known);
+    m.allow_only(keys_of("material"));
     MaterialSpec spec;
     spec.name = m.non_empty_string("name", kRequired);
     for (const MaterialSpec& earlier : cfg.materials)
@@ -777,6 +751,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
         m.fail("c_dry", "is another name for 'cohesion'; give one of them");
       spec.cohesion = m.number(m.has("c_dry") ? "c_dry" : "cohesion", kNonNegative, 0.0);
       spec.wet = read_wet_sand(m);
+      refuse_keys_of_other_rheologies(m);
       model = read_sand_model(m, cfg.gravity);
       spec.rheology = read_sand_rheology(m, spec.friction_angle_deg, model);
       // The wedge test compares planes with the columns' tops, so "down" must be -z.
@@ -803,7 +778,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
                                in_quotes(transfer) + ")");
     spec.flip_ratio = m.number("flip_ratio", kUnitInterval, mostly_pic ? 0.05 : 0.95);
     if (sand) spec.rheology.friction_substeps = read_friction_substeps(m);
-    if (!sand) m.forbid(kSandOnlyKeys, "kind = \"sand\"", "kind = \"water\"");
+    if (!sand) m.forbid(material_keys_of_kind("sand"), "kind = \"sand\"", "kind = \"water\"");
     cfg.materials.push_back(spec);
   }
   // Pore water weighs what the case's water weighs.
@@ -829,9 +804,7 @@ void read_sources(const Table& root, CaseConfig& cfg, const MeshTextReader& mesh
   if (entries.empty())
     throw CaseError(cfg.file, "source", "at least one [[source]] table is required");
   for (const Table& s : entries) {
-    s.allow_only({"material", "shape", "min", "max", "center", "radius", "height", "file",
-                  "scale", "translate", "profile_x", "profile_height", "velocity", "emit_until",
-                  "saturation", "rain_rate"});
+    s.allow_only(keys_of("source"));
     SourceSpec spec;
     std::string material = s.string("material", kRequired);
     auto found = std::find_if(cfg.materials.begin(), cfg.materials.end(),
@@ -862,8 +835,7 @@ void read_sources(const Table& root, CaseConfig& cfg, const MeshTextReader& mesh
 
 void read_colliders(const Table& root, CaseConfig& cfg, const MeshTextReader& mesh_text) {
   for (const Table& c : root.table_array("collider")) {
-    c.allow_only({"shape", "min", "max", "center", "radius", "height", "file", "scale",
-                  "translate", "profile_x", "profile_height", "friction"});
+    c.allow_only(keys_of("collider"));
     ColliderSpec spec;
     spec.shape = read_shape(c, cfg, mesh_text);
     spec.friction = c.number("friction", kNonNegative, 0.0);
@@ -877,7 +849,7 @@ constexpr int64_t kMaxParticleStride = int64_t(1) << 40;
 
 void read_catalyst(const Table& root, CaseConfig& cfg) {
   Table catalyst = root.table("catalyst");
-  catalyst.allow_only({"scripts", "interval_steps", "particle_stride"});
+  catalyst.allow_only(keys_of("catalyst"));
   cfg.catalyst.interval_steps =
       catalyst.integer("interval_steps", 1, std::numeric_limits<int64_t>::max(),
                        cfg.catalyst.interval_steps);
@@ -947,7 +919,7 @@ std::string read_case_name(const Table& case_table, const std::string& file) {
 
 void read_time(const Table& root, CaseConfig& cfg) {
   Table time = root.table("time");
-  time.allow_only({"end", "max_steps", "cfl", "max_dt"});
+  time.allow_only(keys_of("time"));
   cfg.end_time = time.number("end", kPositive, kRequired);
   cfg.max_steps =
       time.integer("max_steps", 0, std::numeric_limits<int64_t>::max(), cfg.max_steps);
@@ -958,7 +930,7 @@ void read_time(const Table& root, CaseConfig& cfg) {
 // [output], after [time]: the interval is checked against the end time.
 void read_output(const Table& root, CaseConfig& cfg) {
   Table output = root.table("output");
-  output.allow_only({"directory", "interval", "grid_fields", "precision", "particle_stride"});
+  output.allow_only(keys_of("output"));
   cfg.output.directory = output.non_empty_string("directory", "output/" + cfg.name);
   cfg.output.interval = output.number("interval", kNonNegative, cfg.output.interval);
   const std::string problem = output_schedule_problem(cfg.end_time, cfg.output.interval);
@@ -1060,19 +1032,19 @@ CaseConfig parse_case(const std::string& text, const std::string& file,
                    "catalyst", "load_balance", "pressure", "material", "source", "collider"});
 
   Table case_table = root.table("case");
-  case_table.allow_only({"name"});
+  case_table.allow_only(keys_of("case"));
   cfg.name = read_case_name(case_table, file);
 
   read_domain(root, cfg);
 
   Table physics = root.table("physics");
-  physics.allow_only({"gravity"});
+  physics.allow_only(keys_of("physics"));
   cfg.gravity = physics.vec3("gravity", kAnyValue, cfg.gravity);
 
   read_time(root, cfg);
 
   Table seeding = root.table("seeding");
-  seeding.allow_only({"jitter", "seed"});
+  seeding.allow_only(keys_of("seeding"));
   cfg.jitter = seeding.number("jitter", kUnitInterval, cfg.jitter);
   cfg.seed = static_cast<uint64_t>(seeding.integer("seed", 0, std::numeric_limits<int64_t>::max(),
                                                    static_cast<int64_t>(cfg.seed)));
@@ -1080,7 +1052,7 @@ CaseConfig parse_case(const std::string& text, const std::string& file,
   read_output(root, cfg);
 
   Table checkpoint = root.table("checkpoint");
-  checkpoint.allow_only({"interval_steps", "interval_seconds", "keep", "directory"});
+  checkpoint.allow_only(keys_of("checkpoint"));
   cfg.checkpoint.interval_steps =
       checkpoint.integer("interval_steps", 0, std::numeric_limits<int64_t>::max(),
                          cfg.checkpoint.interval_steps);
@@ -1094,7 +1066,7 @@ CaseConfig parse_case(const std::string& text, const std::string& file,
   read_catalyst(root, cfg);
 
   Table balance = root.table("load_balance");
-  balance.allow_only({"interval_steps", "threshold", "sand_particle_work"});
+  balance.allow_only(keys_of("load_balance"));
   cfg.load_balance.interval_steps = static_cast<int>(
       balance.integer("interval_steps", 0, INT_MAX, cfg.load_balance.interval_steps));
   cfg.load_balance.threshold =
@@ -1103,7 +1075,7 @@ CaseConfig parse_case(const std::string& text, const std::string& file,
       balance.number("sand_particle_work", kPositive, cfg.load_balance.sand_particle_work);
 
   Table pressure = root.table("pressure");
-  pressure.allow_only({"rtol", "max_iterations", "petsc_options", "free_surface"});
+  pressure.allow_only(keys_of("pressure"));
   cfg.pressure.rtol = pressure.number("rtol", Range{0.0, 1.0, false, false}, cfg.pressure.rtol);
   cfg.pressure.max_iterations = static_cast<int>(
       pressure.integer("max_iterations", 1, INT_MAX, cfg.pressure.max_iterations));

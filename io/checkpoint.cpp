@@ -180,22 +180,16 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, std::string directory, int kee
   if (keep_ < 1) throw std::invalid_argument("CheckpointWriter: keep must be at least 1");
 }
 
-std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& source,
-                                    const RunProgress& progress, const Particles& particles,
-                                    const std::vector<CellField>& fields) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm_, &rank);
-  MPI_Comm_size(comm_, &size);
-  const fs::path directory(directory_);
-  const std::string name = checkpoint_file_name(progress.steps);
-  const std::string final_path = (directory / name).string();
+namespace {
 
-  const int64_t local_count = int64_t(particles.size());
-  const RankRows rows = rank_rows(comm_, local_count);
-  const Box owned = topo.owned_cells(topo.rank());
-
-  // Everything that can fail on one rank alone happens here, before any collective HDF5 call.
-  run_agreed(comm_, final_path, [&] {
+// Everything that can fail on one rank alone, before any collective HDF5 call: the arrays'
+// lengths and extents, and (rank 0) the directory. Collective: every rank throws, or none.
+void check_before_writing(MPI_Comm comm, const std::string& path, const fs::path& directory,
+                          const Particles& particles, const std::vector<CellField>& fields,
+                          const Box& owned) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  run_agreed(comm, path, [&] {
     particles.for_each_array([&](const auto& array) {
       if (array.size() != particles.size())
         throw std::runtime_error("particle arrays differ in length");
@@ -209,58 +203,97 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
     fs::create_directories(directory, error);
     if (error) throw std::runtime_error("cannot create the directory: " + error.message());
   });
+}
+
+// The root's attributes (format, progress, counts, the case's name and file) and the case's
+// text: a dataset rather than an attribute, as attributes are limited to 64 KiB.
+void write_checkpoint_header(hid_t root, const CheckpointCase& source,
+                             const RunProgress& progress, int64_t particle_count, int64_t ranks,
+                             bool is_root_rank, const WriteProperties& props) {
+  write_string_attribute(root, "format", kFormat);
+  write_attribute(root, "format_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &kFormatVersion);
+  write_attribute(root, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.time);
+  write_attribute(root, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &progress.steps);
+  write_attribute(root, "last_dt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.last_dt);
+  write_attribute(root, "frames_written", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                  &progress.frames_written);
+  write_attribute(root, "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, &particle_count);
+  write_attribute(root, "ranks", H5T_STD_I64LE, H5T_NATIVE_INT64, &ranks);
+  write_string_attribute(root, "case_name", source.name);
+  write_string_attribute(root, "case_file", source.file);
+  const int64_t text_bytes = int64_t(source.text.size());
+  auto [text_file, text_memory] = row_block(text_bytes, 1, 0, is_root_rank ? text_bytes : 0);
+  write_dataset(root, "case_text", H5T_STD_U8LE, H5T_NATIVE_UINT8, text_file, text_memory,
+                source.text.data(), props);
+}
+
+// /layout: the grid's cells, the rank grid and its cuts, for a restart on the same layout.
+void write_layout(hid_t root, const Topology& topo) {
+  H5Handle layout = create_group(root, "layout");
+  const Index3& cells = topo.global_cells();
+  write_int_list_attribute(layout.get(), "cells", {cells[0], cells[1], cells[2]});
+  write_int_list_attribute(layout.get(), "dims",
+                           {topo.dims()[0], topo.dims()[1], topo.dims()[2]});
+  for (int a = 0; a < 3; ++a)
+    write_int_list_attribute(layout.get(), ("cuts_" + std::string(kAxisNames[a])).c_str(),
+                             topo.starts()[a]);
+}
+
+// /ranks (each rank's particle count and first row) and /particles, every attribute.
+void write_particles(hid_t root, MPI_Comm comm, const Particles& particles, const RankRows& rows,
+                     const WriteProperties& props) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int64_t local_count = int64_t(particles.size());
+  H5Handle per_rank = create_group(root, "ranks");
+  auto [rank_file, rank_memory] = row_block(size, 1, rank, 1);
+  write_dataset(per_rank.get(), "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, rank_file,
+                rank_memory, &local_count, props);
+  write_dataset(per_rank.get(), "particle_offset", H5T_STD_I64LE, H5T_NATIVE_INT64, rank_file,
+                rank_memory, &rows.offset, props);
+  H5Handle group = create_group(root, "particles");
+  auto [rows_file, rows_memory] = row_block(rows.total, 1, rows.offset, local_count);
+  for_each_named_array(particles, [&](const std::string& dataset, const auto& array) {
+    using T = typename std::decay_t<decltype(array)>::value_type;
+    write_dataset(group.get(), dataset, Hdf5Type<T>::file(), Hdf5Type<T>::memory(), rows_file,
+                  rows_memory, array.data(), props);
+  });
+}
+
+// /grid: the arrays carried between steps, each over the whole domain.
+void write_grid_fields(hid_t root, const Topology& topo, const std::vector<CellField>& fields,
+                       const WriteProperties& props) {
+  const Box owned = topo.owned_cells(topo.rank());
+  H5Handle grid = create_group(root, "grid");
+  for (const CellField& field : fields) {
+    auto [cells_file, cells_memory] = cell_block(owned, field.array->box(), topo.global_cells());
+    write_dataset(grid.get(), field.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, cells_file,
+                  cells_memory, field.array->data(), props);
+  }
+}
+
+}  // namespace
+
+std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& source,
+                                    const RunProgress& progress, const Particles& particles,
+                                    const std::vector<CellField>& fields) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &size);
+  const fs::path directory(directory_);
+  const std::string name = checkpoint_file_name(progress.steps);
+  const std::string final_path = (directory / name).string();
+  const RankRows rows = rank_rows(comm_, int64_t(particles.size()));
+  check_before_writing(comm_, final_path, directory, particles, fields,
+                       topo.owned_cells(topo.rank()));
 
   auto write_contents = [&](hid_t root) {
     const WriteProperties props = make_write_properties(comm_, Checksums::Fletcher32);
-    const int64_t ranks = size;
-    write_string_attribute(root, "format", kFormat);
-    write_attribute(root, "format_version", H5T_STD_I64LE, H5T_NATIVE_INT64, &kFormatVersion);
-    write_attribute(root, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.time);
-    write_attribute(root, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &progress.steps);
-    write_attribute(root, "last_dt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &progress.last_dt);
-    write_attribute(root, "frames_written", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                    &progress.frames_written);
-    write_attribute(root, "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, &rows.total);
-    write_attribute(root, "ranks", H5T_STD_I64LE, H5T_NATIVE_INT64, &ranks);
-    write_string_attribute(root, "case_name", source.name);
-    write_string_attribute(root, "case_file", source.file);
-
-    // A dataset rather than an attribute: attributes are limited to 64 KiB.
-    const int64_t text_bytes = int64_t(source.text.size());
-    auto [text_file, text_memory] = row_block(text_bytes, 1, 0, rank == 0 ? text_bytes : 0);
-    write_dataset(root, "case_text", H5T_STD_U8LE, H5T_NATIVE_UINT8, text_file, text_memory,
-                  source.text.data(), props);
-
-    H5Handle layout = create_group(root, "layout");
-    const Index3& cells = topo.global_cells();
-    write_int_list_attribute(layout.get(), "cells", {cells[0], cells[1], cells[2]});
-    write_int_list_attribute(layout.get(), "dims",
-                             {topo.dims()[0], topo.dims()[1], topo.dims()[2]});
-    for (int a = 0; a < 3; ++a)
-      write_int_list_attribute(layout.get(), ("cuts_" + std::string(kAxisNames[a])).c_str(),
-                               topo.starts()[a]);
-
-    H5Handle per_rank = create_group(root, "ranks");
-    auto [rank_file, rank_memory] = row_block(size, 1, rank, 1);
-    write_dataset(per_rank.get(), "particle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, rank_file,
-                  rank_memory, &local_count, props);
-    write_dataset(per_rank.get(), "particle_offset", H5T_STD_I64LE, H5T_NATIVE_INT64, rank_file,
-                  rank_memory, &rows.offset, props);
-
-    H5Handle group = create_group(root, "particles");
-    auto [rows_file, rows_memory] = row_block(rows.total, 1, rows.offset, local_count);
-    for_each_named_array(particles, [&](const std::string& dataset, const auto& array) {
-      using T = typename std::decay_t<decltype(array)>::value_type;
-      write_dataset(group.get(), dataset, Hdf5Type<T>::file(), Hdf5Type<T>::memory(), rows_file,
-                    rows_memory, array.data(), props);
-    });
-
-    H5Handle grid = create_group(root, "grid");
-    for (const CellField& field : fields) {
-      auto [cells_file, cells_memory] = cell_block(owned, field.array->box(), cells);
-      write_dataset(grid.get(), field.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, cells_file,
-                    cells_memory, field.array->data(), props);
-    }
+    write_checkpoint_header(root, source, progress, rows.total, size, rank == 0, props);
+    write_layout(root, topo);
+    write_particles(root, comm_, particles, rows, props);
+    write_grid_fields(root, topo, fields, props);
   };
   // What closing the file wrote, then the rename, are on disk before `latest` moves.
   auto publish = [&](const std::string& temporary_path) {

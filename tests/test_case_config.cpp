@@ -9,7 +9,9 @@
 #include <string>
 
 #include "io/case_config.hpp"
+#include "io/case_schema.hpp"
 #include "io/triangle_mesh.hpp"
+#include "src/sand/sand_plasticity.hpp"
 
 namespace dunesim {
 namespace {
@@ -1001,6 +1003,46 @@ TEST(CaseConfig, CatalystParticleStride) {
             100);
   expect_error(kMinimal + "[catalyst]\nparticle_stride = 0\n",
                {"catalyst.particle_stride", "integer in [1,"});
+}
+
+// cases/README.md's key tables are the schema's (io/case_schema.hpp), section by section: a
+// key added to the reader without its row, or a row edited in one place only, fails here.
+// The expected table is printed, to paste into the README.
+TEST(CaseSchema, ReadmeKeyTablesAreTheSchemas) {
+  std::ifstream in(std::string(DUNESIM_CASES_DIR) + "/README.md");
+  ASSERT_TRUE(in) << "cannot read cases/README.md";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  std::vector<std::string_view> sections;
+  for (const CaseKey& row : case_schema())
+    if (std::find(sections.begin(), sections.end(), row.section) == sections.end())
+      sections.push_back(row.section);
+  EXPECT_EQ(sections.size(), 13u);
+  for (std::string_view section : sections) {
+    const std::string table = key_table_markdown(section);
+    EXPECT_NE(readme.find(table), std::string::npos)
+        << "cases/README.md lacks the [" << section << "] table of io/case_schema.cpp:\n"
+        << table;
+  }
+}
+
+// Every key the schema lists is one the reader takes: a case naming it is not refused as an
+// unknown key (it may be refused for its value, or as a key of another material or rheology).
+TEST(CaseSchema, ReaderKnowsEveryKeyOfTheSchema) {
+  for (const CaseKey& row : case_schema())
+    for (std::string_view key : row.names) {
+      const std::vector<std::string_view> known = keys_of(row.section);
+      EXPECT_NE(std::find(known.begin(), known.end(), key), known.end()) << key;
+    }
+  // A misspelt key is refused with the schema's closest spelling.
+  try {
+    parse_case_text("[domain]\nsize = [1, 1, 1]\ncell_sise = 0.1\n", "x.toml");
+    FAIL() << "a misspelt key was accepted";
+  } catch (const CaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'cell_size'"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace dunesim

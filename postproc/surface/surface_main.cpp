@@ -13,26 +13,16 @@
 #include <system_error>
 #include <vector>
 
+#include "io/command_line.hpp"
 #include "io/rank_agreement.hpp"
 #include "postproc/surface/frame_surface.hpp"
 
 namespace {
 
-constexpr int kExitUsage = 2;        // a bad command line
 constexpr int kExitFrameFailed = 3;  // some frame (or the output directory) failed
 
-const CLI::Validator kPositiveFinite(
-    [](std::string& text) {
-      double value = 0;
-      try {
-        size_t used = 0;
-        value = std::stod(text, &used);
-        if (used != text.size()) value = NAN;
-      } catch (const std::exception&) { value = NAN; }
-      if (!std::isfinite(value) || value <= 0) return "expected a finite number > 0, got " + text;
-      return std::string();
-    },
-    "NUMBER>0");
+const CLI::Validator kPositiveFinite =
+    dunesim::positive_finite_number("a finite number > 0", "NUMBER>0");
 
 void add_options(CLI::App& app, std::vector<std::string>& frames, dunesim::SurfaceOptions& o) {
   app.add_option("frames", frames, "dunesim frames (.h5)")->required();
@@ -102,16 +92,10 @@ int main(int argc, char** argv) {
   dunesim::SurfaceOptions options;
   add_options(app, frames, options);
 
-  MPI_Init(&argc, &argv);
+  if (const std::optional<int> status = dunesim::start_mpi_command(app, argc, argv))
+    return *status;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int status = rank == 0 ? app.exit(e) : e.get_exit_code();
-    MPI_Finalize();
-    return status == 0 ? 0 : kExitUsage;
-  }
   bool all_done = make_output_directory(options.out, rank);
   if (all_done)
     for (const std::string& frame : frames)

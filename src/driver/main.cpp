@@ -14,6 +14,7 @@
 
 #include "decomposition/reductions.hpp"
 #include "io/case_config.hpp"
+#include "io/command_line.hpp"
 #include "io/file_summary.hpp"
 #include "src/driver/memory_budget.hpp"
 #include "src/pressure/pressure_solver.hpp"
@@ -23,7 +24,7 @@
 namespace {
 
 // Exit statuses a job script can tell apart.
-constexpr int kExitCaseError = 2;     // bad case file or option: fix the input
+constexpr int kExitCaseError = dunesim::kExitUsage;  // bad case file or option: fix the input
 constexpr int kExitRuntimeError = 3;  // the run failed (solver diverged, I/O error, ...)
 constexpr int kExitStopped = 75;      // stopped by SIGTERM/SIGUSR1 after a checkpoint, or during
                                       // start-up with nothing to save: resubmit (with --restart
@@ -47,17 +48,9 @@ const CLI::Validator kStepCount(
     },
     "INT>=0");
 
-// --end-time: seconds, finite and > 0 (CLI11's PositiveNumber lets nan through).
-const CLI::Validator kPositiveSeconds(
-    [](std::string& text) {
-      double value = 0;
-      const char* end = text.data() + text.size();
-      const auto [stop, error] = std::from_chars(text.data(), end, value);
-      if (error != std::errc() || stop != end || !std::isfinite(value) || value <= 0)
-        return "expected a finite number of seconds > 0, got " + text;
-      return std::string();
-    },
-    "SECONDS>0");
+// --end-time: seconds, finite and > 0.
+const CLI::Validator kPositiveSeconds =
+    dunesim::positive_finite_number("a finite number of seconds > 0", "SECONDS>0");
 
 // The command line's values that can only be judged with the case in hand.
 void check_run_options(const dunesim::CaseConfig& config, const dunesim::RunOptions& options) {
@@ -172,16 +165,10 @@ int main(int argc, char** argv) {
   CLI::App* info = app.add_subcommand("info", "summarise an output frame or a checkpoint");
   info->add_option("file", info_file, "frame or checkpoint (.h5)")->required();
 
-  MPI_Init(&argc, &argv);
+  if (const std::optional<int> status = dunesim::start_mpi_command(app, argc, argv))
+    return *status;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int status = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : kExitCaseError);
-    MPI_Finalize();
-    return status == 0 ? 0 : kExitCaseError;
-  }
 
   if (info->parsed()) {
     int status = print_file_summary(info_file, rank);

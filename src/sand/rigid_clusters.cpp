@@ -199,72 +199,101 @@ void apply_wall_contact(const double* sums, double dt, const Vec6& free, Vec6& q
   }
 }
 
-}  // namespace
+// The sums of each rigid cluster this rank sees, by label, and the cluster each face or
+// cell belongs to. Offsets are in cells from the cluster's reference point, the centre of
+// its lowest-indexed cell (its label), so that the fits of far-apart clusters are equally
+// well conditioned. Consecutive cells and faces mostly belong to the same cluster: select()
+// looks the map up only on a change.
+class ClusterSums {
+ public:
+  ClusterSums(const Topology& topo, const MacGrid& grid) : topo_(topo), grid_(grid) {}
+  // The sums of the cluster `label`, made zero the first time it is seen.
+  double* select(int64_t label) {
+    if (label != current_label_) {
+      std::vector<double>& s = sums_[label];
+      if (s.empty()) s.assign(kSumsPerCluster, 0.0);
+      current_label_ = label;
+      current_ = s.data();
+      reference_ = reference_of(label);
+    }
+    return current_;
+  }
+  std::array<double, 3> reference_of(int64_t label) const {
+    const Index3 c = cell_of_global_index(topo_, label);
+    return grid_.cell_centre(c[0], c[1], c[2]);
+  }
+  // Face (a, i,j,k)'s offset from the selected cluster's reference point, in cells.
+  std::array<double, 3> offset_in_cells(int a, int i, int j, int k) const {
+    const std::array<double, 3> x = grid_.face_position(a, i, j, k);
+    const double dx = grid_.dx;
+    return {(x[0] - reference_[0]) / dx, (x[1] - reference_[1]) / dx,
+            (x[2] - reference_[2]) / dx};
+  }
+  std::map<int64_t, std::vector<double>>& by_label() { return sums_; }
+  const std::map<int64_t, std::vector<double>>& by_label() const { return sums_; }
 
-RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGrid& grid,
-                                         const Array3<uint8_t>& rigid,
-                                         const WallContact* contact) {
-  ComponentLabels& labels = grid.rigid_clusters;
-  label_components(topo, halo, rigid, labels);
+ private:
+  const Topology& topo_;
+  const MacGrid& grid_;
+  std::map<int64_t, std::vector<double>> sums_;
+  int64_t current_label_ = -1;
+  double* current_ = nullptr;
+  std::array<double, 3> reference_{0, 0, 0};
+};
 
+// Rigid cell (i,j,k)'s contacts with the walls beside it: the normal force its pressure
+// puts on each, that force times the wall's mu, and a stiff row asking the contact face for
+// zero normal velocity.
+void add_wall_contacts(const MacGrid& grid, const Topology& topo, const WallContact& contact,
+                       const ClusterSums& sums, int i, int j, int k, double* current) {
   const double dx = grid.dx;
-  auto reference_of = [&](int64_t label) {
-    const Index3 c = cell_of_global_index(topo, label);
-    return grid.cell_centre(c[0], c[1], c[2]);
-  };
-
-  std::map<int64_t, std::vector<double>> sums;
-  // Consecutive faces mostly belong to the same cluster: look the map up only on a change.
-  int64_t current_label = -1;
-  double* current = nullptr;
-  std::array<double, 3> reference{0, 0, 0};
-  auto select = [&](int64_t label) {
-    if (label == current_label) return;
-    std::vector<double>& s = sums[label];
-    if (s.empty()) s.assign(kSumsPerCluster, 0.0);
-    current_label = label;
-    current = s.data();
-    reference = reference_of(label);
-  };
-
-  auto offset_in_cells = [&](int a, int i, int j, int k) {
-    const std::array<double, 3> x = grid.face_position(a, i, j, k);
-    return std::array<double, 3>{(x[0] - reference[0]) / dx, (x[1] - reference[1]) / dx,
-                                 (x[2] - reference[2]) / dx};
-  };
-  int64_t rigid_cells = 0;
   const double cell_volume = dx * dx * dx;
   const Index3& n_cells = topo.global_cells();
+  for (int d = 0; d < 6; ++d) {
+    const int a = d / 2, s = d % 2 ? 1 : -1;
+    Index3 wall{i, j, k};
+    wall[a] += s;
+    const bool outside = wall[a] < 0 || wall[a] >= n_cells[a];
+    if (!outside && grid.cell_type(wall[0], wall[1], wall[2]) != kSolid) continue;
+    const double force = std::max(0.0, grid.pressure(i, j, k)) * dx * dx;
+    double* c = current + kContactOffset + d * kContactSums;
+    c[0] += force;
+    c[1] += force * (*contact.wall_mu)(wall[0], wall[1], wall[2]);
+    c[2] += 1;
+    // The contact face asks for zero normal velocity, with a large weight.
+    Index3 face{i, j, k};
+    if (s > 0) face[a] += 1;
+    const Vec6 row = rigid_row(a, sums.offset_in_cells(a, face[0], face[1], face[2]));
+    const double weight = kContactWeight * grid.density(i, j, k) * cell_volume;
+    add_outer_product(current + kContactStiffnessOffset, weight, a, row);
+  }
+}
+
+// Each owned rigid cell's count, mass and wall contacts. Returns the owned rigid cells.
+int64_t add_cell_sums(const Topology& topo, const MacGrid& grid, const ComponentLabels& labels,
+                      const WallContact* contact, ClusterSums& sums) {
+  int64_t rigid_cells = 0;
+  const double dx = grid.dx;
+  const double cell_volume = dx * dx * dx;
   const Box owned_labelled = topo.owned_cells(topo.rank()).intersect(labels.labelled);
   for_each_index(owned_labelled, [&](int i, int j, int k) {
     if (labels(i, j, k) < 0) return;
-    select(labels(i, j, k));
+    double* current = sums.select(labels(i, j, k));
     current[kCellCountOffset] += 1;
     current[kMassOffset] += grid.density(i, j, k) * cell_volume;
     ++rigid_cells;
-    if (!contact) return;
-    for (int d = 0; d < 6; ++d) {
-      const int a = d / 2, s = d % 2 ? 1 : -1;
-      Index3 wall{i, j, k};
-      wall[a] += s;
-      const bool outside = wall[a] < 0 || wall[a] >= n_cells[a];
-      if (!outside && grid.cell_type(wall[0], wall[1], wall[2]) != kSolid) continue;
-      const double force = std::max(0.0, grid.pressure(i, j, k)) * dx * dx;
-      double* c = current + kContactOffset + d * kContactSums;
-      c[0] += force;
-      c[1] += force * (*contact->wall_mu)(wall[0], wall[1], wall[2]);
-      c[2] += 1;
-      // The contact face asks for zero normal velocity, with a large weight.
-      Index3 face{i, j, k};
-      if (s > 0) face[a] += 1;
-      const Vec6 row = rigid_row(a, offset_in_cells(a, face[0], face[1], face[2]));
-      const double weight = kContactWeight * grid.density(i, j, k) * cell_volume;
-      add_outer_product(current + kContactStiffnessOffset, weight, a, row);
-    }
+    if (contact) add_wall_contacts(grid, topo, *contact, sums, i, j, k, current);
   });
+  return rigid_cells;
+}
 
+// Each cluster face's mass and momentum, as rows of the rigid fit's normal equations.
+void add_face_sums(const Topology& topo, const MacGrid& grid, const ComponentLabels& labels,
+                   ClusterSums& sums) {
+  const double cell_volume = grid.dx * grid.dx * grid.dx;
   for_each_cluster_face(topo, grid, labels, [&](int a, int i, int j, int k, int64_t label) {
-    select(label);  // a rank that owns only massless faces still needs the cluster's fit
+    double* current = sums.select(label);  // a rank that owns only massless faces still
+                                           // needs the cluster's fit
     const Index3 lo = lower_cell(a, i, j, k);
     double density = 0;
     int fluid = 0;
@@ -275,19 +304,19 @@ RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGr
       }
     if (fluid == 0) return;
     const double mass = density / fluid * cell_volume;
-    const Vec6 row = rigid_row(a, offset_in_cells(a, i, j, k));
+    const Vec6 row = rigid_row(a, sums.offset_in_cells(a, i, j, k));
     const double u = grid.vel[a](i, j, k);
     add_outer_product(current, mass, a, row);
     for (const int p : row_support(a)) current[kMomentumOffset + p] += mass * row[p] * u;
   });
+}
 
-  RigidClusterStats stats;
-  stats.clusters = sum_per_cluster(topo, kSumsPerCluster, sums);
-  stats.rigid_cells = global_sum(topo, rigid_cells);
-
+// Each cluster's rigid velocity (v, omega dx) from its sums over every rank, braked by the
+// walls it touches; the motions go into stats. Returns the fits by label.
+std::map<int64_t, Vec6> fit_clusters(const ClusterSums& sums, const WallContact* contact,
+                                     double dx, RigidClusterStats& stats, double& largest) {
   std::map<int64_t, Vec6> fits;
-  double largest = 0;
-  for (const auto& [label, s] : sums) {
+  for (const auto& [label, s] : sums.by_label()) {
     largest = std::max(largest, s[kCellCountOffset]);
     Vec6 q = solve_rigid_fit(s.data());
     if (contact) {
@@ -297,27 +326,52 @@ RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGr
     }
     fits[label] = q;
     RigidMotion& m = stats.motions[label];
-    m.reference = reference_of(label);
+    m.reference = sums.reference_of(label);
     for (int c = 0; c < 3; ++c) {
       m.velocity[c] = q[c];
       m.angular_velocity[c] = q[3 + c] / dx;
     }
   }
-  stats.largest_cluster_cells = int64_t(global_max(topo, largest));
+  return fits;
+}
 
-  current_label = -1;
+// Every cluster face takes its cluster's rigid velocity.
+void set_cluster_velocities(const Topology& topo, MacGrid& grid, const ComponentLabels& labels,
+                            const std::map<int64_t, Vec6>& fits, ClusterSums& sums) {
+  int64_t current_label = -1;
   const Vec6* fit = nullptr;
   for_each_cluster_face(topo, grid, labels, [&](int a, int i, int j, int k, int64_t label) {
     if (label != current_label) {
       current_label = label;
       fit = &fits.at(label);
-      reference = reference_of(label);
+      sums.select(label);
     }
-    const Vec6 row = rigid_row(a, offset_in_cells(a, i, j, k));
+    const Vec6 row = rigid_row(a, sums.offset_in_cells(a, i, j, k));
     double u = 0;
     for (const int p : row_support(a)) u += row[p] * (*fit)[p];
     grid.vel[a](i, j, k) = u;
   });
+}
+
+}  // namespace
+
+RigidClusterStats project_rigid_clusters(const Topology& topo, Halo& halo, MacGrid& grid,
+                                         const Array3<uint8_t>& rigid,
+                                         const WallContact* contact) {
+  ComponentLabels& labels = grid.rigid_clusters;
+  label_components(topo, halo, rigid, labels);
+  ClusterSums sums(topo, grid);
+  const int64_t rigid_cells = add_cell_sums(topo, grid, labels, contact, sums);
+  add_face_sums(topo, grid, labels, sums);
+
+  RigidClusterStats stats;
+  stats.clusters = sum_per_cluster(topo, kSumsPerCluster, sums.by_label());
+  stats.rigid_cells = global_sum(topo, rigid_cells);
+  double largest = 0;
+  const std::map<int64_t, Vec6> fits = fit_clusters(sums, contact, grid.dx, stats, largest);
+  stats.largest_cluster_cells = int64_t(global_max(topo, largest));
+
+  set_cluster_velocities(topo, grid, labels, fits, sums);
   halo.fill<double>({&grid.vel[0], &grid.vel[1], &grid.vel[2]});
   return stats;
 }

@@ -1,0 +1,25 @@
+// Wet sand's parameters: how a sand holds water and what water does to it, read and
+// validated by the case reader (io/case_config.cpp) and used by the wet-sand stages
+// (src/wet/) and the saturation-dependent properties of the sand (src/sand/wet_sand.hpp).
+#pragma once
+
+namespace dunesim {
+
+// How a sand holds water and what water does to it (Lenaerts & Dutre 2009, eq. 6 and the
+// text after it; Rungjiratananon et al. 2008 for the propagation). S is the saturation, the
+// filled fraction of the pore volume; a particle's water content is theta = n S.
+struct WetSandSpec {
+  double porosity = 0.0;               // n: pore volume / bulk volume; 0 = holds no water
+  double ideal_saturation = 0.4;       // S': cohesion peaks here; friction falls and viscosity
+                                       // grows above it
+  double cohesion_wet = 0.0;           // c_wet, Pa: cohesion at S'
+  double mud_viscosity = 0.0;          // mu, Pa s: viscosity of fully saturated sand
+  double propagation_rate = 0.0;       // k_p, m^2/s: capillary diffusivity of the saturation
+  double conductivity = 0.0;           // K, m/s: saturated hydraulic conductivity (drainage)
+  double initial_saturation = 0.0;     // S of the particles its sources create (unless they say)
+  double pore_water_density = 1000.0;  // kg/m^3: the case's water material, if it has one
+
+  bool holds_water() const { return porosity > 0.0; }
+};
+
+}  // namespace dunesim
