@@ -3,7 +3,10 @@
 # case on 2 local ranks or runs the whole test suite.
 #
 #   ./setup.sh run [CASE]   install, build, run CASE (default cases/dam_break.toml)
-#   ./setup.sh test         install, build, run every test
+#   ./setup.sh test         install, build, run the default tier of tests (minutes: everything
+#                           that guards correctness at small size)
+#   ./setup.sh validate     install, build, run the validation tier (the physics against
+#                           published measurements and laws: heaps, collapses, Rankine, ...)
 #   ./setup.sh build        install and build only
 #   ./setup.sh sanitize     install, build with AddressSanitizer and UndefinedBehaviorSanitizer
 #                           in build-asan, run every test under them (tests/README.md)
@@ -66,8 +69,17 @@ case "$action" in
   run)
     mpiexec -n 2 --oversubscribe "$build_dir/dunesim" run "$case_file"
     ;;
-  test)
-    ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600
+  test | validate)
+    # The tiers are ctest labels (tests/README.md): the default tier is every test without
+    # the label "validation".
+    tier=(-LE validation)
+    if [ "$action" = validate ]; then tier=(-L validation); fi
+    started=$(date +%s)
+    status=0
+    ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 1500 "${tier[@]}" ||
+      status=$?
+    echo "setup: the $action tier took $(( $(date +%s) - started )) s of test time"
+    exit "$status"
     ;;
   sanitize)
     # AddressSanitizer reports land in $reports, UBSan's in the tests' output, which ctest
@@ -92,7 +104,7 @@ case "$action" in
     exit "$status"
     ;;
   *)
-    echo "usage: $0 run [CASE] | test | sanitize | build" >&2
+    echo "usage: $0 run [CASE] | test | validate | sanitize | build" >&2
     exit 2
     ;;
 esac

@@ -764,7 +764,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
     // Under PIC/FLIP, mostly PIC suits Zhu & Bridson's sand (thesis 3.2; the validated model
     // takes APIC instead); elastic-plastic sand takes small steps, at which PIC's damping
     // would be a strong viscosity (docs/findings/elastic_plastic_sand.md).
-    const bool mostly_pic = sand && spec.rheology.kind != SandRheology::Kind::ElasticPlastic;
+    const bool mostly_pic = sand && rheology_name(m) != "elastic_plastic";
     // A flip_ratio without a transfer asks for PIC/FLIP whatever the model's default.
     const std::string transfer = m.has("transfer")
                                      ? m.choice("transfer", {"flip", "apic", "rpic"})

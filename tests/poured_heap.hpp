@@ -40,7 +40,7 @@ struct PourSpec {
   double dynamic_friction_angle = 0;  // degrees, mu_i only; 0: the cases' default (below)
   double cfl = 1.0;                   // cells a particle may cross per step
   double max_dt = 0.01;               // s
-  int friction_substeps = 0;  // 0: the transfer's default (friction_substeps(), src/sand/sand_plasticity.hpp)
+  int friction_substeps = 0;  // 0: the default of friction_substeps() (sand_plasticity.hpp)
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
