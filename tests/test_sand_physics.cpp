@@ -251,6 +251,34 @@ TEST(VerticalCut, BracketsRankineCriticalHeight) {
   EXPECT_GT(weak, initial + 3 * cell);
 }
 
+// The fast sibling of BracketsRankineCriticalHeight (which runs in the validation tier): the
+// same cut at 2 cm cells, a tenth of the work. With 2 c_crit the face moves less than half a
+// cell; with c_crit / 2 the failing wedge, 11.5 cm wide, spreads the toe by more than two
+// cells (4 cm). Measured (1 and 2 ranks pass): the face moved 0.12 cm at 2 c_crit and 8.9 cm
+// at c_crit / 2; with the cohesion in the elastic-plastic yield test halved, 3.1 cm at
+// 2 c_crit, which fails here as it fails the finer bracket.
+TEST(VerticalCut, CoarseCutBracketsRankineCriticalHeight) {
+  const double height = 0.2, phi = 30.0, rho = 1600.0, cell = 0.02;
+  const double critical_cohesion =
+      rho * kGravity * height / (4 * std::tan((45.0 + phi / 2) * M_PI / 180.0));
+  auto face_after = [&](double cohesion) {
+    CaseConfig c =
+        sand_case({0.5, 0.08, 0.26}, cell, {0, 0, 0}, {0.16, 0.08, height}, phi, cohesion);
+    elastic_plastic(c.materials[0]);
+    c.wall_friction = 0.5;
+    Simulation sim(c, MPI_COMM_WORLD);
+    run_until(sim, 0.5);
+    return max_x(sim);
+  };
+  const double initial = 0.16;
+  const double strong = face_after(2 * critical_cohesion);
+  const double weak = face_after(0.5 * critical_cohesion);
+  RecordProperty("face_with_twice_critical_cohesion_m", std::to_string(strong));
+  RecordProperty("face_with_half_critical_cohesion_m", std::to_string(weak));
+  EXPECT_LT(strong, initial + 0.5 * cell);
+  EXPECT_GT(weak, initial + 2 * cell);
+}
+
 // A block slumping onto a layer in a slab, with the APIC transfer: the deposit comes to
 // rest. Zhu & Bridson's frictional stress has a fixed size whatever the strain rate, so
 // applied once per step it overshoots on grid-scale motions and drives them back the next
