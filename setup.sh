@@ -72,13 +72,13 @@ case "$action" in
   test | validate)
     # The tiers are ctest labels (tests/README.md): the default tier is every test without
     # the label "validation".
-    tier=(-LE validation)
-    if [ "$action" = validate ]; then tier=(-L validation); fi
+    tier=(-LE validation) tier_name=default
+    if [ "$action" = validate ]; then tier=(-L validation) tier_name=validation; fi
     started=$(date +%s)
     status=0
     ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 1500 "${tier[@]}" ||
       status=$?
-    echo "setup: the $action tier took $(( $(date +%s) - started )) s of test time"
+    echo "setup: the $tier_name tier took $(( $(date +%s) - started )) s of test time"
     exit "$status"
     ;;
   sanitize)

@@ -122,6 +122,28 @@ void run_until(Simulation& sim, double t_end) {
   while (sim.time() < t_end - 1e-12) sim.step(std::min(sim.stable_dt(), t_end - sim.time()));
 }
 
+// An elastic-plastic cut 0.2 m high (phi = 30, rho = 1600) against the x = 0 wall of a
+// slab 4 cells thick, on a floor with mu = 0.5, `width` wide in a `domain` of `cell` cells:
+// its face at the start, and after 0.5 s with twice and with half the cohesion Rankine's
+// critical height needs, c_crit = rho g H / (4 tan(45 + phi / 2)).
+struct CutFaces {
+  double initial, strong, weak;
+};
+CutFaces rankine_cut_faces(double cell, Vec3 domain, double width) {
+  const double height = 0.2, phi = 30.0, rho = 1600.0;
+  const double critical_cohesion =
+      rho * kGravity * height / (4 * std::tan((45.0 + phi / 2) * M_PI / 180.0));
+  auto face_after = [&](double cohesion) {
+    CaseConfig c = sand_case(domain, cell, {0, 0, 0}, {width, domain[1], height}, phi, cohesion);
+    elastic_plastic(c.materials[0]);
+    c.wall_friction = 0.5;
+    Simulation sim(c, MPI_COMM_WORLD);
+    run_until(sim, 0.5);
+    return max_x(sim);
+  };
+  return {width, face_after(2 * critical_cohesion), face_after(0.5 * critical_cohesion)};
+}
+
 }  // namespace
 
 // Grains far apart on a rough floor, each alone in its cell, sliding at 1 m/s: Coulomb
@@ -228,21 +250,8 @@ TEST(VerticalCut, StandsWithCohesionCollapsesWithout) {
 // Zhu & Bridson's rheology fails this test: with it the half-critical face stands, and so
 // does one with c = 25 Pa (docs/findings/elastic_plastic_sand.md).
 TEST(VerticalCut, BracketsRankineCriticalHeight) {
-  const double height = 0.2, phi = 30.0, rho = 1600.0;
-  const double critical_cohesion =
-      rho * kGravity * height / (4 * std::tan((45.0 + phi / 2) * M_PI / 180.0));
-  auto face_after = [&](double cohesion) {
-    CaseConfig c =
-        sand_case({0.5, 0.04, 0.25}, 0.01, {0, 0, 0}, {0.15, 0.04, height}, phi, cohesion);
-    elastic_plastic(c.materials[0]);
-    c.wall_friction = 0.5;
-    Simulation sim(c, MPI_COMM_WORLD);
-    run_until(sim, 0.5);
-    return max_x(sim);
-  };
-  const double initial = 0.15, cell = 0.01;
-  const double strong = face_after(2 * critical_cohesion);
-  const double weak = face_after(0.5 * critical_cohesion);
+  const double cell = 0.01;
+  const auto [initial, strong, weak] = rankine_cut_faces(cell, {0.5, 0.04, 0.25}, 0.15);
   RecordProperty("face_with_twice_critical_cohesion_m", std::to_string(strong));
   RecordProperty("face_with_half_critical_cohesion_m", std::to_string(weak));
   // Stands: the face moved less than half a cell (the elastic bulge is a tenth of that).
@@ -258,21 +267,8 @@ TEST(VerticalCut, BracketsRankineCriticalHeight) {
 // at c_crit / 2; with the cohesion in the elastic-plastic yield test halved, 3.1 cm at
 // 2 c_crit, which fails here as it fails the finer bracket.
 TEST(VerticalCut, CoarseCutBracketsRankineCriticalHeight) {
-  const double height = 0.2, phi = 30.0, rho = 1600.0, cell = 0.02;
-  const double critical_cohesion =
-      rho * kGravity * height / (4 * std::tan((45.0 + phi / 2) * M_PI / 180.0));
-  auto face_after = [&](double cohesion) {
-    CaseConfig c =
-        sand_case({0.5, 0.08, 0.26}, cell, {0, 0, 0}, {0.16, 0.08, height}, phi, cohesion);
-    elastic_plastic(c.materials[0]);
-    c.wall_friction = 0.5;
-    Simulation sim(c, MPI_COMM_WORLD);
-    run_until(sim, 0.5);
-    return max_x(sim);
-  };
-  const double initial = 0.16;
-  const double strong = face_after(2 * critical_cohesion);
-  const double weak = face_after(0.5 * critical_cohesion);
+  const double cell = 0.02;
+  const auto [initial, strong, weak] = rankine_cut_faces(cell, {0.5, 0.08, 0.26}, 0.16);
   RecordProperty("face_with_twice_critical_cohesion_m", std::to_string(strong));
   RecordProperty("face_with_half_critical_cohesion_m", std::to_string(weak));
   EXPECT_LT(strong, initial + 0.5 * cell);
