@@ -11,6 +11,7 @@
 #include "io/case_config.hpp"
 #include "io/case_schema.hpp"
 #include "io/triangle_mesh.hpp"
+#include "src/driver/physics_budget.hpp"
 #include "src/sand/sand_plasticity.hpp"
 
 namespace dunesim {
@@ -1043,6 +1044,37 @@ TEST(CaseSchema, ReaderKnowsEveryKeyOfTheSchema) {
     EXPECT_NE(std::string(e.what()).find("did you mean 'cell_size'"), std::string::npos)
         << e.what();
   }
+}
+
+// The physics budget (src/driver/physics_budget.hpp): a wet sand's conductivity or an elastic
+// sand's shear modulus that the reader accepts but that would take millions of substeps a
+// step, or more steps than any run, is refused, naming the key and the figure. At 5 cm cells
+// the longest step is max_dt, 0.01 s (the CFL step of a fall from rest is 0.0714 s); the
+// drainage substep is n (1 - S') dx / K. With n = 0.4 and S' = 0.4 that is 12 s for
+// K = 1e-3 m/s (1 substep), 1.2e-5 s for K = 1000 m/s (833 substeps, within the 1000), and
+// 1.2e-6 s for K = 1e4 m/s (8333: refused). The default shear modulus (2e5 Pa) steps at
+// 0.4 dx / sqrt(G / rho) = 1.8e-3 s, 280 steps to 0.5 s; 1e300 Pa is refused.
+TEST(PhysicsBudget, RefusesSubstepsAndStepsBeyondItsBound) {
+  const std::string sand_source =
+      "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
+      "0.1]\n";
+  const std::string sand = kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
+  auto budget_error = [&](const std::string& keys) -> std::string {
+    try {
+      check_physics_budget(parse_case_text(sand + keys + sand_source, "x.toml"));
+    } catch (const CaseError& e) { return e.what(); }
+    return "";
+  };
+  const std::string wet = "porosity = 0.4\nideal_saturation = 0.4\n";
+  EXPECT_EQ(budget_error(wet + "conductivity = 1e-3\n"), "");
+  EXPECT_EQ(budget_error(wet + "conductivity = 1000\n"), "");
+  const std::string fast = budget_error(wet + "conductivity = 1e4\n");
+  EXPECT_NE(fast.find("material[0].conductivity"), std::string::npos) << fast;
+  EXPECT_NE(fast.find("8333 substeps a step"), std::string::npos) << fast;
+  EXPECT_EQ(budget_error("rheology = \"elastic_plastic\"\n"), "");
+  const std::string stiff =
+      budget_error("rheology = \"elastic_plastic\"\nshear_modulus = 1e300\n");
+  EXPECT_NE(stiff.find("material[0].shear_modulus"), std::string::npos) << stiff;
 }
 
 }  // namespace dunesim

@@ -17,6 +17,7 @@
 #include "io/command_line.hpp"
 #include "io/file_summary.hpp"
 #include "src/driver/memory_budget.hpp"
+#include "src/driver/physics_budget.hpp"
 #include "src/pressure/pressure_solver.hpp"
 #include "src/driver/run_driver.hpp"
 #include "src/driver/stop_signals.hpp"
@@ -89,6 +90,7 @@ int check_or_run(const std::string& case_file, bool check_only,
   try {
     dunesim::CaseConfig config = dunesim::load_case(case_file, MPI_COMM_WORLD);
     dunesim::check_grid_fits_memory(config, MPI_COMM_WORLD);
+    dunesim::check_physics_budget(config);
     check_petsc_options(config, petsc_options);
     if (check_only) {
       if (rank == 0) std::printf("%s: ok\n", case_file.c_str());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <climits>
 #include <limits>
 
 #include "src/particles/pore_water.hpp"
@@ -70,7 +71,9 @@ int percolate_pore_water(const Topology& topo, Halo& halo,
   const double* count = g.pore_count.data();
   const double* water = g.pore_water.data();
 
-  const int substeps = std::max(1, int(std::ceil(dt / limit)));
+  // Counted in double: an int would overflow for extreme parameters, which `dunesim check`
+  // refuses (src/driver/physics_budget.hpp) before any step.
+  const int substeps = int(std::clamp(std::ceil(dt / limit), 1.0, double(INT_MAX)));
   const double ds = dt / substeps;
   const double n = wet.porosity, ideal = wet.ideal_saturation;
   const double diffusion = wet.propagation_rate * ds / (g.dx * g.dx);
