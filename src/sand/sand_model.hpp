@@ -3,8 +3,9 @@
 // model for its time-step limit and its arrays, runs its stage after the projection, and
 // reads back what it found; nothing outside make_sand_model asks which model it is.
 //
-// Adding a model: a class deriving from SandModel in its own files, and one line in
-// make_sand_model (and the case reader's choice of `rheology`).
+// Adding a model: a class deriving from SandModel in its own files (src/sand/models/), one
+// line in make_sand_model, its name among the case reader's rheologies (io/case_config.cpp)
+// and, for keys of its own, their rows in the case schema (io/case_schema.cpp).
 #pragma once
 #include <cstdint>
 #include <limits>
