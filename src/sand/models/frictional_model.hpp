@@ -14,7 +14,6 @@ class FrictionalSandModel : public SandModel {
  public:
   explicit FrictionalSandModel(std::unique_ptr<FrictionLaw> law) : law_(std::move(law)) {}
   SandStageReport apply(const SandStage& stage, double dt) override;
-  const FrictionLaw& friction_law() const { return *law_; }
 
  private:
   std::unique_ptr<FrictionLaw> law_;
