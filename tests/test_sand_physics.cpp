@@ -9,6 +9,7 @@
 #include "src/driver/simulation.hpp"
 #include "tests/deposit_rings.hpp"
 #include "tests/scenes.hpp"
+#include "tests/world.hpp"
 
 using namespace dunesim;
 
@@ -122,27 +123,42 @@ void run_until(Simulation& sim, double t_end) {
   while (sim.time() < t_end - 1e-12) sim.step(std::min(sim.stable_dt(), t_end - sim.time()));
 }
 
-// An elastic-plastic cut 0.2 m high (phi = 30, rho = 1600) against the x = 0 wall of a
-// slab 4 cells thick, on a floor with mu = 0.5, `width` wide in a `domain` of `cell` cells:
-// its face at the start, and after 0.5 s with `strong` and with `weak` times the cohesion
-// Rankine's critical height needs, c_crit = rho g H / (4 tan(45 + phi / 2)).
-struct CutFaces {
-  double initial, strong, weak;
+// A cut 0.2 m high (phi = 30, rho = 1600) against the x = 0 wall of a slab 4 cells thick, on
+// a floor with mu = 0.5, `width` wide in a `domain` of `cell` cells, of sand set up by
+// `model`: how far its face moved in `duration` with `ratio` times the cohesion Rankine's
+// critical height needs, c_crit = rho g H / (4 tan(45 + phi / 2)).
+struct Cut {
+  double cell;
+  Vec3 domain;
+  double width;
+  void (*model)(MaterialSpec&);
+  double duration;
 };
-CutFaces rankine_cut_faces(double cell, Vec3 domain, double width, double strong, double weak) {
-  const double height = 0.2, phi = 30.0, rho = 1600.0;
+constexpr double kCutHeight = 0.2, kCutPhi = 30.0;
+
+double cut_face_moved(const Cut& cut, double ratio) {
   const double critical_cohesion =
-      rho * kGravity * height / (4 * std::tan((45.0 + phi / 2) * M_PI / 180.0));
-  auto face_after = [&](double cohesion) {
-    CaseConfig c = sand_case(domain, cell, {0, 0, 0}, {width, domain[1], height}, phi, cohesion);
-    elastic_plastic(c.materials[0]);
-    c.wall_friction = 0.5;
-    Simulation sim(c, MPI_COMM_WORLD);
-    run_until(sim, 0.5);
-    return max_x(sim);
-  };
-  return {width, face_after(strong * critical_cohesion), face_after(weak * critical_cohesion)};
+      1600.0 * kGravity * kCutHeight / (4 * std::tan((45.0 + kCutPhi / 2) * M_PI / 180.0));
+  CaseConfig c =
+      sand_case(cut.domain, cut.cell, {0, 0, 0}, {cut.width, cut.domain[1], kCutHeight}, kCutPhi,
+                ratio * critical_cohesion);
+  cut.model(c.materials[0]);
+  c.wall_friction = 0.5;
+  Simulation sim(c, MPI_COMM_WORLD);
+  run_until(sim, cut.duration);
+  return max_x(sim) - cut.width;
 }
+
+// The default model as the case reader sets it (model = "validated", gravity along -z):
+// APIC, rigid cells moving with their cluster, Culmann's wedges.
+void validated_model(MaterialSpec& sand) {
+  sand.transfer = Transfer::Apic;
+  sand.rheology.rigid_cells_own_velocity = true;
+  sand.rheology.culmann_wedges_yield = true;
+}
+
+// The Rankine wedge's width at the cut's top, H tan(45 - phi / 2): 11.5 cm.
+const double kCutWedgeWidth = kCutHeight * std::tan((45.0 - kCutPhi / 2) * M_PI / 180.0);
 
 }  // namespace
 
@@ -237,43 +253,66 @@ TEST(VerticalCut, StandsWithCohesionCollapsesWithout) {
   EXPECT_GT(loose, initial + 5 * cell);       // collapses: the toe ran out by 5+ cells
 }
 
-// A vertical cut: a block of height H = 0.2 m against the left wall with a free face on its
-// right, of elastic-plastic sand (src/sand/elastic_plastic_sand.hpp). Rankine's critical height
-// of a vertical cut in cohesive soil is H_c = (4 c / (rho g)) tan(45 + phi / 2), so the face of
-// height H stands up to a cohesion c_crit = rho g H / (4 tan(45 + phi / 2)) = 453 Pa
-// (rho = 1600, phi = 30). The model's yield surface is Mohr-Coulomb's in plane strain, which
-// this slab (4 cells thick between walls) is. The test brackets c_crit within the 1.0-1.4
-// times Rankine's that the model is held to: with 1.4 c_crit the face stands, with
-// 0.7 c_crit it slumps, so a critical cohesion off by more than 40% either way fails it.
-// Measured when this was written (0.5 s, 1 cm cells): the face moved 0.04 cm at 2 c_crit,
-// 0.1 cm at 1.4 c_crit, 1.1 cm at c_crit, 5.5 cm at 0.7 c_crit and 7.5 cm at c_crit / 2.
-//
-// Zhu & Bridson's rheology fails this test: with it the half-critical face stands, and so
-// does one with c = 25 Pa (docs/findings/elastic_plastic_sand.md).
-TEST(VerticalCut, BracketsRankineCriticalHeight) {
-  const double cell = 0.01;
-  const auto [initial, strong, weak] = rankine_cut_faces(cell, {0.5, 0.04, 0.25}, 0.15, 1.4, 0.7);
-  RecordProperty("face_with_1.4_critical_cohesion_m", std::to_string(strong));
-  RecordProperty("face_with_0.7_critical_cohesion_m", std::to_string(weak));
-  // Stands: the face moved less than half a cell (the elastic bulge is a tenth of that).
-  EXPECT_LT(strong, initial + 0.5 * cell);
-  // Slumps: the failing wedge, H tan(45 - phi / 2) = 11.5 cm wide, spreads its toe by 3+ cells.
-  EXPECT_GT(weak, initial + 3 * cell);
+// Rankine's critical height of a vertical cut in cohesive soil is H_c = (4 c / (rho g))
+// tan(45 + phi / 2), so the 0.2 m face of the cut above stands up to c_crit = 453 Pa. The
+// issue's bound: a cut at 1.25 c_crit stands for 2 s (its face moves less than a cell), one
+// at 0.8 c_crit fails (its face moves further than the Rankine wedge is wide, 11.5 cm), at
+// 1 cm cells. The default model decides it by Culmann's wedges with cohesion
+// (src/sand/cohesive_wedges.hpp); the test prints the curve from c_crit / 2 to 2 c_crit.
+// Measured (1 and 2 ranks alike): the face stands at 1.05 c_crit and above, and at c_crit and
+// below it runs out 21-25 cm; the wedges' columns put the discrete critical cohesion between
+// 1.0 and 1.05 c_crit. Before the wedges had cohesion, a cut stood at 1/18 c_crit.
+TEST(VerticalCut, DefaultModelBracketsRankineCriticalHeight) {
+  const Cut cut{0.01, {0.5, 0.04, 0.25}, 0.15, validated_model, 2.0};
+  double strong = 0, weak = 0;
+  for (double ratio : {0.5, 0.8, 0.9, 0.95, 1.0, 1.05, 1.1, 1.25, 2.0}) {
+    const double moved = cut_face_moved(cut, ratio);
+    if (ratio == 1.25) strong = moved;
+    if (ratio == 0.8) weak = moved;
+    if (test::world_rank() == 0)
+      std::printf("c / c_crit %.2f: face moved %.4f m in 2 s\n", ratio, moved);
+  }
+  EXPECT_LT(strong, cut.cell);
+  EXPECT_GT(weak, kCutWedgeWidth);
 }
 
-// The fast sibling of BracketsRankineCriticalHeight (which runs in the validation tier): the
-// same cut at 2 cm cells, a tenth of the work. With 2 c_crit the face moves less than half a
-// cell; with c_crit / 2 the failing wedge, 11.5 cm wide, spreads the toe by more than two
-// cells (4 cm). Measured (1 and 2 ranks pass): the face moved 0.12 cm at 2 c_crit and 8.9 cm
-// at c_crit / 2; with the cohesion in the elastic-plastic yield test halved, 3.1 cm at
-// 2 c_crit, which fails here as it fails the finer bracket.
-TEST(VerticalCut, CoarseCutBracketsRankineCriticalHeight) {
-  const double cell = 0.02;
-  const auto [initial, strong, weak] = rankine_cut_faces(cell, {0.5, 0.08, 0.26}, 0.16, 2.0, 0.5);
-  RecordProperty("face_with_twice_critical_cohesion_m", std::to_string(strong));
-  RecordProperty("face_with_half_critical_cohesion_m", std::to_string(weak));
-  EXPECT_LT(strong, initial + 0.5 * cell);
-  EXPECT_GT(weak, initial + 2 * cell);
+// The fast sibling of DefaultModelBracketsRankineCriticalHeight (which runs in the validation
+// tier): the same cut at 2 cm cells (10 cells high), 1.25 and 0.8 c_crit for 1 s. Measured:
+// 0.0 and 28 cm on 1 and 2 ranks.
+TEST(VerticalCut, DefaultModelCoarseCutBracketsRankineCriticalHeight) {
+  const Cut cut{0.02, {0.5, 0.08, 0.26}, 0.16, validated_model, 1.0};
+  const double strong = cut_face_moved(cut, 1.25), weak = cut_face_moved(cut, 0.8);
+  RecordProperty("face_moved_at_1.25_critical_cohesion_m", std::to_string(strong));
+  RecordProperty("face_moved_at_0.8_critical_cohesion_m", std::to_string(weak));
+  EXPECT_LT(strong, cut.cell);
+  EXPECT_GT(weak, kCutWedgeWidth);
+}
+
+// The same cut of elastic-plastic sand (src/sand/elastic_plastic_sand.hpp), whose stress
+// carries the sand's weight. Its yield surface is Mohr-Coulomb's in plane strain, which this
+// slab is. The model is held to 1.0-1.4 times Rankine's: with 1.4 c_crit the face stands, with
+// 0.7 c_crit it slumps. Measured when this was written (0.5 s, 1 cm cells): the face moved
+// 0.04 cm at 2 c_crit, 0.1 cm at 1.4 c_crit, 1.1 cm at c_crit, 5.5 cm at 0.7 c_crit and
+// 7.5 cm at c_crit / 2.
+TEST(VerticalCut, ElasticPlasticBracketsRankineCriticalHeight) {
+  const Cut cut{0.01, {0.5, 0.04, 0.25}, 0.15, elastic_plastic, 0.5};
+  const double strong = cut_face_moved(cut, 1.4), weak = cut_face_moved(cut, 0.7);
+  RecordProperty("face_moved_at_1.4_critical_cohesion_m", std::to_string(strong));
+  RecordProperty("face_moved_at_0.7_critical_cohesion_m", std::to_string(weak));
+  // Stands: the face moved less than half a cell (the elastic bulge is a tenth of that).
+  EXPECT_LT(strong, 0.5 * cut.cell);
+  // Slumps: the failing wedge spreads its toe by 3+ cells.
+  EXPECT_GT(weak, 3 * cut.cell);
+}
+
+// Its fast sibling at 2 cm cells, 2 and 0.5 c_crit. Measured (1 and 2 ranks pass): the face
+// moved 0.12 cm at 2 c_crit and 8.9 cm at c_crit / 2; with the cohesion in the elastic-plastic
+// yield test halved, 3.1 cm at 2 c_crit, which fails here as it fails the finer bracket.
+TEST(VerticalCut, ElasticPlasticCoarseCutBracketsRankineCriticalHeight) {
+  const Cut cut{0.02, {0.5, 0.08, 0.26}, 0.16, elastic_plastic, 0.5};
+  const double strong = cut_face_moved(cut, 2.0), weak = cut_face_moved(cut, 0.5);
+  EXPECT_LT(strong, 0.5 * cut.cell);
+  EXPECT_GT(weak, 2 * cut.cell);
 }
 
 // A block slumping onto a layer in a slab, with the APIC transfer: the deposit comes to

@@ -506,6 +506,10 @@ namespace {
 
 // A block of dry sand at rest, 6 columns of 8 cells of 5 cm against the x- wall, its face at
 // x = 6 cells open to air, in a 16 x 2 x 10 grid.
+// Rankine's critical cohesion of the 0.4 m face below (8 cells of 5 cm; rho = 1600, phi = 30):
+// rho g H / (4 tan(60)).
+const double kBlockCriticalCohesion = 1600 * 9.81 * 0.4 / (4 * std::sqrt(3.0));
+
 void fill_sand_block_with_a_vertical_face(TestGrid& t) {
   fill_columns(t, [](int i) { return i < 6 ? 8 : 0; });
 }
@@ -530,7 +534,8 @@ TEST(SandPlasticity, CulmannPlanesDaylightAtTheFace) {
 
 // With culmann_wedges_yield the sand above those planes yields at rest, where Zhu & Bridson's
 // test keeps it all rigid: per row across y, (k + 1/2) > (6 - i) tan(30) holds for 7, 7, 6,
-// 6, 5 and 5 cells of columns 5 down to 0. Cohesive sand keeps the paper's test alone.
+// 6, 5 and 5 cells of columns 5 down to 0. Sand with twice the cohesion Rankine's critical
+// height asks of this 0.4 m face (next test) stands whole.
 TEST(SandPlasticity, CulmannWedgesYieldAtRest) {
   MaterialSpec sand = sand_material(30, 0);
   TestGrid plain(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
@@ -540,11 +545,48 @@ TEST(SandPlasticity, CulmannWedgesYieldAtRest) {
   TestGrid culmann(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
   fill_sand_block_with_a_vertical_face(culmann);
   EXPECT_EQ(yielding_cells(culmann, sand), 2 * (7 + 7 + 6 + 6 + 5 + 5));
-  MaterialSpec cohesive = sand_material(30, 500);
+  MaterialSpec cohesive = sand_material(30, 2 * kBlockCriticalCohesion);
   cohesive.rheology.culmann_wedges_yield = true;
   TestGrid held(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
   fill_sand_block_with_a_vertical_face(held);
   EXPECT_EQ(yielding_cells(held, cohesive), 0);
+}
+
+namespace {
+
+// The cells of the 0.4 m block that yield with `ratio` times Rankine's critical cohesion, its
+// sand moving at `speed` along x when the step began, on 5 cm cells 10 columns deep (the
+// critical wedge, 0.4 tan(30) = 23 cm wide, fits).
+int64_t cohesive_block_yielding(double ratio, float speed, int64_t* back_top_yields = nullptr) {
+  TestGrid t(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
+  fill_columns(t, [](int i) { return i < 10 ? 8 : 0; });
+  t.grid.vel_saved[0].fill(t.grid.vel_saved[0].box(), speed);
+  MaterialSpec sand = sand_material(30, ratio * kBlockCriticalCohesion);
+  sand.rheology.culmann_wedges_yield = true;
+  const int64_t yielding = yielding_cells(t, sand);
+  if (back_top_yields) {
+    const bool owned = t.topo.owned_cells(t.topo.rank()).contains(0, 0, 7);
+    *back_top_yields = global_sum(t.topo, int64_t(owned && t.grid.yielding(0, 0, 7)));
+  }
+  return yielding;
+}
+
+}  // namespace
+
+// Culmann's wedge with cohesion: a block above a plane through the face's foot slides when
+// its weight beats the plane's friction and cohesion, which for a vertical face happens below
+// Rankine's c_crit = rho g H / (4 tan(45 + phi / 2)) (906 Pa for this 0.4 m face). The
+// 8-cell face's columns put the discrete critical cohesion within a few percent of it: at
+// 1.15 c_crit the block stands, at 0.85 c_crit the wedge in front of the plane yields and the
+// sand behind it (the block's back column) does not. Sand that was moving when the step began
+// has broken its cohesion (a residual strength, cohesive_wedges.hpp): at 1.15 c_crit a moving
+// block keeps sliding. On 1, 2 and 4 ranks: the columns' strengths come from every rank.
+TEST(SandPlasticity, CohesiveWedgesSlideBelowRankinesCohesion) {
+  int64_t back_top_yields = -1;
+  EXPECT_EQ(cohesive_block_yielding(1.15, 0.0f), 0);
+  EXPECT_GT(cohesive_block_yielding(0.85, 0.0f, &back_top_yields), 2 * 8);
+  EXPECT_EQ(back_top_yields, 0);
+  EXPECT_GT(cohesive_block_yielding(1.15, 0.1f), 2 * 8);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "decomposition/reductions.hpp"
+#include "src/sand/cohesive_wedges.hpp"
 
 namespace dunesim {
 
@@ -57,30 +58,85 @@ void sweep_direction(const std::vector<float>& top, int ni, int nj, int di, int 
   for (size_t n = 0; n < lowest.size(); ++n) lowest[n] = std::min(lowest[n], reach[n]);
 }
 
+// Every column's weakest cohesion and friction, heaviest density and lowest moving sand over
+// its sand on all ranks: one reduction (a minimum) of four floats per column, the density
+// negated.
+WedgeColumns gather_strengths(const Topology& topo, const Array3<uint8_t>& sand_cells,
+                              const Box& columns, double dx, const CellWedgeStrength& strength) {
+  constexpr size_t kPacked = 4;
+  WedgeColumns c;
+  c.ni = columns.hi[0] - columns.lo[0];
+  c.nj = columns.hi[1] - columns.lo[1];
+  const size_t n = size_t(c.ni) * size_t(c.nj);
+  std::vector<float> packed(kPacked * n, std::numeric_limits<float>::infinity());
+  const Box owned = topo.owned_cells(topo.rank()).intersect(sand_cells.box());
+  for_each_index(owned, [&](int i, int j, int k) {
+    if (!sand_cells(i, j, k)) return;
+    const WedgeStrength s = strength(i, j, k);
+    float* p = &packed[kPacked * c.at(i - columns.lo[0], j - columns.lo[1])];
+    p[0] = std::min(p[0], float(s.cohesion));
+    p[1] = std::min(p[1], float(s.tan_phi));
+    p[2] = std::min(p[2], float(-s.density));
+    if (s.moving) p[3] = std::min(p[3], float(k * dx));
+  });
+  global_min_in_place(topo, packed.data(), int64_t(packed.size()));
+  c.cohesion.resize(n);
+  c.tan_phi.resize(n);
+  c.density.resize(n);
+  c.moving_from.resize(n);
+  for (size_t m = 0; m < n; ++m) {
+    const float* p = &packed[kPacked * m];
+    const bool sand = std::isfinite(p[0]);  // a column without sand weighs nothing
+    c.cohesion[m] = sand ? p[0] : 0.0f;
+    c.tan_phi[m] = sand ? p[1] : std::numeric_limits<float>::max();
+    c.density[m] = sand ? -p[2] : 0.0f;
+    c.moving_from[m] = p[3];
+  }
+  return c;
+}
+
 }  // namespace
 
 CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
                              const Array3<uint8_t>& sand_cells, double tan_phi)
     : columns_(topo.global(Stagger::Cell)), dx_(grid.dx) {
   // The lowest open cell of a column is the lowest of its ranks' lowest open cells.
-  std::vector<float> top = owned_column_surfaces(topo, grid, sand_cells, columns_);
-  global_min_in_place(topo, top.data(), int64_t(top.size()));
+  top_ = owned_column_surfaces(topo, grid, sand_cells, columns_);
+  global_min_in_place(topo, top_.data(), int64_t(top_.size()));
   const float closed_column = float(columns_.hi[2] * dx_);  // sand or solid to the top
-  for (float& t : top) t = std::min(t, closed_column);
+  for (float& t : top_) t = std::min(t, closed_column);
   const int ni = columns_.hi[0] - columns_.lo[0], nj = columns_.hi[1] - columns_.lo[1];
-  lowest_.assign(top.size(), std::numeric_limits<float>::infinity());
-  std::vector<float> reach(top.size());
+  lowest_.assign(top_.size(), std::numeric_limits<float>::infinity());
+  std::vector<float> reach(top_.size());
   for (int di = -1; di <= 1; ++di)
     for (int dj = -1; dj <= 1; ++dj)
       if (di != 0 || dj != 0)
-        sweep_direction(top, ni, nj, di, dj, float(std::hypot(di, dj) * dx_ * tan_phi), reach,
+        sweep_direction(top_, ni, nj, di, dj, float(std::hypot(di, dj) * dx_ * tan_phi), reach,
                         lowest_);
+}
+
+CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
+                             const Array3<uint8_t>& sand_cells, double tan_phi,
+                             const CellWedgeStrength& strength, double gravity)
+    : CulmannWedges(topo, grid, sand_cells, tan_phi) {
+  WedgeColumns c = gather_strengths(topo, sand_cells, columns_, dx_, strength);
+  c.dx = dx_;
+  c.gravity = gravity;
+  c.top = top_;
+  sliding_ = lowest_sliding_planes(c);
 }
 
 bool CulmannWedges::above_daylighting_plane(int i, int j, int k) const {
   if (i < columns_.lo[0] || i >= columns_.hi[0] || j < columns_.lo[1] || j >= columns_.hi[1])
     return false;
   return (k + 0.5) * dx_ > lowest_[column(i, j)];
+}
+
+bool CulmannWedges::above_sliding_plane(int i, int j, int k) const {
+  if (sliding_.empty() || i < columns_.lo[0] || i >= columns_.hi[0] || j < columns_.lo[1] ||
+      j >= columns_.hi[1])
+    return false;
+  return (k + 0.5) * dx_ > sliding_[column(i, j)];
 }
 
 }  // namespace dunesim

@@ -21,7 +21,13 @@
 // does not block a plane, and a plane through a solid counts as through sand, so a thin
 // wall inside the domain does not block it either. Water is open: a submerged slope fails
 // at the same angle. Gravity is along -z (the case reader requires it).
+//
+// With cohesion or a wet friction the test is Coulomb's for the whole block
+// (cohesive_wedges.hpp): the constructor given each cell's strength gathers the columns' weakest
+// strength too, and above_sliding_plane() says whether a cell lies in a block whose weight beats
+// its plane's cohesion and friction.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "decomposition/array3.hpp"
@@ -30,6 +36,15 @@
 
 namespace dunesim {
 
+// What a sand cell lends a wedge: Coulomb's tau = c + tan(phi) sigma_n, and its weight.
+struct WedgeStrength {
+  double cohesion = 0;  // Pa
+  double tan_phi = 0;
+  double density = 0;   // kg/m^3
+  bool moving = false;  // its cohesion is broken (cohesive_wedges.hpp)
+};
+using CellWedgeStrength = std::function<WedgeStrength(int i, int j, int k)>;
+
 class CulmannWedges {
  public:
   // Collective: every rank gathers every column's top from its owned cells of `sand_cells`
@@ -37,10 +52,19 @@ class CulmannWedges {
   // the planes dipping at atan(tan_phi) over all columns.
   CulmannWedges(const Topology& topo, const MacGrid& grid, const Array3<uint8_t>& sand_cells,
                 double tan_phi);
+  // The same, and the blocks that slide on their cohesion and friction: `strength` is called
+  // for every owned sand cell, `gravity` is g along -z (m/s^2). Collective: one more reduction
+  // of three floats per column.
+  CulmannWedges(const Topology& topo, const MacGrid& grid, const Array3<uint8_t>& sand_cells,
+                double tan_phi, const CellWedgeStrength& strength, double gravity);
 
   // True when the centre of cell (i, j, k) lies above a plane dipping at phi that
   // daylights at a free surface (an index outside the domain's columns: false).
   bool above_daylighting_plane(int i, int j, int k) const;
+
+  // True when the centre of cell (i, j, k) lies in a block that slides on its plane's
+  // cohesion and friction (the second constructor only; otherwise false).
+  bool above_sliding_plane(int i, int j, int k) const;
 
   // The lowest height, m, at which a plane dipping at phi from column (i, j) daylights.
   double lowest_daylight(int i, int j) const { return lowest_[column(i, j)]; }
@@ -53,7 +77,9 @@ class CulmannWedges {
 
   Box columns_;  // the domain's cells; its k range is unused
   double dx_ = 0;
-  std::vector<float> lowest_;  // per column, m
+  std::vector<float> top_;      // per column, m
+  std::vector<float> lowest_;   // per column, m
+  std::vector<float> sliding_;  // per column, m; empty without strengths
 };
 
 }  // namespace dunesim

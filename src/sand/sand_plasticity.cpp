@@ -155,12 +155,54 @@ SandCellState sand_cell_state(const MacGrid& g, const MaterialSpec& sand, bool w
   return sand_cell_state(g, sand, wet, i, j, k, dt, strain_rate(g, i, j, k));
 }
 
-// Culmann's test is Coulomb statics of dry sand at the material's phi: cells with cohesion
-// or a wet friction hold other slopes, and keep Zhu & Bridson's test alone.
+// Culmann's test: dry cohesionless sand at the material's phi fails above a daylighting
+// plane; sand with cohesion or a wet friction fails in a block whose weight beats its plane's
+// strength (cohesive_wedges.hpp).
 bool cell_fails_on_culmann_wedge(const CulmannWedges& wedges, const SandCellState& cell, int i,
                                  int j, int k) {
-  return cell.wet.cohesion <= 0 && cell.wet.friction_scale == 1.0 &&
-         wedges.above_daylighting_plane(i, j, k);
+  if (cell.wet.cohesion <= 0 && cell.wet.friction_scale == 1.0)
+    return wedges.above_daylighting_plane(i, j, k);
+  return wedges.above_sliding_plane(i, j, k);
+}
+
+// The speed of cell (i, j, k)'s sand when the step began (the particles' velocity on the
+// grid), from the means of its opposite faces.
+double saved_cell_speed(const MacGrid& g, int i, int j, int k) {
+  const Index3 next[3] = {{i + 1, j, k}, {i, j + 1, k}, {i, j, k + 1}};
+  double sum = 0;
+  for (int a = 0; a < 3; ++a) {
+    const double v =
+        0.5 * (g.vel_saved[a](i, j, k) + g.vel_saved[a](next[a][0], next[a][1], next[a][2]));
+    sum += v * v;
+  }
+  return std::sqrt(sum);
+}
+
+// Whether the material can hold a face by cohesion or a wet friction anywhere: then Culmann's
+// test weighs whole blocks. The same on every rank (it decides a collective).
+bool can_be_cohesive(const MaterialSpec& sand, bool wet) {
+  return sand.cohesion > 0 || (wet && (sand.wet.cohesion_wet > 0 || sand.wet.holds_water()));
+}
+
+// The wedges of this step: cohesionless planes always, sliding blocks when the sand can hold
+// a face. Collective.
+CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
+                             const Array3<uint8_t>& sand_cells, const MaterialSpec& sand,
+                             const FrictionLaw& friction, bool wet, double dt,
+                             const Vec3& gravity) {
+  const double tan_phi = friction.static_friction();
+  if (!can_be_cohesive(sand, wet)) return CulmannWedges(topo, g, sand_cells, tan_phi);
+  const double sin_phi = tan_phi / std::sqrt(1 + tan_phi * tan_phi);
+  // Sand moving faster than a hundredth of sqrt(g dx) at the step's start has broken its
+  // cohesion; sand at rest in a pinned cluster moves at round-off.
+  const double broken_speed = 0.01 * std::sqrt(-gravity[2] * g.dx);
+  auto strength = [&](int i, int j, int k) {
+    const WetSandProperties w = sand_cell_state(g, sand, wet, i, j, k, dt, SymTensor{}).wet;
+    const double s = std::min(sin_phi * w.friction_scale, 0.999);
+    return WedgeStrength{w.cohesion, s / std::sqrt(1 - s * s), double(g.density(i, j, k)),
+                         saved_cell_speed(g, i, j, k) > broken_speed};
+  };
+  return CulmannWedges(topo, g, sand_cells, tan_phi, strength, -gravity[2]);
 }
 
 // velocity += increment over the increment's boxes (each within the velocity's).
@@ -306,7 +348,7 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   // Collective: built on every rank, sand or not.
   std::optional<CulmannWedges> wedges;
   if (sand.rheology.culmann_wedges_yield)
-    wedges.emplace(topo, g, sand_cells, friction.static_friction());
+    wedges.emplace(culmann_wedges(topo, g, sand_cells, sand, friction, wet, dt, gravity));
   for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
     ++stats.sand_cells;
