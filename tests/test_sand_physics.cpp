@@ -437,8 +437,10 @@ TEST(ReleasedFace, CulmannWedgeSlidesLikeACoulombBlock) {
 // planes (quarter cylinders one cell high, stacked as the grid's staircase would be), under
 // APIC: the share of its summit's grains (those above 0.6 of its height at the start) still
 // above that height after 1.5 s.
-double apic_cone_summit_kept(bool rigid_cells_own_velocity) {
-  constexpr double kCell = 0.005, kRadius = 0.1, kSlope = 27.0 * M_PI / 180.0;
+double apic_cone_summit_kept(bool rigid_cells_own_velocity, bool culmann = false,
+                             double slope_deg = 27.0, double duration = 1.5) {
+  constexpr double kCell = 0.005, kRadius = 0.1;
+  const double kSlope = slope_deg * M_PI / 180.0;
   CaseConfig c =
       sand_case({0.15, 0.15, 0.08}, kCell, {0.0, 0.0, 0.0}, {kCell, kCell, kCell}, 30.0, 0.0);
   const SourceSpec first = c.sources[0];
@@ -456,6 +458,7 @@ double apic_cone_summit_kept(bool rigid_cells_own_velocity) {
   c.frictionless_wall = {true, false, true, false, false, false};
   c.materials[0].transfer = Transfer::Apic;
   c.materials[0].rheology.rigid_cells_own_velocity = rigid_cells_own_velocity;
+  c.materials[0].rheology.culmann_wedges_yield = culmann;
   Simulation sim(c, MPI_COMM_WORLD);
   const double summit_base = 0.6 * levels * kCell;
   auto grains_above = [&] {
@@ -465,7 +468,7 @@ double apic_cone_summit_kept(bool rigid_cells_own_velocity) {
     return double(global_sum(sim.topology(), above));
   };
   const double at_start = grains_above();
-  run_until(sim, 1.5);
+  run_until(sim, duration);
   return grains_above() / at_start;
 }
 

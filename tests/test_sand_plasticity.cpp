@@ -555,12 +555,13 @@ TEST(SandPlasticity, CulmannWedgesYieldAtRest) {
 namespace {
 
 // The cells of the 0.4 m block that yield with `ratio` times Rankine's critical cohesion, its
-// sand moving at `speed` along x when the step began, on 5 cm cells 10 columns deep (the
-// critical wedge, 0.4 tan(30) = 23 cm wide, fits).
+// sand shearing when the step began (moving along x at `speed` times its height over 0.4 m), on 5
+// cm cells 10 columns deep (the critical wedge, 0.4 tan(30) = 23 cm wide, fits).
 int64_t cohesive_block_yielding(double ratio, float speed, int64_t* back_top_yields = nullptr) {
   TestGrid t(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
   fill_columns(t, [](int i) { return i < 10 ? 8 : 0; });
-  t.grid.vel_saved[0].fill(t.grid.vel_saved[0].box(), speed);
+  Array3<float>& u = t.grid.vel_saved[0];
+  for_each_index(u.box(), [&](int i, int j, int k) { u(i, j, k) = speed * float(k) / 8; });
   MaterialSpec sand = sand_material(30, ratio * kBlockCriticalCohesion);
   sand.rheology.culmann_wedges_yield = true;
   const int64_t yielding = yielding_cells(t, sand);
@@ -578,15 +579,22 @@ int64_t cohesive_block_yielding(double ratio, float speed, int64_t* back_top_yie
 // Rankine's c_crit = rho g H / (4 tan(45 + phi / 2)) (906 Pa for this 0.4 m face). The
 // 8-cell face's columns put the discrete critical cohesion within a few percent of it: at
 // 1.15 c_crit the block stands, at 0.85 c_crit the wedge in front of the plane yields and the
-// sand behind it (the block's back column) does not. Sand that was moving when the step began
-// has broken its cohesion (a residual strength, cohesive_wedges.hpp): at 1.15 c_crit a moving
-// block keeps sliding. On 1, 2 and 4 ranks: the columns' strengths come from every rank.
+// sand behind it (the block's back column) does not. Sand that was shearing when the step
+// began has broken its cohesion (a residual strength, cohesive_wedges.hpp): at 1.15 c_crit a
+// shearing block keeps sliding, one moving as a whole does not. On 1, 2 and 4 ranks: the columns'
+// strengths come from every rank.
 TEST(SandPlasticity, CohesiveWedgesSlideBelowRankinesCohesion) {
   int64_t back_top_yields = -1;
   EXPECT_EQ(cohesive_block_yielding(1.15, 0.0f), 0);
   EXPECT_GT(cohesive_block_yielding(0.85, 0.0f, &back_top_yields), 2 * 8);
   EXPECT_EQ(back_top_yields, 0);
   EXPECT_GT(cohesive_block_yielding(1.15, 0.1f), 2 * 8);
+  TestGrid pushed(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
+  fill_columns(pushed, [](int i) { return i < 10 ? 8 : 0; });
+  pushed.grid.vel_saved[0].fill(pushed.grid.vel_saved[0].box(), 0.1f);
+  MaterialSpec sand = sand_material(30, 1.15 * kBlockCriticalCohesion);
+  sand.rheology.culmann_wedges_yield = true;
+  EXPECT_EQ(yielding_cells(pushed, sand), 0);
 }
 
 namespace {

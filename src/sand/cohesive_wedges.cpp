@@ -43,10 +43,9 @@ Block block_above(const WedgeColumns& c, const PlaneExit& e, double angle) {
     const double f = std::clamp((c.top[n] - z) / rise, 0.0, 1.0);
     if (f <= 0) break;
     const double weight = c.density[n] * c.gravity * f * width * (c.top[n] - z - 0.5 * f * rise);
-    const bool broken = z + f * rise > c.moving_from[n];  // the plane meets moving sand
-    const double cohesion = broken ? 0.0 : c.cohesion[n];
+    const size_t on_plane = c.cell(n, int(std::floor((z + 0.5 * f * rise) / c.dx)));
     drive += weight * sin_beta;
-    hold += weight * cos_beta * c.tan_phi[n] + cohesion * f * width / cos_beta;
+    hold += weight * cos_beta * c.tan_phi[on_plane] + c.cohesion[on_plane] * f * width / cos_beta;
     ++crossed;
     z += rise;
     if (f < 1) break;
@@ -118,6 +117,7 @@ void test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, doubl
 
 std::vector<float> lowest_sliding_planes(const WedgeColumns& c) {
   std::vector<float> lowest(c.top.size(), std::numeric_limits<float>::infinity());
+  if (c.nk == 0) return lowest;  // no sand
   // No plane flatter than the weakest sand's phi slides.
   const float weakest = *std::min_element(c.tan_phi.begin(), c.tan_phi.end());
   const double first_angle = std::max(1.0, std::atan(double(weakest)) * 180 / M_PI);

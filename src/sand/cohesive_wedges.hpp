@@ -9,8 +9,8 @@
 // vanishes for sand at rest, so any cohesion holds any face (docs/findings/sand.md).
 //
 // The test runs on the domain's columns, as a two-dimensional slice along each of the eight
-// column directions: each column knows its top (as in culmann_wedges.hpp), the weakest
-// cohesion and friction of its sand, and its heaviest density. Planes leave every face (a
+// column directions: each column knows its top (as in culmann_wedges.hpp) and its heaviest
+// density, and each cell its sand's cohesion and friction. Planes leave every face (a
 // column higher than its neighbour toward d) at each cell height of the drop; a plane is
 // followed back, column by column, until it reaches the surface or a wall, summing the
 // block's weight and the plane's strength. From each exit the angle between phi and 89
@@ -20,26 +20,32 @@
 // column's sliding height is in a sliding block.
 //
 // Cohesion is a peak strength: a plane that has slid has broken it, and holds by friction
-// alone (the residual strength of a shear band, Skempton 1964). A plane holds no cohesion
-// where it passes through sand that is moving, so a block that began to slide keeps sliding
-// until friction alone stops it, and the cohesion of sand that has come to rest holds again.
+// alone (the residual strength of a shear band, Skempton 1964). A cell of sand that is
+// shearing (moving against the sand beside it) lends its plane no cohesion, so a block that
+// began to slide keeps sliding until friction alone stops it; a body pushed as a whole keeps
+// its cohesion, and sand that has come to rest holds again.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
 namespace dunesim {
 
-// One column of the domain as the wedges see it.
+// The domain's columns as the wedges see them, and the strength of the sand's cells.
 struct WedgeColumns {
-  int ni = 0, nj = 0;              // columns along x and y
-  double dx = 0;                   // m
-  double gravity = 0;              // m/s^2, along -z
-  std::vector<float> top;          // m, bottom of the lowest open cell
-  std::vector<float> cohesion;     // Pa, the weakest of the column's sand
-  std::vector<float> tan_phi;      // the weakest of the column's sand
-  std::vector<float> density;      // kg/m^3, the heaviest of the column's sand
-  std::vector<float> moving_from;  // m, the bottom of the column's lowest moving sand cell
+  int ni = 0, nj = 0;           // columns along x and y
+  int k0 = 0, nk = 0;           // the layers of cells that hold sand
+  double dx = 0;                // m
+  double gravity = 0;           // m/s^2, along -z
+  std::vector<float> top;       // per column, m: the bottom of its lowest open cell
+  std::vector<float> density;   // per column, kg/m^3: the heaviest of its sand
+  std::vector<float> cohesion;  // per cell of the layers, Pa (0 where no sand or shearing)
+  std::vector<float> tan_phi;   // per cell of the layers (the dry sand's where no sand)
   size_t at(int i, int j) const { return size_t(i) * size_t(nj) + size_t(j); }
+  // Cell k of column `column`, k clamped to the layers.
+  size_t cell(size_t column, int k) const {
+    return column * size_t(nk) + size_t(std::clamp(k - k0, 0, nk - 1));
+  }
 };
 
 // Per column, the lowest height (m) of a sliding plane through it; infinity where none.

@@ -1,6 +1,7 @@
 #include "src/sand/culmann_wedges.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -58,40 +59,52 @@ void sweep_direction(const std::vector<float>& top, int ni, int nj, int di, int 
   for (size_t n = 0; n < lowest.size(); ++n) lowest[n] = std::min(lowest[n], reach[n]);
 }
 
-// Every column's weakest cohesion and friction, heaviest density and lowest moving sand over
-// its sand on all ranks: one reduction (a minimum) of four floats per column, the density
-// negated.
+// The layers of cells that hold sand on any rank, [lo, hi) along z.
+std::array<int, 2> sand_layers(const Topology& topo, const Array3<uint8_t>& sand_cells) {
+  const Box owned = topo.owned_cells(topo.rank()).intersect(nonzero_bounding_box(sand_cells));
+  const bool any = owned.lo[2] < owned.hi[2];
+  const double lo = global_min(topo, any ? double(owned.lo[2]) : 1e9);
+  const double hi = global_max(topo, any ? double(owned.hi[2]) : -1e9);
+  return {int(lo), std::max(int(lo), int(hi))};
+}
+
+// Every sand cell's cohesion (none where it shears) and friction, and every column's heaviest
+// density, from all ranks: one reduction (a minimum) of two floats per cell of the sand's
+// layers and one per column, the density negated. A cell without sand holds no cohesion and
+// the dry sand's friction.
 WedgeColumns gather_strengths(const Topology& topo, const Array3<uint8_t>& sand_cells,
-                              const Box& columns, double dx, const CellWedgeStrength& strength) {
-  constexpr size_t kPacked = 4;
+                              const Box& columns, double dry_tan_phi,
+                              const CellWedgeStrength& strength) {
   WedgeColumns c;
   c.ni = columns.hi[0] - columns.lo[0];
   c.nj = columns.hi[1] - columns.lo[1];
-  const size_t n = size_t(c.ni) * size_t(c.nj);
-  std::vector<float> packed(kPacked * n, std::numeric_limits<float>::infinity());
+  const auto [k0, k1] = sand_layers(topo, sand_cells);
+  c.k0 = k0;
+  c.nk = k1 - k0;
+  const size_t n = size_t(c.ni) * size_t(c.nj), cells = n * size_t(c.nk);
+  std::vector<float> packed(2 * cells + n, std::numeric_limits<float>::infinity());
+  float* per_cell = packed.data();
+  float* per_column = packed.data() + 2 * cells;
   const Box owned = topo.owned_cells(topo.rank()).intersect(sand_cells.box());
   for_each_index(owned, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k)) return;
     const WedgeStrength s = strength(i, j, k);
-    float* p = &packed[kPacked * c.at(i - columns.lo[0], j - columns.lo[1])];
-    p[0] = std::min(p[0], float(s.cohesion));
-    p[1] = std::min(p[1], float(s.tan_phi));
-    p[2] = std::min(p[2], float(-s.density));
-    if (s.moving) p[3] = std::min(p[3], float(k * dx));
+    const size_t column = c.at(i - columns.lo[0], j - columns.lo[1]);
+    per_cell[2 * c.cell(column, k)] = s.shearing ? 0.0f : float(s.cohesion);
+    per_cell[2 * c.cell(column, k) + 1] = float(s.tan_phi);
+    per_column[column] = std::min(per_column[column], float(-s.density));
   });
   global_min_in_place(topo, packed.data(), int64_t(packed.size()));
-  c.cohesion.resize(n);
-  c.tan_phi.resize(n);
-  c.density.resize(n);
-  c.moving_from.resize(n);
-  for (size_t m = 0; m < n; ++m) {
-    const float* p = &packed[kPacked * m];
-    const bool sand = std::isfinite(p[0]);  // a column without sand weighs nothing
-    c.cohesion[m] = sand ? p[0] : 0.0f;
-    c.tan_phi[m] = sand ? p[1] : std::numeric_limits<float>::max();
-    c.density[m] = sand ? -p[2] : 0.0f;
-    c.moving_from[m] = p[3];
+  c.cohesion.resize(cells);
+  c.tan_phi.resize(cells);
+  for (size_t m = 0; m < cells; ++m) {
+    const bool sand = std::isfinite(per_cell[2 * m]);
+    c.cohesion[m] = sand ? per_cell[2 * m] : 0.0f;
+    c.tan_phi[m] = sand ? per_cell[2 * m + 1] : float(dry_tan_phi);
   }
+  c.density.resize(n);
+  for (size_t m = 0; m < n; ++m)  // a column without sand weighs nothing
+    c.density[m] = std::isfinite(per_column[m]) ? -per_column[m] : 0.0f;
   return c;
 }
 
@@ -119,7 +132,7 @@ CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
                              const Array3<uint8_t>& sand_cells, double tan_phi,
                              const CellWedgeStrength& strength, double gravity)
     : CulmannWedges(topo, grid, sand_cells, tan_phi) {
-  WedgeColumns c = gather_strengths(topo, sand_cells, columns_, dx_, strength);
+  WedgeColumns c = gather_strengths(topo, sand_cells, columns_, tan_phi, strength);
   c.dx = dx_;
   c.gravity = gravity;
   c.top = top_;

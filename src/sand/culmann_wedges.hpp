@@ -23,8 +23,8 @@
 // at the same angle. Gravity is along -z (the case reader requires it).
 //
 // With cohesion or a wet friction the test is Coulomb's for the whole block
-// (cohesive_wedges.hpp): the constructor given each cell's strength gathers the columns' weakest
-// strength too, and above_sliding_plane() says whether a cell lies in a block whose weight beats
+// (cohesive_wedges.hpp): the constructor given each cell's strength gathers the sand cells'
+// strengths too, and above_sliding_plane() says whether a cell lies in a block whose weight beats
 // its plane's cohesion and friction.
 #pragma once
 #include <functional>
@@ -40,8 +40,8 @@ namespace dunesim {
 struct WedgeStrength {
   double cohesion = 0;  // Pa
   double tan_phi = 0;
-  double density = 0;   // kg/m^3
-  bool moving = false;  // its cohesion is broken (cohesive_wedges.hpp)
+  double density = 0;     // kg/m^3
+  bool shearing = false;  // its cohesion is broken (cohesive_wedges.hpp)
 };
 using CellWedgeStrength = std::function<WedgeStrength(int i, int j, int k)>;
 
@@ -53,8 +53,8 @@ class CulmannWedges {
   CulmannWedges(const Topology& topo, const MacGrid& grid, const Array3<uint8_t>& sand_cells,
                 double tan_phi);
   // The same, and the blocks that slide on their cohesion and friction: `strength` is called
-  // for every owned sand cell, `gravity` is g along -z (m/s^2). Collective: one more reduction
-  // of three floats per column.
+  // for every owned sand cell, `gravity` is g along -z (m/s^2). Collective: two more
+  // reductions, of the sand's layers and of two floats per cell of them and one per column.
   CulmannWedges(const Topology& topo, const MacGrid& grid, const Array3<uint8_t>& sand_cells,
                 double tan_phi, const CellWedgeStrength& strength, double gravity);
 

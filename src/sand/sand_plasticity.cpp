@@ -165,17 +165,32 @@ bool cell_fails_on_culmann_wedge(const CulmannWedges& wedges, const SandCellStat
   return wedges.above_sliding_plane(i, j, k);
 }
 
-// The speed of cell (i, j, k)'s sand when the step began (the particles' velocity on the
-// grid), from the means of its opposite faces.
-double saved_cell_speed(const MacGrid& g, int i, int j, int k) {
+// The velocity of cell (i, j, k)'s sand when the step began (the particles' velocity on the
+// grid, ghosts filled), from the means of its opposite faces.
+Vec3 saved_cell_velocity(const MacGrid& g, int i, int j, int k) {
   const Index3 next[3] = {{i + 1, j, k}, {i, j + 1, k}, {i, j, k + 1}};
-  double sum = 0;
-  for (int a = 0; a < 3; ++a) {
-    const double v =
-        0.5 * (g.vel_saved[a](i, j, k) + g.vel_saved[a](next[a][0], next[a][1], next[a][2]));
-    sum += v * v;
-  }
-  return std::sqrt(sum);
+  Vec3 v;
+  for (int a = 0; a < 3; ++a)
+    v[a] = 0.5 * (g.vel_saved[a](i, j, k) + g.vel_saved[a](next[a][0], next[a][1], next[a][2]));
+  return v;
+}
+
+// How fast cell (i, j, k)'s sand was shearing when the step began: the largest speed of the
+// sand in a face-neighbour cell relative to its own. A body moving as a whole does not shear.
+double saved_shear_speed(const MacGrid& g, const Array3<uint8_t>& sand_cells, int i, int j,
+                         int k) {
+  const Vec3 here = saved_cell_velocity(g, i, j, k);
+  double most = 0;
+  for (int a = 0; a < 3; ++a)
+    for (int side : {-1, 1}) {
+      Index3 n{i, j, k};
+      n[a] += side;
+      if (!sand_cells.box().contains(n[0], n[1], n[2]) || !sand_cells(n[0], n[1], n[2])) continue;
+      const Vec3 there = saved_cell_velocity(g, n[0], n[1], n[2]);
+      most =
+          std::max(most, std::hypot(there[0] - here[0], there[1] - here[1], there[2] - here[2]));
+    }
+  return most;
 }
 
 // Whether the material can hold a face by cohesion or a wet friction anywhere: then Culmann's
@@ -193,14 +208,14 @@ CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
   const double tan_phi = friction.static_friction();
   if (!can_be_cohesive(sand, wet)) return CulmannWedges(topo, g, sand_cells, tan_phi);
   const double sin_phi = tan_phi / std::sqrt(1 + tan_phi * tan_phi);
-  // Sand moving faster than a hundredth of sqrt(g dx) at the step's start has broken its
-  // cohesion; sand at rest in a pinned cluster moves at round-off.
+  // Sand shearing faster than a hundredth of sqrt(g dx) across a cell when the step began has
+  // broken its cohesion; sand at rest, or moving as one body, does not shear.
   const double broken_speed = 0.01 * std::sqrt(-gravity[2] * g.dx);
   auto strength = [&](int i, int j, int k) {
     const WetSandProperties w = sand_cell_state(g, sand, wet, i, j, k, dt, SymTensor{}).wet;
     const double s = std::min(sin_phi * w.friction_scale, 0.999);
     return WedgeStrength{w.cohesion, s / std::sqrt(1 - s * s), double(g.density(i, j, k)),
-                         saved_cell_speed(g, i, j, k) > broken_speed};
+                         saved_shear_speed(g, sand_cells, i, j, k) > broken_speed};
   };
   return CulmannWedges(topo, g, sand_cells, tan_phi, strength, -gravity[2]);
 }
