@@ -2,7 +2,7 @@
 # Usage: check_bad_options.sh DUNESIM_EXE
 #
 # Command-line values that make no sense must stop `dunesim run` at once with status 2 on
-# every rank (1 and 2 ranks) and a message naming the option, never be ignored.
+# every rank (2 ranks; the first also on 1) and a message naming the option, never be ignored.
 set -u
 . "$(dirname "$0")/bad_input_common.sh"
 take_dunesim_argument "$@"

@@ -4,7 +4,7 @@
 # Restarts from checkpoints damaged in one way each (damage_checkpoint.py): a per-rank table
 # that does not add up, a byte flipped on disk, a NaN position, a position outside the
 # domain, a NaN pressure and a stored case text that does not parse. Each restart must end
-# on 1 and 2 ranks, every rank with status 3, saying "FILE: damaged checkpoint: ..." and
+# on 2 ranks (the first also on 1), every rank with status 3, saying "FILE: damaged checkpoint: ..." and
 # what is wrong. The checkpoint was written by 2 ranks and holds 150,000 particles, so that
 # particles/x has two chunks and, on 2 ranks, only rank 1 reads the damaged one.
 set -u

@@ -17,10 +17,11 @@ if ! command -v clang-format > /dev/null 2>&1; then
 fi
 clang-format --version
 
-unformatted=()
-while IFS= read -r file; do
-  clang-format --dry-run --Werror "$file" > /dev/null 2>&1 || unformatted+=("$file")
-done < <(find src io decomposition postproc tests -type f \( -name '*.cpp' -o -name '*.hpp' \) | sort)
+mapfile -t files < <(find src io decomposition postproc tests -type f \( -name '*.cpp' -o -name '*.hpp' \) | sort)
+# One clang-format for every file (a process per file took 10 s): each difference is reported
+# as "FILE:LINE:COLUMN: error: code should be clang-formatted".
+mapfile -t unformatted < <(clang-format --dry-run --Werror "${files[@]}" 2>&1 |
+  sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: .*/\1/p' | sort -u)
 
 if [ ${#unformatted[@]} -gt 0 ]; then
   echo "FAIL: not formatted by clang-format (.clang-format): ${unformatted[*]}" >&2

@@ -3,7 +3,7 @@
 #
 # Files that are not what dunesim expects: a case "file" that is a device, a pipe, a
 # directory or far too large, a mesh path that names a directory, and `dunesim info` on a
-# directory. Each must end quickly on 1 and 2 ranks, every rank with the error status, and
+# directory. Each must end quickly on 2 ranks (the first also on 1), every rank with the error status, and
 # say what the path is.
 set -u
 . "$(dirname "$0")/bad_input_common.sh"

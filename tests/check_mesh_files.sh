@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # Usage: check_mesh_files.sh DUNESIM_EXE
 #
-# A case's mesh files must give every rank the same verdict. `dunesim run` with a mesh path
-# that is a directory, or a mesh cut off in the middle of a line, must stop on 1 and 2 ranks,
-# every rank with status 2 and a message naming the file. Then the ranks are given working
-# directories of their own, so that the mesh path (relative to the case file, here relative
-# to each rank's directory) names another file on each, as on nodes that do not share a
+# A case's mesh files must give every rank the same verdict. `dunesim run` with a mesh path that
+# is a directory, or a mesh cut off in the middle of a line, must stop on 2 ranks (the first
+# also on 1), every rank with status 2 and a message naming the file. Then the ranks are given
+# working directories of their own, so that the mesh path (relative to the case file, here
+# relative to each rank's directory) names another file on each, as on nodes that do not share a
 # file system: rank 0 sees the truncated mesh, rank 1 an intact one. When every rank read the
-# mesh itself, rank 0 stopped while rank 1 went on into the run's collectives and hung.
-# With rank 0 reading for all, the reverse (a good mesh on rank 0, a directory on rank 1)
-# runs.
+# mesh itself, rank 0 stopped while rank 1 went on into the run's collectives and hung. With
+# rank 0 reading for all, the reverse (a good mesh on rank 0, a directory on rank 1) runs.
 set -u
 . "$(dirname "$0")/bad_input_common.sh"
 take_dunesim_argument "$@"

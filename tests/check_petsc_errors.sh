@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Usage: check_petsc_errors.sh DUNESIM_EXE
 #
-# PETSc errors must end `dunesim run` on every rank (1 and 2 ranks) with one message: options
-# PETSc rejects, from --petsc or from the case, before any work with status 2; an error PETSc
-# only finds in the solve (a factorisation package that does not exist) with status 3; an
-# option that the solver never read (misspelt), after the first solve with status 2.
-# Before PETSc's errors were returned to the caller, its default handler made every rank but
+# PETSc errors must end `dunesim run` on every rank (2 ranks; the first also on 1) with one
+# message: options PETSc rejects, from --petsc or from the case, before any work with status 2;
+# an error PETSc only finds in the solve (a factorisation package that does not exist) with
+# status 3; an option that the solver never read (misspelt), after the first solve with status
+# 2. Before PETSc's errors were returned to the caller, its default handler made every rank but
 # rank 0 sleep and exit 0 while rank 0 waited in MPI_Finalize.
 set -u
 . "$(dirname "$0")/bad_input_common.sh"

@@ -1,4 +1,4 @@
-// The dunesim command: `dunesim run CASE`, `dunesim check CASE`, `dunesim info FILE`.
+// The dunesim command: `dunesim run CASE`, `dunesim check CASE...`, `dunesim info FILE`.
 #include <mpi.h>
 #include <petscsys.h>
 
@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "decomposition/reductions.hpp"
 #include "io/case_config.hpp"
@@ -120,6 +121,17 @@ int check_or_run(const std::string& case_file, bool check_only,
   return kExitRuntimeError;
 }
 
+// `dunesim check CASE...`: every case in turn, so one call reports each bad file; the status
+// of the first that fails (0 when all pass), the same on every rank.
+int check_cases(const std::vector<std::string>& case_files, int rank) {
+  int first_failure = 0;
+  for (const std::string& file : case_files) {
+    const int status = check_or_run(file, true, dunesim::RunOptions{}, std::string(), rank);
+    if (first_failure == 0) first_failure = status;
+  }
+  return first_failure;
+}
+
 // `dunesim info FILE`: rank 0 reads the file; every rank returns the same status.
 int print_file_summary(const std::string& file, int rank) {
   int status = 0;
@@ -160,8 +172,10 @@ int main(int argc, char** argv) {
                   "continue from a checkpoint: \"latest\" (in the case's checkpoint "
                   "directory) or a checkpoint file");
 
-  CLI::App* check = app.add_subcommand("check", "validate a case file without running it");
-  check->add_option("case", case_file, "case file (TOML)")->required();
+  std::vector<std::string> checked_files;
+  CLI::App* check = app.add_subcommand("check", "validate case files without running them");
+  check->add_option("cases", checked_files, "case files (TOML), each checked in turn")
+      ->required();
 
   std::string info_file;
   CLI::App* info = app.add_subcommand("info", "summarise an output frame or a checkpoint");
@@ -183,7 +197,9 @@ int main(int argc, char** argv) {
   // leaving rank 0 in MPI_Finalize: errors come back as codes, which the ranks agree on.
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
   options.petsc_options = petsc_options;
-  const int status = check_or_run(case_file, check->parsed(), options, petsc_options, rank);
+  const int status = check->parsed()
+                         ? check_cases(checked_files, rank)
+                         : check_or_run(case_file, false, options, petsc_options, rank);
   PetscFinalize();
   MPI_Finalize();
   return status;

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Usage: check_postproc_scripts.sh DUNESIM_EXE GREEN_AMPT_EXE PVBATCH POSTPROC_DIR
+#
+# What a user does with a run's frames, through the real commands:
+# - `dunesim run` of a small wet case (sand at S = 0.3 beside a block of water, 2 ranks) with
+#   [output] precision = "single" and particle_stride = 3, against the same run in double
+#   precision with every particle: the reduced frames hold exactly the particles whose id is a
+#   multiple of 3, position, velocity and water_content as float32, each within float32's
+#   rounding of the full frame's value, and say their stride;
+# - postproc/check_frame.py on the reduced frame (exit 0), render_saturation.py under pvbatch
+#   (a PNG that is not blank), plot_green_ampt.py on a short green_ampt run's CSV (a PNG), and
+#   cone_slump.py on a tiny cone (its table of summits).
+# Without pvbatch or xvfb-run the render is skipped, except when CI=true.
+set -u
+if [ "$#" -ne 4 ]; then
+  echo "usage: $0 DUNESIM_EXE GREEN_AMPT_EXE PVBATCH POSTPROC_DIR" >&2
+  exit 2
+fi
+dunesim=$1
+green_ampt=$2
+pvbatch=$3
+postproc=$4
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+write_case() {  # FILE DIRECTORY OUTPUT_LINES
+  cat > "$1" <<EOF_CASE
+[case]
+name = "wet"
+[domain]
+size = [0.16, 0.08, 0.12]
+cell_size = 0.02
+[time]
+end = 0.1
+[output]
+directory = "$2"
+interval = 0.05
+$3
+[[material]]
+name = "water"
+kind = "water"
+[[material]]
+name = "sand"
+kind = "sand"
+friction_angle = 30.0
+porosity = 0.4
+ideal_saturation = 0.4
+c_wet = 500.0
+[[source]]
+material = "sand"
+shape = "block"
+min = [0.0, 0.0, 0.0]
+max = [0.08, 0.08, 0.06]
+saturation = 0.3
+[[source]]
+material = "water"
+shape = "block"
+min = [0.1, 0.0, 0.0]
+max = [0.16, 0.08, 0.06]
+EOF_CASE
+}
+write_case full.toml full ''
+write_case reduced.toml reduced $'precision = "single"\nparticle_stride = 3'
+for run in full reduced; do
+  timeout 120 mpiexec -n 2 --oversubscribe "$dunesim" run "$run.toml" --quiet > "$run.log" 2>&1 ||
+    { cat "$run.log"; fail "dunesim run $run.toml"; }
+done
+
+/usr/bin/python3 - <<'PY' || fail "the reduced frames"
+import h5py, numpy as np
+def read(path):
+    with h5py.File(path, "r") as f:
+        p = f["particles"]
+        order = np.argsort(p["id"][:])
+        return f.attrs, {k: p[k][:][order] for k in ("id", "position", "velocity", "water_content")}
+full_attrs, full = read("full/wet_000002.h5")
+attrs, reduced = read("reduced/wet_000002.h5")
+assert attrs["particle_stride"] == 3, attrs["particle_stride"]
+expected = full["id"][full["id"] % 3 == 0]
+assert np.array_equal(reduced["id"], expected), (len(reduced["id"]), len(expected))
+keep = np.isin(full["id"], expected)
+for name in ("position", "velocity", "water_content"):
+    assert reduced[name].dtype == np.float32, (name, reduced[name].dtype)
+    want = full[name][keep]
+    assert full[name].dtype == np.float64, (name, full[name].dtype)
+    # float32 keeps 24 bits: the rounding of each value, no more.
+    assert np.allclose(reduced[name], want, rtol=2 ** -23, atol=1e-30), name
+print(f"reduced frame: {len(expected)} of {len(full['id'])} particles, float32, stride 3")
+PY
+
+/usr/bin/python3 "$postproc/check_frame.py" reduced/wet_000002.h5 > check_frame.log 2>&1 ||
+  { cat check_frame.log; fail "check_frame.py on the reduced frame"; }
+
+"$green_ampt" --cell 0.01 --depth 0.1 --end 2 --sample-every 0.5 --csv ga.csv > ga.log 2>&1 ||
+  { cat ga.log; fail "green_ampt"; }
+/usr/bin/python3 "$postproc/plot_green_ampt.py" ga.csv -o ga.png > plot.log 2>&1 ||
+  { cat plot.log; fail "plot_green_ampt.py"; }
+[ -s ga.png ] || fail "plot_green_ampt.py wrote no picture"
+
+/usr/bin/python3 "$postproc/cone_slump.py" --radius 0.06 --cell-size 0.01 --end 0.1 --ranks 2 \
+  --dunesim "$dunesim" --work cone > cone.log 2>&1 || { cat cone.log; fail "cone_slump.py"; }
+grep -qi "summit" cone.log || { cat cone.log; fail "cone_slump.py printed no summits"; }
+
+if command -v "$pvbatch" > /dev/null && command -v xvfb-run > /dev/null; then
+  timeout 120 xvfb-run -a -s "-noreset -screen 0 1280x1024x24" "$pvbatch" \
+    "$postproc/render_saturation.py" full/wet.xmf wet.png > render.log 2>&1 ||
+    { cat render.log; fail "render_saturation.py"; }
+  /usr/bin/python3 - <<'PY' || fail "render_saturation.py's picture"
+import zlib, struct
+data = open("wet.png", "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+# Enough distinct compressed bytes to hold sand and water, not a blank image.
+assert len(data) > 20000, len(data)
+PY
+elif [ "${CI:-}" = true ]; then
+  fail "pvbatch or xvfb-run not found; CI=true requires the render: install paraview and xvfb"
+else
+  echo "render_saturation.py skipped: no pvbatch or xvfb-run"
+fi
+echo "PASS"
