@@ -77,7 +77,7 @@ def read(path):
     with h5py.File(path, "r") as f:
         p = f["particles"]
         order = np.argsort(p["id"][:])
-        return f.attrs, {k: p[k][:][order] for k in ("id", "position", "velocity", "water_content")}
+        return dict(f.attrs), {k: p[k][:][order] for k in ("id", "position", "velocity", "water_content")}
 full_attrs, full = read("full/wet_000002.h5")
 attrs, reduced = read("reduced/wet_000002.h5")
 assert attrs["particle_stride"] == 3, attrs["particle_stride"]
