@@ -1,4 +1,5 @@
-// Ponded infiltration into a column of dry sand against the Green-Ampt law (not a test):
+// Ponded infiltration into a column of dry sand against the Green-Ampt law; exits with 1 when
+// the law's bound or the water balance fails (print_summary), so the validation tier runs it:
 // the percolation stage of src/wet/percolation.hpp on the real grid, halo and rank layout, with
 // its parameters mapped from a real sand.
 //
@@ -294,9 +295,13 @@ std::vector<Sample> run_column(PondedColumn& column, const Options& o, bool rank
   return samples;
 }
 
-void print_summary(const Options& o, const std::vector<Sample>& samples, int ranks,
+// Prints the comparison and returns whether it holds: F within 15% of Green-Ampt's from
+// --compare-from on (the model's structural deficit, up to 11.4% at S' = 0.19 and 1 cm,
+// explained above, plus room for the cell size), and the pores holding what the pond gave to
+// 1e-9.
+bool print_summary(const Options& o, const std::vector<Sample>& samples, int ranks,
                    int64_t substeps, double wall) {
-  if (samples.empty()) return;
+  if (samples.empty()) return false;
   const Sample* worst = nullptr;
   for (const Sample& s : samples)
     if (s.time >= o.compare_from - 1e-9 &&
@@ -314,6 +319,8 @@ void print_summary(const Options& o, const std::vector<Sample>& samples, int ran
               last.stored_water, refilled, last.stored_water / refilled - 1);
   std::printf("ranks %d, cell %.4f m, S' %.3f: %lld substeps, %.2f s wall\n", ranks, o.cell,
               o.ideal_saturation, (long long)substeps, wall);
+  return worst && std::abs(relative_difference(*worst)) <= 0.15 &&
+         std::abs(last.stored_water / refilled - 1) <= 1e-9;
 }
 
 }  // namespace
@@ -334,6 +341,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   MPI_Init(&argc, &argv);
+  int status = 1;  // 0 when the law and the water balance hold (print_summary)
   {
     const MaterialSpec sand = sand_for(kRawlsSand, o.ideal_saturation);
     PondedColumn column(o, sand, MPI_COMM_WORLD);
@@ -344,9 +352,10 @@ int main(int argc, char** argv) {
     const std::vector<Sample> samples = run_column(column, o, rank0);
     const double wall = global_max(
         topo, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (rank0) print_summary(o, samples, topo.size(), column.substeps(), wall);
+    if (rank0) status = print_summary(o, samples, topo.size(), column.substeps(), wall) ? 0 : 1;
     if (rank0 && !o.csv.empty()) write_csv(o.csv, o, sand, samples);
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
   MPI_Finalize();
-  return 0;
+  return status;
 }
