@@ -1,10 +1,12 @@
-// Comparing a distributed run with a one-rank reference run of the same case.
+// Comparing a distributed run with a one-rank reference run of the same case, and a run with
+// its continuation after a restart.
 #pragma once
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -102,6 +104,22 @@ inline void expect_same_particles(const RunComparison& c) {
   EXPECT_EQ(c.unknown, 0) << "particles whose id the reference does not have";
   EXPECT_EQ(c.missing, 0) << "reference particles that no rank holds";
   EXPECT_EQ(c.duplicated, 0) << "reference particles held more than once";
+}
+
+// How many attribute values of this rank's particles differ between `a` and `b`, which hold
+// the same particles in the same order (a run and its continuation after a restart on the
+// same ranks): every attribute, in for_each_array's order, compared exactly.
+inline int64_t differing_attribute_values(Particles& a, Particles& b) {
+  std::vector<const void*> arrays_of_b;
+  b.for_each_array([&](auto& array) { arrays_of_b.push_back(&array); });
+  int64_t differing = 0;
+  size_t attribute = 0;
+  a.for_each_array([&](auto& array) {
+    const auto& other =
+        *static_cast<const std::decay_t<decltype(array)>*>(arrays_of_b[attribute++]);
+    for (size_t n = 0; n < array.size(); ++n) differing += !(array[n] == other[n]);
+  });
+  return differing;
 }
 
 }  // namespace dunesim::test

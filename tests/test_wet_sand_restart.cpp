@@ -15,6 +15,7 @@
 #include "io/checkpoint.hpp"
 #include "src/driver/simulation.hpp"
 #include "src/driver/simulation_checkpoint.hpp"
+#include "tests/compare_runs.hpp"
 #include "tests/water_accounting.hpp"
 #include "tests/world.hpp"
 
@@ -116,6 +117,34 @@ TEST(WaterThroughRestart, SameRankCountKeepsEachParticlesWater) {
   std::unique_ptr<Simulation> restarted = restart_from_latest(dir, MPI_COMM_WORLD);
   EXPECT_EQ(restarted->time(), original.time());
   expect_restart_keeps_water(saved, *restarted);
+}
+
+// On the same ranks a restart continues bit for bit: at kEndTime every attribute of every
+// particle (position, velocity, APIC's affine velocity, the water each holds) equals the
+// uninterrupted run's, and so does every saturation the grid derives from them.
+TEST(WaterThroughRestart, SameRankCountContinuesBitForBit) {
+  const std::string dir = fresh_directory("same_ranks_bitwise");
+  Simulation original(wet_scene(), MPI_COMM_WORLD);
+  run_until(original, kCheckpointTime);
+  CheckpointWriter writer(MPI_COMM_WORLD, dir, 1);
+  write_checkpoint(writer, original, 0, 0);
+  run_until(original, kEndTime);
+  std::unique_ptr<Simulation> restarted = restart_from_latest(dir, MPI_COMM_WORLD);
+  run_until(*restarted, kEndTime);
+  Particles& a = const_cast<Particles&>(original.particles());
+  Particles& b = const_cast<Particles&>(restarted->particles());
+  const Topology& topo = original.topology();
+  ASSERT_FALSE(any_rank(topo, a.size() != b.size()))
+      << "a rank holds another number of particles after the restart";
+  EXPECT_EQ(global_sum(topo, test::differing_attribute_values(a, b)), 0)
+      << "particle attribute values that differ";
+  int64_t other_saturation = 0;
+  const Box owned = topo.owned_cells(topo.rank()).intersect(original.grid().saturation.box());
+  for_each_index(owned, [&](int i, int j, int k) {
+    other_saturation +=
+        original.grid().saturation(i, j, k) != restarted->grid().saturation(i, j, k);
+  });
+  EXPECT_EQ(global_sum(topo, other_saturation), 0) << "cells whose saturation differs";
 }
 
 // Read back on one rank: every rank reads the whole checkpoint alone (MPI_COMM_SELF).
