@@ -278,7 +278,7 @@ TEST(VerticalCut, DefaultModelBracketsRankineCriticalHeight) {
 
 // The fast sibling of DefaultModelBracketsRankineCriticalHeight (which runs in the validation
 // tier): the same cut at 2 cm cells (10 cells high), 1.25 and 0.8 c_crit for 1 s. Measured:
-// 0.0 and 28 cm on 1 and 2 ranks.
+// 0.0 and 26 cm on 2 ranks.
 TEST(VerticalCut, DefaultModelCoarseCutBracketsRankineCriticalHeight) {
   const Cut cut{0.02, {0.5, 0.08, 0.26}, 0.16, validated_model, 1.0};
   const double strong = cut_face_moved(cut, 1.25), weak = cut_face_moved(cut, 0.8);
