@@ -96,7 +96,7 @@ PY
 /usr/bin/python3 "$postproc/check_frame.py" reduced/wet_000002.h5 > check_frame.log 2>&1 ||
   { cat check_frame.log; fail "check_frame.py on the reduced frame"; }
 
-"$green_ampt" --cell 0.01 --depth 0.1 --end 2 --sample-every 0.5 --csv ga.csv > ga.log 2>&1 ||
+"$green_ampt" --cell 0.01 --depth 0.1 --end 600 --sample-every 60 --csv ga.csv > ga.log 2>&1 ||
   { cat ga.log; fail "green_ampt"; }
 /usr/bin/python3 "$postproc/plot_green_ampt.py" ga.csv -o ga.png > plot.log 2>&1 ||
   { cat plot.log; fail "plot_green_ampt.py"; }
