@@ -59,13 +59,16 @@ void sweep_direction(const std::vector<float>& top, int ni, int nj, int di, int 
   for (size_t n = 0; n < lowest.size(); ++n) lowest[n] = std::min(lowest[n], reach[n]);
 }
 
-// The layers of cells that hold sand on any rank, [lo, hi) along z.
+// The layers of cells that hold sand on any rank, [lo, hi) along z: one reduction (a minimum
+// of lo and of -hi).
 std::array<int, 2> sand_layers(const Topology& topo, const Array3<uint8_t>& sand_cells) {
   const Box owned = topo.owned_cells(topo.rank()).intersect(nonzero_bounding_box(sand_cells));
   const bool any = owned.lo[2] < owned.hi[2];
-  const double lo = global_min(topo, any ? double(owned.lo[2]) : 1e9);
-  const double hi = global_max(topo, any ? double(owned.hi[2]) : -1e9);
-  return {int(lo), std::max(int(lo), int(hi))};
+  constexpr float kNone = 1e9f;
+  float bounds[2] = {any ? float(owned.lo[2]) : kNone, any ? -float(owned.hi[2]) : kNone};
+  global_min_in_place(topo, bounds, 2);
+  const int lo = int(bounds[0]), hi = int(-bounds[1]);
+  return {lo, std::max(lo, hi)};
 }
 
 // Every sand cell's cohesion (none where it shears) and friction, and every column's heaviest

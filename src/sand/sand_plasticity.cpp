@@ -193,11 +193,10 @@ double saved_shear_speed(const MacGrid& g, const Array3<uint8_t>& sand_cells, in
   return most;
 }
 
-// Whether the material can hold a face by cohesion or a wet friction anywhere: then Culmann's
-// test weighs whole blocks. The same on every rank (it decides a collective).
-bool can_be_cohesive(const MaterialSpec& sand, bool wet) {
-  return sand.cohesion > 0 || (wet && (sand.wet.cohesion_wet > 0 || sand.wet.holds_water()));
-}
+// Whether the material can hold a face by cohesion or a wet friction anywhere (dry cohesion,
+// or pore water, which brings c_wet and scales the friction): then Culmann's test weighs whole
+// blocks. The same on every rank (it decides a collective).
+bool can_be_cohesive(const MaterialSpec& sand, bool wet) { return sand.cohesion > 0 || wet; }
 
 // The wedges of this step: cohesionless planes always, sliding blocks when the sand can hold
 // a face. Collective.
