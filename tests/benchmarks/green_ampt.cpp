@@ -343,6 +343,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int status = 1;  // 0 when the law and the water balance hold (print_summary)
   {
+    bool failed = false;  // rank 0 judges; the others learn its verdict
     const MaterialSpec sand = sand_for(kRawlsSand, o.ideal_saturation);
     PondedColumn column(o, sand, MPI_COMM_WORLD);
     const Topology& topo = column.topology();
@@ -352,9 +353,9 @@ int main(int argc, char** argv) {
     const std::vector<Sample> samples = run_column(column, o, rank0);
     const double wall = global_max(
         topo, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (rank0) status = print_summary(o, samples, topo.size(), column.substeps(), wall) ? 0 : 1;
+    if (rank0) failed = !print_summary(o, samples, topo.size(), column.substeps(), wall);
     if (rank0 && !o.csv.empty()) write_csv(o.csv, o, sand, samples);
-    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    status = any_rank(topo, failed) ? 1 : 0;
   }
   MPI_Finalize();
   return status;
