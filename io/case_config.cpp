@@ -706,6 +706,55 @@ int read_friction_substeps(const Table& m) {
   return static_cast<int>(m.integer("friction_substeps", 0));
 }
 
+// Several sand materials share one model: each cell mixes their strengths (friction angle,
+// cohesion, c_wet) and densities by mass (src/sand/sand_strength.hpp), while the rheology,
+// the transfer and the water's way through the pores are the first sand material's. A
+// rheology with a stress of its own (elastic_plastic, rigid_plastic) takes one material.
+void require_one_sand_model(const std::vector<Table>& entries,
+                            const std::vector<MaterialSpec>& materials) {
+  const MaterialSpec* first = nullptr;
+  for (size_t n = 0; n < materials.size(); ++n) {
+    const MaterialSpec& m = materials[n];
+    if (m.kind != MaterialKind::Sand) continue;
+    if (!first) {
+      first = &m;
+      continue;
+    }
+    const Table& t = entries[n];
+    const SandRheology &a = first->rheology, &b = m.rheology;
+    const WetSandSpec &wa = first->wet, &wb = m.wet;
+    using Kind = SandRheology::Kind;
+    if (a.kind == Kind::ElasticPlastic || a.kind == Kind::RigidPlastic || a.kind != b.kind)
+      t.fail("rheology",
+             "several sand materials need one rheology, \"zhu_bridson\" or "
+             "\"mu_i\", whose cells mix the materials' strengths (sand material " +
+                 in_quotes(first->name) + " comes first)");
+    const std::pair<const char*, bool> shared[] = {
+        {"transfer", first->transfer == m.transfer},
+        {"flip_ratio", first->flip_ratio == m.flip_ratio},
+        {"yield_surface", a.yield_surface == b.yield_surface},
+        {"surface_static_friction", a.surface_static_friction == b.surface_static_friction},
+        {"rigid_cell_velocity", a.rigid_cells_own_velocity == b.rigid_cells_own_velocity},
+        {"steep_surface_yields", a.steep_surface_yields == b.steep_surface_yields},
+        {"culmann_wedges_yield", a.culmann_wedges_yield == b.culmann_wedges_yield},
+        {"friction_substeps", a.friction_substeps == b.friction_substeps},
+        {"friction_angle_dynamic", a.dynamic_friction_angle_deg == b.dynamic_friction_angle_deg},
+        {"i0", a.inertial_number_i0 == b.inertial_number_i0},
+        {"grain_diameter", a.grain_diameter == b.grain_diameter},
+        {"grain_density", a.grain_density == b.grain_density},
+        {"porosity", wa.porosity == wb.porosity},
+        {"ideal_saturation", wa.ideal_saturation == wb.ideal_saturation},
+        {"mud_viscosity", wa.mud_viscosity == wb.mud_viscosity},
+        {"propagation_rate", wa.propagation_rate == wb.propagation_rate},
+        {"conductivity", wa.conductivity == wb.conductivity}};
+    for (const auto& [key, same] : shared)
+      if (!same)
+        t.fail(key, "must be the same as in sand material " + in_quotes(first->name) +
+                        ": several sand materials share one model and one flow of pore "
+                        "water, and differ only in density, friction_angle, cohesion and c_wet");
+  }
+}
+
 void read_materials(const Table& root, CaseConfig& cfg) {
   std::vector<Table> entries = root.table_array("material");
   if (entries.empty())
@@ -718,11 +767,6 @@ void read_materials(const Table& root, CaseConfig& cfg) {
       if (earlier.name == spec.name)
         m.fail("name", "material " + in_quotes(spec.name) + " is defined twice");
     bool sand = m.choice("kind", {"water", "sand"}) == "sand";
-    // The plasticity stage takes its friction angle and cohesion from one sand material.
-    for (const MaterialSpec& earlier : cfg.materials)
-      if (sand && earlier.kind == MaterialKind::Sand)
-        m.fail("kind", "only one sand material per case is supported (" +
-                           in_quotes(earlier.name) + " is already sand)");
     spec.kind = sand ? MaterialKind::Sand : MaterialKind::Water;
     SandModelDefaults model;
     spec.density = m.number("density", sand ? 1600.0 : 1000.0);
@@ -762,6 +806,7 @@ void read_materials(const Table& root, CaseConfig& cfg) {
     if (!sand) m.forbid(material_keys_of_kind("sand"), "kind = \"sand\"", "kind = \"water\"");
     cfg.materials.push_back(spec);
   }
+  require_one_sand_model(entries, cfg.materials);
   // Pore water weighs what the case's water weighs.
   for (const MaterialSpec& water : cfg.materials) {
     if (water.kind != MaterialKind::Water) continue;

@@ -290,16 +290,56 @@ max = [0.2, 0.2, 0.2]
   EXPECT_DOUBLE_EQ(cfg.wall_friction, 0.0);
 }
 
-TEST(CaseConfigErrors, SecondSandMaterial) {
-  expect_error(kMinimal + R"(
+// Layered soils: each sand material keeps its own strength and density.
+TEST(CaseConfig, SeveralSandMaterialsKeepTheirStrengths) {
+  const CaseConfig cfg = parse_case_text(kMinimal + R"(
+[[material]]
+name = "dry"
+kind = "sand"
+friction_angle = 35
+[[material]]
+name = "damp"
+kind = "sand"
+friction_angle = 25
+cohesion = 300
+density = 1800
+)",
+                                         "cases/layers.toml");
+  ASSERT_EQ(cfg.materials.size(), 3u);
+  EXPECT_DOUBLE_EQ(cfg.materials[1].friction_angle_deg, 35);
+  EXPECT_DOUBLE_EQ(cfg.materials[2].friction_angle_deg, 25);
+  EXPECT_DOUBLE_EQ(cfg.materials[2].cohesion, 300);
+  EXPECT_DOUBLE_EQ(cfg.materials[2].density, 1800);
+}
+
+// They share one model and one flow of pore water: a second material that differs there is
+// refused at the key that differs.
+TEST(CaseConfigErrors, SecondSandMaterialWithAnotherModel) {
+  const std::string dry = kMinimal + R"(
 [[material]]
 name = "dry"
 kind = "sand"
 [[material]]
 name = "damp"
 kind = "sand"
-)",
-               {"material[2].kind'", "only one sand material", "\"dry\" is already sand"});
+)";
+  expect_error(dry + "transfer = \"flip\"\n",
+               {"material[2].transfer'", "must be the same as in sand material \"dry\"",
+                "differ only in density, friction_angle, cohesion and c_wet"});
+  expect_error(dry + "porosity = 0.4\n", {"material[2].porosity'", "\"dry\""});
+  expect_error(dry + "rheology = \"mu_i\"\n",
+               {"material[2].rheology'", "need one rheology", "\"zhu_bridson\" or \"mu_i\""});
+  const std::string plastic = kMinimal + R"(
+[[material]]
+name = "dry"
+kind = "sand"
+rheology = "rigid_plastic"
+[[material]]
+name = "damp"
+kind = "sand"
+rheology = "rigid_plastic"
+)";
+  expect_error(plastic, {"material[2].rheology'", "need one rheology"});
 }
 
 TEST(CaseConfigErrors, UnknownKeySuggestsClosest) {

@@ -288,6 +288,72 @@ TEST(VerticalCut, DefaultModelCoarseCutBracketsRankineCriticalHeight) {
   EXPECT_GT(weak, kCutWedgeWidth);
 }
 
+// A bank of two sand materials (src/sand/sand_strength.hpp): a cut 0.2 m high against the
+// x = 0 wall, as above, whose lower half is strong sand (phi 35, c = 2 kPa, 3.3 times the
+// critical cohesion of its 0.1 m face under the weak layer's weight q, Culmann's
+// (rho g h + 2 q) / (4 tan(45 + phi / 2)) = 613 Pa) and whose upper half is the weak sand of the
+// cut above (phi 30) with `ratio` times the critical cohesion of a 0.1 m face, c_crit = rho g 0.1
+// / (4 tan(60)) = 227 Pa. Each layer's particles carry their material, so each cell has its own
+// layer's strength. How far each layer's face moved in `duration`.
+struct LayerFaces {
+  double weak = 0, strong = 0;  // m
+};
+constexpr double kLayerHeight = 0.1;
+
+double max_x_of_material(const Simulation& sim, int material) {
+  const Particles& p = sim.particles();
+  double x = 0;
+  for (size_t n = 0; n < p.size(); ++n)
+    if (p.material[n] == material) x = std::max(x, p.x[n]);
+  return global_max(sim.topology(), x);
+}
+
+LayerFaces layered_cut_faces_moved(const Cut& cut, double ratio) {
+  const double critical_cohesion =
+      1600.0 * kGravity * kLayerHeight / (4 * std::tan((45.0 + kCutPhi / 2) * M_PI / 180.0));
+  CaseConfig c =
+      sand_case(cut.domain, cut.cell, {0, 0, kLayerHeight},
+                {cut.width, cut.domain[1], 2 * kLayerHeight}, kCutPhi, ratio * critical_cohesion);
+  cut.model(c.materials[0]);
+  MaterialSpec strong = c.materials[0];
+  strong.name = "strong";
+  strong.friction_angle_deg = 35;
+  strong.cohesion = 2000;
+  c.materials.push_back(strong);
+  SourceSpec lower = c.sources[0];
+  lower.material = 1;
+  lower.shape.min[2] = 0;
+  lower.shape.max[2] = kLayerHeight;
+  c.sources.push_back(lower);
+  c.wall_friction = 0.5;
+  Simulation sim(c, MPI_COMM_WORLD);
+  run_until(sim, cut.duration);
+  return {max_x_of_material(sim, 0) - cut.width, max_x_of_material(sim, 1) - cut.width};
+}
+
+// The weak upper layer fails at its own Rankine height while the strong layer under it
+// stands: at 0.8 c_crit the weak face runs further than its Rankine wedge is wide
+// (0.1 tan(30) = 5.8 cm), and the strong face moves less than the strong layer's own wedge is
+// wide (0.1 tan(27.5) = 5.2 cm; a failing layer runs out several times its wedge, as the cuts
+// above do); at 1.25 c_crit neither face moves a cell (the bound of the cuts above). Were
+// the cells given the first material's strength, the whole 0.2 m bank of weak sand would fail
+// at 1.25 (it needs 2 c_crit); given the strong sand's, nothing would fail at 0.8. Measured
+// (2 ranks): 15.0 cm and 2.0 cm at 0.8 (the debris falling past the strong face's top
+// corner breaks the cohesion of a few cells there), 0.0 and 0.0 at 1.25.
+TEST(LayeredBank, WeakUpperLayerFailsAtItsRankineHeight) {
+  const Cut cut{0.01, {0.5, 0.04, 0.25}, 0.15, validated_model, 2.0};
+  const LayerFaces held = layered_cut_faces_moved(cut, 1.25);
+  const LayerFaces failed = layered_cut_faces_moved(cut, 0.8);
+  RecordProperty("weak_face_moved_at_1.25_m", std::to_string(held.weak));
+  RecordProperty("strong_face_moved_at_1.25_m", std::to_string(held.strong));
+  RecordProperty("weak_face_moved_at_0.8_m", std::to_string(failed.weak));
+  RecordProperty("strong_face_moved_at_0.8_m", std::to_string(failed.strong));
+  EXPECT_LT(held.weak, cut.cell);
+  EXPECT_LT(held.strong, cut.cell);
+  EXPECT_GT(failed.weak, kLayerHeight * std::tan(kCutPhi * M_PI / 180.0));
+  EXPECT_LT(failed.strong, kLayerHeight * std::tan((45.0 - 35.0 / 2) * M_PI / 180.0));
+}
+
 // The same cut of elastic-plastic sand (src/sand/elastic_plastic_sand.hpp), whose stress
 // carries the sand's weight. Its yield surface is Mohr-Coulomb's in plane strain, which this
 // slab is. The model is held to 1.0-1.4 times Rankine's: with 1.4 c_crit the face stands, with

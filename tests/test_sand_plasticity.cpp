@@ -63,8 +63,8 @@ SandPlasticityStats zhu_bridson_plasticity(const Topology& topo, Halo& halo, Mac
                                            const Array3<uint8_t>& sand_cells,
                                            const MaterialSpec& sand, double dt,
                                            const Vec3& gravity) {
-  return apply_sand_plasticity(topo, halo, grid, sand_cells, sand, ZhuBridsonFriction(sand), dt,
-                               gravity);
+  return apply_sand_plasticity(topo, halo, grid, sand_cells, sand, ZhuBridsonFriction(sand),
+                               SandStrengths(sand), dt, gravity);
 }
 
 SymTensor tensor(double xx, double yy, double zz, double xy, double xz, double yz) {

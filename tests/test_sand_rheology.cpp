@@ -26,9 +26,11 @@ MaterialSpec mu_of_i_sand() {
   return sand;
 }
 
-// Simple shear u_x = gamma_dot z: D_xz = gamma_dot / 2, |D|_F = gamma_dot / sqrt(2).
+// Simple shear u_x = gamma_dot z: D_xz = gamma_dot / 2, |D|_F = gamma_dot / sqrt(2), in sand
+// of friction angle 30 degrees.
 SandCellState simple_shear(double gamma_dot, double pressure, double dt) {
   SandCellState cell;
+  cell.strength = material_strength(mu_of_i_sand());
   cell.strain_rate.c[4] = gamma_dot / 2;
   cell.pressure = pressure;
   cell.density = 1600;
@@ -42,10 +44,10 @@ SandCellState simple_shear(double gamma_dot, double pressure, double dt) {
 TEST(SandRheology, MuOfInertialNumberByHand) {
   const MuOfIFriction f(mu_of_i_sand());
   const double mu_s = std::tan(M_PI / 6);
-  EXPECT_NEAR(f.mu_of_inertial_number(1e-12), mu_s, 1e-9);
+  EXPECT_NEAR(f.mu_of_inertial_number(1e-12, mu_s), mu_s, 1e-9);
   // I = I0: half way from mu_s to mu_2 = 1.
-  EXPECT_NEAR(f.mu_of_inertial_number(0.3), 0.5 * (mu_s + 1.0), 1e-12);
-  EXPECT_NEAR(f.mu_of_inertial_number(INFINITY), 1.0, 1e-12);
+  EXPECT_NEAR(f.mu_of_inertial_number(0.3, mu_s), 0.5 * (mu_s + 1.0), 1e-12);
+  EXPECT_NEAR(f.mu_of_inertial_number(INFINITY, mu_s), 1.0, 1e-12);
 }
 
 // p = 1000 Pa, gamma_dot = 10/s: I = 10 * 1e-3 / sqrt(1000 / 2500) = 0.0158114, so

@@ -30,7 +30,30 @@ struct PlaneExit {
 struct Block {
   int crossed = 0;
   double margin = -std::numeric_limits<double>::infinity();
+  double safety = std::numeric_limits<double>::infinity();  // hold / drive
 };
+// The strength of column n's cells along a plane that rises through it from z0 to z1: their
+// cohesion and friction weighted by the plane's length in each (one material: its own; in
+// layers, a steep plane that crosses several in one column takes each its share).
+struct PlaneStrength {
+  double cohesion = 0, tan_phi = 0;
+};
+PlaneStrength strength_along(const WedgeColumns& c, size_t n, double z0, double z1) {
+  const int first = int(std::floor(z0 / c.dx)), last = int(std::floor(z1 / c.dx));
+  if (last <= first) {
+    const size_t cell = c.cell(n, int(std::floor(0.5 * (z0 + z1) / c.dx)));
+    return {c.cohesion[cell], c.tan_phi[cell]};
+  }
+  PlaneStrength s;
+  for (int k = first; k <= last; ++k) {
+    const double share = (std::min(z1, (k + 1) * c.dx) - std::max(z0, k * c.dx)) / (z1 - z0);
+    const size_t cell = c.cell(n, k);
+    s.cohesion += share * c.cohesion[cell];
+    s.tan_phi += share * c.tan_phi[cell];
+  }
+  return s;
+}
+
 Block block_above(const WedgeColumns& c, const PlaneExit& e, double angle) {
   const double beta = angle * M_PI / 180, tan_beta = std::tan(beta);
   const double cos_beta = std::cos(beta), sin_beta = std::sin(beta);
@@ -43,14 +66,15 @@ Block block_above(const WedgeColumns& c, const PlaneExit& e, double angle) {
     const double f = std::clamp((c.top[n] - z) / rise, 0.0, 1.0);
     if (f <= 0) break;
     const double weight = c.density[n] * c.gravity * f * width * (c.top[n] - z - 0.5 * f * rise);
-    const size_t on_plane = c.cell(n, int(std::floor((z + 0.5 * f * rise) / c.dx)));
+    const PlaneStrength s = strength_along(c, n, z, z + f * rise);
     drive += weight * sin_beta;
-    hold += weight * cos_beta * c.tan_phi[on_plane] + c.cohesion[on_plane] * f * width / cos_beta;
+    hold += weight * cos_beta * s.tan_phi + s.cohesion * f * width / cos_beta;
     ++crossed;
     z += rise;
     if (f < 1) break;
   }
-  return {crossed, drive - hold};
+  return {crossed, drive - hold,
+          drive > 0 ? hold / drive : std::numeric_limits<double>::infinity()};
 }
 
 void lower_to_plane(const WedgeColumns& c, const PlaneExit& e, double angle, int crossed,
@@ -62,12 +86,20 @@ void lower_to_plane(const WedgeColumns& c, const PlaneExit& e, double angle, int
   }
 }
 
+// What the planes leaving one exit do: whether one slides, and if so the shallowest that
+// does (its angle and the columns it crosses) and the factor of safety (hold over drive) of
+// the one that slides most.
+struct ExitSlide {
+  bool slides = false;
+  double angle = 0, safety = std::numeric_limits<double>::infinity();
+  int crossed = 0;
+};
+
 // The planes leaving `e`: the angle whose block slides most, found on a coarse grid and
 // refined around the best; if that block slides, the shallowest angle that still slides
 // (bisected between phi and it), whose plane lies under every steeper one from `e` and so
 // bounds the sand they move.
-void test_planes_leaving(const WedgeColumns& c, const PlaneExit& e, double first_angle,
-                         std::vector<float>& lowest) {
+ExitSlide test_planes_leaving(const WedgeColumns& c, const PlaneExit& e, double first_angle) {
   double best = first_angle;
   Block most = block_above(c, e, best);
   auto consider = [&](double angle) {
@@ -85,7 +117,8 @@ void test_planes_leaving(const WedgeColumns& c, const PlaneExit& e, double first
     consider(around - step);
     consider(around + step);
   }
-  if (most.margin <= 0) return;
+  if (most.margin <= 0) return {};
+  const double safety = most.safety;
   double holds = first_angle, slides = best;
   if (const Block b = block_above(c, e, holds); b.margin > 0) {
     slides = holds;
@@ -100,17 +133,31 @@ void test_planes_leaving(const WedgeColumns& c, const PlaneExit& e, double first
       holds = mid;
     }
   }
-  lower_to_plane(c, e, slides, most.crossed, lowest);
+  return {true, slides, safety, most.crossed};
 }
 
-// Every plane leaving column (i, j) toward (di, dj), at each cell height of its drop.
+// Every plane leaving column (i, j) toward (di, dj), at each cell height of its drop. Of the
+// exits whose planes slide, the one of least safety is where the face fails (the critical
+// slip surface of limit-equilibrium analysis), and the sliding exits above it fail with it.
+// A sliding exit below it does not: its block holds a less safe one, which slides away on
+// its own plane and so does not load the lower one (a dry layer slumping off a cohesive
+// bank; in one material the least safe exit is the lowest).
 void test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, double first_angle,
                       std::vector<float>& lowest) {
   const int fi = i + di, fj = j + dj;
   if (fi < 0 || fi >= c.ni || fj < 0 || fj >= c.nj) return;  // a wall: nothing daylights
   const double face_top = c.top[c.at(i, j)];
-  for (double exit = c.top[c.at(fi, fj)]; exit < face_top; exit += c.dx)
-    test_planes_leaving(c, {i, j, di, dj, exit}, first_angle, lowest);
+  std::vector<std::pair<PlaneExit, ExitSlide>> sliding;
+  for (double exit = c.top[c.at(fi, fj)]; exit < face_top; exit += c.dx) {
+    const PlaneExit e{i, j, di, dj, exit};
+    if (const ExitSlide s = test_planes_leaving(c, e, first_angle); s.slides)
+      sliding.push_back({e, s});
+  }
+  auto least_safe = std::min_element(sliding.begin(), sliding.end(), [](auto& a, auto& b) {
+    return a.second.safety < b.second.safety;
+  });
+  for (auto it = least_safe; it != sliding.end(); ++it)
+    lower_to_plane(c, it->first, it->second.angle, it->second.crossed, lowest);
 }
 
 }  // namespace

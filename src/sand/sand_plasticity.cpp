@@ -136,31 +136,42 @@ void add_viscous_stress(SymTensor& sigma, const SymTensor& strain_rate, double v
 
 namespace {
 
+// What the cells' sand is: the case's sand material (its water model and its rheology's
+// settings), each cell's strength, and whether the pores hold water in this run.
+struct CellSand {
+  const MaterialSpec& material;
+  const SandStrengths& strengths;
+  bool wet;
+};
+
 // What the rheology needs of cell (i,j,k) with strain rate `d`, from the grid as it stands.
-SandCellState sand_cell_state(const MacGrid& g, const MaterialSpec& sand, bool wet, int i, int j,
-                              int k, double dt, const SymTensor& d) {
+SandCellState sand_cell_state(const MacGrid& g, const CellSand& sand, int i, int j, int k,
+                              double dt, const SymTensor& d) {
   SandCellState cell;
   cell.strain_rate = d;
   cell.pressure = g.pressure(i, j, k);
   cell.density = g.density(i, j, k);
   cell.dx = g.dx;
   cell.dt = dt;
-  cell.wet =
-      wet ? wet_sand_properties(sand, g.saturation(i, j, k)) : WetSandProperties{sand.cohesion};
+  cell.strength = sand.strengths.at(i, j, k);
+  const SandStrength& s = cell.strength;
+  cell.wet = sand.wet ? wet_sand_properties(s.cohesion, s.cohesion_wet, sand.material.wet,
+                                            g.saturation(i, j, k))
+                      : WetSandProperties{s.cohesion};
   return cell;
 }
 
-SandCellState sand_cell_state(const MacGrid& g, const MaterialSpec& sand, bool wet, int i, int j,
-                              int k, double dt) {
-  return sand_cell_state(g, sand, wet, i, j, k, dt, strain_rate(g, i, j, k));
+SandCellState sand_cell_state(const MacGrid& g, const CellSand& sand, int i, int j, int k,
+                              double dt) {
+  return sand_cell_state(g, sand, i, j, k, dt, strain_rate(g, i, j, k));
 }
 
-// Culmann's test: dry cohesionless sand at the material's phi fails above a daylighting
-// plane; sand with cohesion or a wet friction fails in a block whose weight beats its plane's
-// strength (cohesive_wedges.hpp).
-bool cell_fails_on_culmann_wedge(const CulmannWedges& wedges, const SandCellState& cell, int i,
-                                 int j, int k) {
-  if (cell.wet.cohesion <= 0 && cell.wet.friction_scale == 1.0)
+// Culmann's test: dry cohesionless sand of the material's phi fails above a daylighting
+// plane; sand with cohesion, a wet friction or a mix of materials fails in a block whose
+// weight beats its plane's strength (cohesive_wedges.hpp).
+bool cell_fails_on_culmann_wedge(const CulmannWedges& wedges, const SandCellState& cell,
+                                 bool uniform_strength, int i, int j, int k) {
+  if (uniform_strength && cell.wet.cohesion <= 0 && cell.wet.friction_scale == 1.0)
     return wedges.above_daylighting_plane(i, j, k);
   return wedges.above_sliding_plane(i, j, k);
 }
@@ -175,46 +186,65 @@ Vec3 saved_cell_velocity(const MacGrid& g, int i, int j, int k) {
   return v;
 }
 
-// How fast cell (i, j, k)'s sand was shearing when the step began: the largest speed of the
-// sand in a face-neighbour cell relative to its own. A body moving as a whole does not shear.
-double saved_shear_speed(const MacGrid& g, const Array3<uint8_t>& sand_cells, int i, int j,
-                         int k) {
+// Whether cell (i, j, k)'s sand was shearing when the step began: moving faster than
+// `speed`, and deforming at a rate that moves a face-neighbour's sand faster than `speed`
+// against its own (sqrt(2) |D|_F dx, the relative speed of simple shear), D from the cells'
+// velocities, differenced across the neighbours that hold sand. Sand at rest does not shear,
+// nor does a body moving or turning as a whole (D of a rotation is 0: a cohesive bank that
+// its rigid cluster's fit sets turning slightly keeps its cohesion).
+bool was_shearing(const MacGrid& g, const Array3<uint8_t>& sand_cells, int i, int j, int k,
+                  double speed) {
   const Vec3 here = saved_cell_velocity(g, i, j, k);
-  double most = 0;
+  if (std::hypot(here[0], here[1], here[2]) <= speed) return false;
+  auto sand_velocity = [&](int b, int side, Vec3& v) {
+    Index3 n{i, j, k};
+    n[b] += side;
+    if (!sand_cells.box().contains(n[0], n[1], n[2]) || !sand_cells(n[0], n[1], n[2]))
+      return false;
+    v = saved_cell_velocity(g, n[0], n[1], n[2]);
+    return true;
+  };
+  double gradient[3][3] = {};  // gradient[a][b] = dv_a/dx_b, times dx
+  for (int b = 0; b < 3; ++b) {
+    Vec3 below = here, above = here;
+    const bool has_below = sand_velocity(b, -1, below), has_above = sand_velocity(b, 1, above);
+    const double span = has_below && has_above ? 2.0 : 1.0;
+    for (int a = 0; a < 3; ++a) gradient[a][b] = (above[a] - below[a]) / span;
+  }
+  double norm2 = 0;
   for (int a = 0; a < 3; ++a)
-    for (int side : {-1, 1}) {
-      Index3 n{i, j, k};
-      n[a] += side;
-      if (!sand_cells.box().contains(n[0], n[1], n[2]) || !sand_cells(n[0], n[1], n[2])) continue;
-      const Vec3 there = saved_cell_velocity(g, n[0], n[1], n[2]);
-      most =
-          std::max(most, std::hypot(there[0] - here[0], there[1] - here[1], there[2] - here[2]));
+    for (int b = 0; b < 3; ++b) {
+      const double d = 0.5 * (gradient[a][b] + gradient[b][a]);
+      norm2 += d * d;
     }
-  return most;
+  return std::sqrt(2 * norm2) > speed;
 }
 
-// Whether the material can hold a face by cohesion or a wet friction anywhere (dry cohesion,
-// or pore water, which brings c_wet and scales the friction): then Culmann's test weighs whole
-// blocks. The same on every rank (it decides a collective).
-bool can_be_cohesive(const MaterialSpec& sand, bool wet) { return sand.cohesion > 0 || wet; }
+// Whether the sand can hold a face by cohesion or a wet friction anywhere (dry cohesion, pore
+// water, which brings c_wet and scales the friction, or materials of different strengths):
+// then Culmann's test weighs whole blocks. The same on every rank (it decides a collective).
+bool can_be_cohesive(const CellSand& sand) {
+  return sand.material.cohesion > 0 || sand.wet || !sand.strengths.uniform();
+}
 
 // The wedges of this step: cohesionless planes always, sliding blocks when the sand can hold
 // a face. Collective.
 CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
-                             const Array3<uint8_t>& sand_cells, const MaterialSpec& sand,
-                             const FrictionLaw& friction, bool wet, double dt,
-                             const Vec3& gravity) {
+                             const Array3<uint8_t>& sand_cells, const CellSand& sand,
+                             const FrictionLaw& friction, double dt, const Vec3& gravity) {
   const double tan_phi = friction.static_friction();
-  if (!can_be_cohesive(sand, wet)) return CulmannWedges(topo, g, sand_cells, tan_phi);
-  const double sin_phi = tan_phi / std::sqrt(1 + tan_phi * tan_phi);
+  if (!can_be_cohesive(sand)) return CulmannWedges(topo, g, sand_cells, tan_phi);
   // Sand shearing faster than a hundredth of sqrt(g dx) across a cell when the step began has
-  // broken its cohesion; sand at rest, or moving as one body, does not shear.
+  // broken its cohesion.
   const double broken_speed = 0.01 * std::sqrt(-gravity[2] * g.dx);
   auto strength = [&](int i, int j, int k) {
-    const WetSandProperties w = sand_cell_state(g, sand, wet, i, j, k, dt, SymTensor{}).wet;
+    const SandCellState cell = sand_cell_state(g, sand, i, j, k, dt, SymTensor{});
+    const WetSandProperties& w = cell.wet;
+    const double dry_tan_phi = cell.strength.tan_phi;
+    const double sin_phi = dry_tan_phi / std::sqrt(1 + dry_tan_phi * dry_tan_phi);
     const double s = std::min(sin_phi * w.friction_scale, 0.999);
     return WedgeStrength{w.cohesion, s / std::sqrt(1 - s * s), double(g.density(i, j, k)),
-                         saved_shear_speed(g, sand_cells, i, j, k) > broken_speed};
+                         was_shearing(g, sand_cells, i, j, k, broken_speed)};
   };
   return CulmannWedges(topo, g, sand_cells, tan_phi, strength, -gravity[2]);
 }
@@ -246,11 +276,11 @@ Box restressed_cells(const MacGrid& g, const Box& owned_sand, bool wet) {
 }
 
 // The yielding cells' frictional stress (grid.stress) for the velocities as they stand.
-void restress(MacGrid& g, const FrictionLaw& friction, const MaterialSpec& sand, bool wet,
-              const CellRow& row, double dt) {
+void restress(MacGrid& g, const FrictionLaw& friction, const CellSand& sand, const CellRow& row,
+              double dt) {
   RowStrainRates d;
   row_strain_rates(g, row, d);
-  if (!wet && friction.has_dry_row_yielding_stress()) {
+  if (!sand.wet && sand.strengths.uniform() && friction.has_dry_row_yielding_stress()) {
     const double* strain_rate[6];
     float* stress[6];
     for (int n = 0; n < 6; ++n) {
@@ -265,7 +295,7 @@ void restress(MacGrid& g, const FrictionLaw& friction, const MaterialSpec& sand,
   for (int m = 0; m < row.length; ++m) {
     const int i = row.i + m, j = row.j, k = row.k;
     const SymTensor sigma =
-        yielding_stress(friction, sand_cell_state(g, sand, wet, i, j, k, dt, d.at(m)));
+        yielding_stress(friction, sand_cell_state(g, sand, i, j, k, dt, d.at(m)));
     for (int n = 0; n < 6; ++n) g.stress[n](i, j, k) = float(sigma.c[n]);
   }
 }
@@ -276,15 +306,15 @@ void restress(MacGrid& g, const FrictionLaw& friction, const MaterialSpec& sand,
 // reads the stress of layers up to k and a cell of layer k the velocities of layers k - 1
 // and up, so every read sees what the whole sweeps would give, while the layers' arrays are
 // still in the cache (at a million particles they far exceed it).
-void restress_and_apply_by_layer(MacGrid& g, const FrictionLaw& friction,
-                                 const MaterialSpec& sand, const std::vector<CellRow>& restressed,
+void restress_and_apply_by_layer(MacGrid& g, const FrictionLaw& friction, const CellSand& sand,
+                                 const std::vector<CellRow>& restressed,
                                  const StressDivergence& divergence, double dt, double sub_dt,
                                  std::array<Array3<double>, 3>& rigid_reaction) {
   StressDivergence::Progress progress;
   for (size_t next = 0; next < restressed.size();) {
     const int layer = restressed[next].k;
     for (; next < restressed.size() && restressed[next].k == layer; ++next)
-      restress(g, friction, sand, false, restressed[next], dt);
+      restress(g, friction, sand, restressed[next], dt);
     divergence.apply_below(g, sub_dt, &rigid_reaction, layer, progress);
   }
   divergence.apply_below(g, sub_dt, &rigid_reaction, std::numeric_limits<int>::max(), progress);
@@ -302,9 +332,10 @@ void restress_and_apply_by_layer(MacGrid& g, const FrictionLaw& friction,
 // velocities are halo-filled on entry; the velocities' ghosts are stale on return.
 void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
                                 const Box& owned_sand, const FrictionLaw& friction,
-                                const MaterialSpec& sand, bool wet, double dt) {
+                                const CellSand& sand, double dt) {
   StressField& stress = g.stress;
-  const int substeps = friction_substeps(sand);
+  const bool wet = sand.wet;
+  const int substeps = friction_substeps(sand.material);
   std::array<Array3<double>, 3> rigid_reaction;
   if (substeps > 1)
     for (int a = 0; a < 3; ++a)
@@ -319,7 +350,7 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
     // Only the faces of the sand's cells moved since the last fill (the projection's).
     halo.fill_within<double>(g.sand_window, {&g.vel[0], &g.vel[1], &g.vel[2]});
     if (wet) {  // whole sweeps: the ghost cells' stress comes from their owners
-      for (const CellRow& row : restressed) restress(g, friction, sand, wet, row, dt);
+      for (const CellRow& row : restressed) restress(g, friction, sand, row, dt);
       halo.fill<float>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4], &stress[5]});
       divergence.apply(g, dt / substeps, &rigid_reaction);
     } else {
@@ -335,7 +366,8 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& g,
                                           const Array3<uint8_t>& sand_cells,
                                           const MaterialSpec& sand, const FrictionLaw& friction,
-                                          double dt, const Vec3& gravity) {
+                                          const SandStrengths& strengths, double dt,
+                                          const Vec3& gravity) {
   const Box local = topo.local(Stagger::Cell);
   // The grid keeps these arrays between steps and they are zero outside the last step's
   // sand region: allocating or clearing them whole each step cost more than the plasticity
@@ -355,32 +387,31 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
 
   SandPlasticityStats stats;
   const Box owned_sand = topo.owned_cells(topo.rank()).intersect(g.sand_region);
-  const bool wet = sand.wet.holds_water() && g.has_pore_water();
+  const CellSand cell_sand{sand, strengths, sand.wet.holds_water() && g.has_pore_water()};
   const bool surfaces_rest = sand.rheology.surface_static_friction;
   const bool steep_surfaces_yield = sand.rheology.steep_surface_yields;
   const SurfaceRest rest = surface_rest(gravity, dt);
   // Collective: built on every rank, sand or not.
   std::optional<CulmannWedges> wedges;
   if (sand.rheology.culmann_wedges_yield)
-    wedges.emplace(culmann_wedges(topo, g, sand_cells, sand, friction, wet, dt, gravity));
+    wedges.emplace(culmann_wedges(topo, g, sand_cells, cell_sand, friction, dt, gravity));
   for_each_index(owned_sand, [&](int i, int j, int k) {
     if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
     ++stats.sand_cells;
-    const SandCellState cell = sand_cell_state(g, sand, wet, i, j, k, dt);
+    const SandCellState cell = sand_cell_state(g, cell_sand, i, j, k, dt);
+    const double tan_phi = cell.strength.tan_phi * cell.wet.friction_scale;
     auto [sigma, is_rigid] = sand_cell_stress(friction, cell);
-    if (!is_rigid && surfaces_rest &&
-        surface_cell_stays_at_rest(g, i, j, k,
-                                   friction.static_friction() * cell.wet.friction_scale, rest)) {
+    if (!is_rigid && surfaces_rest && surface_cell_stays_at_rest(g, i, j, k, tan_phi, rest)) {
       sigma = rigid_stress(cell.strain_rate, cell.density, g.dx, dt);
       is_rigid = true;
     }
     if (is_rigid && steep_surfaces_yield &&
-        surface_cell_too_steep(g, i, j, k, friction.static_friction() * cell.wet.friction_scale,
-                               cell.wet.cohesion, cell.density, rest)) {
+        surface_cell_too_steep(g, i, j, k, tan_phi, cell.wet.cohesion, cell.density, rest)) {
       sigma = yielding_stress(friction, cell);
       is_rigid = false;
     }
-    if (is_rigid && wedges && cell_fails_on_culmann_wedge(*wedges, cell, i, j, k)) {
+    if (is_rigid && wedges &&
+        cell_fails_on_culmann_wedge(*wedges, cell, strengths.uniform(), i, j, k)) {
       sigma = yielding_stress(friction, cell);
       is_rigid = false;
     }
@@ -397,7 +428,7 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   halo.fill<float, uint8_t>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4],
                              &stress[5]},
                             {&g.yielding, &g.rigid});
-  apply_friction_in_substeps(topo, halo, g, owned_sand, friction, sand, wet, dt);
+  apply_friction_in_substeps(topo, halo, g, owned_sand, friction, cell_sand, dt);
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
   return stats;
 }

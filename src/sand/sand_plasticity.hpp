@@ -113,10 +113,12 @@ struct SandPlasticityStats {
 // yields instead; with culmann_wedges_yield, so does a rigid cell of dry cohesionless sand above
 // a plane dipping at phi that daylights (src/sand/culmann_wedges.hpp; one more reduction over the
 // domain's columns).
-class FrictionLaw;  // src/sand/sand_rheology.hpp: the yield test and the flowing stress
+class FrictionLaw;    // src/sand/sand_rheology.hpp: the yield test and the flowing stress
+class SandStrengths;  // src/sand/sand_strength.hpp: each cell's friction and cohesion
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,
                                           const Array3<uint8_t>& sand_cells,
                                           const MaterialSpec& sand, const FrictionLaw& friction,
-                                          double dt, const Vec3& gravity);
+                                          const SandStrengths& strengths, double dt,
+                                          const Vec3& gravity);
 
 }  // namespace dunesim

@@ -66,7 +66,7 @@ ZhuBridsonFriction::ZhuBridsonFriction(const MaterialSpec& sand)
 // sin(phi) of the cell's friction, along its direction of strain when the surface is
 // Mohr-Coulomb's.
 double ZhuBridsonFriction::sin_phi(const SandCellState& c) const {
-  const double sin_phi = sin_phi_ * c.wet.friction_scale;
+  const double sin_phi = c.strength.sin_phi * c.wet.friction_scale;
   return mohr_coulomb_ ? sin_phi * mohr_coulomb_scale(c.strain_rate, sin_phi) : sin_phi;
 }
 
@@ -88,7 +88,7 @@ MuOfIFriction::MuOfIFriction(const MaterialSpec& sand)
 
 bool MuOfIFriction::stays_rigid(const SandCellState& c, const SymTensor& sigma_rigid) const {
   const double stopping = von_mises_equivalent(sigma_rigid);
-  return stopping < mu_static_ * c.wet.friction_scale * c.pressure + c.wet.cohesion;
+  return stopping < c.strength.tan_phi * c.wet.friction_scale * c.pressure + c.wet.cohesion;
 }
 
 // The mu(I) stress of a sliding cell: sigma = -sqrt(2) tau D / |D|_F has sigma_bar = tau for a
@@ -102,7 +102,8 @@ SymTensor MuOfIFriction::flowing_stress(const SandCellState& c) const {
   const double inertial = p > 0 ? shear_rate * grain_diameter_ / std::sqrt(p / grain_density_)
                                 : std::numeric_limits<double>::infinity();
   const double tau =
-      std::min(mu_of_inertial_number(inertial) * c.wet.friction_scale * p, stopping);
+      std::min(mu_of_inertial_number(inertial, c.strength.tan_phi) * c.wet.friction_scale * p,
+               stopping);
   SymTensor sigma;
   for (int n = 0; n < 6; ++n) sigma.c[n] = -std::sqrt(2.0) * tau * c.strain_rate.c[n] / norm;
   add_viscous_stress(sigma, c.strain_rate, c.wet.viscosity, c.density, c.dx, c.dt);
@@ -118,9 +119,9 @@ double mohr_coulomb_scale(const SymTensor& strain_rate, double sin_phi) {
   return std::sqrt(0.5) / (0.5 * (n1 - n3) - 0.5 * n2 * sin_phi_mc);
 }
 
-double MuOfIFriction::mu_of_inertial_number(double inertial_number) const {
+double MuOfIFriction::mu_of_inertial_number(double inertial_number, double mu_static) const {
   if (std::isinf(inertial_number)) return mu_limit_;
-  return mu_static_ + (mu_limit_ - mu_static_) / (i0_ / inertial_number + 1.0);
+  return mu_static + (mu_limit_ - mu_static) / (i0_ / inertial_number + 1.0);
 }
 
 SandCellStress sand_cell_stress(const FrictionLaw& law, const SandCellState& c) {

@@ -27,6 +27,7 @@
 #pragma once
 #include "io/case_config.hpp"
 #include "src/sand/sand_plasticity.hpp"
+#include "src/sand/sand_strength.hpp"
 #include "src/sand/wet_sand.hpp"
 
 namespace dunesim {
@@ -37,6 +38,7 @@ struct SandCellState {
   double pressure = 0;    // p, Pa
   double density = 0;     // rho of the cell, kg/m^3
   double dx = 0, dt = 0;
+  SandStrength strength;  // the dry sand's friction (the law's tests read it) and cohesion
   WetSandProperties wet;  // cohesion, friction scale and mud viscosity at the cell's S
 };
 
@@ -46,14 +48,14 @@ struct SandCellStress {
 };
 
 // How a sand cell the projection left deforming decides whether it stays rigid, and the
-// stress it flows with if not: one law a rheology (Zhu & Bridson's, mu(I)). A law holds its
-// material's friction in the numbers the per-cell test uses, computed once (no
-// trigonometry per cell); the sand model that owns it builds it (src/sand/sand_model.hpp).
+// stress it flows with if not: one law a rheology (Zhu & Bridson's, mu(I)). The cell brings
+// its friction (SandCellState::strength: its material's, or its mix of materials), computed
+// once per material, not per cell; the sand model that owns the law builds it
+// (src/sand/sand_model.hpp).
 class FrictionLaw {
  public:
   virtual ~FrictionLaw() = default;
-  // tan(phi) of the dry material: the static friction of surfaces at rest and of Culmann's
-  // wedges.
+  // tan(phi) of the dry material: the static friction of Culmann's daylighting planes.
   virtual double static_friction() const = 0;
   // The yield test, for a cell whose strain is above round-off.
   virtual bool stays_rigid(const SandCellState& cell, const SymTensor& sigma_rigid) const = 0;
@@ -78,9 +80,9 @@ class ZhuBridsonFriction final : public FrictionLaw {
 
  private:
   double sin_phi(const SandCellState& cell) const;
-  double sin_phi_ = 0;         // sin(friction_angle)
+  double sin_phi_ = 0;         // sin(friction_angle) of the material (dry rows)
   bool mohr_coulomb_ = false;  // yield_surface = "mohr_coulomb"
-  double mu_static_ = 0;       // tan(friction_angle)
+  double mu_static_ = 0;       // tan(friction_angle) of the material
 };
 
 // mu(I) of Jop, Forterre & Pouliquen 2006.
@@ -90,11 +92,11 @@ class MuOfIFriction final : public FrictionLaw {
   double static_friction() const override { return mu_static_; }
   bool stays_rigid(const SandCellState& cell, const SymTensor& sigma_rigid) const override;
   SymTensor flowing_stress(const SandCellState& cell) const override;
-  // mu(I) for inertial number I > 0 (infinite I gives mu_2).
-  double mu_of_inertial_number(double inertial_number) const;
+  // mu(I) for inertial number I > 0 (infinite I gives mu_2), from mu_s = mu_static.
+  double mu_of_inertial_number(double inertial_number, double mu_static) const;
 
  private:
-  double mu_static_ = 0;  // tan(friction_angle)
+  double mu_static_ = 0;  // tan(friction_angle) of the material
   double mu_limit_ = 0;   // tan(friction_angle_dynamic)
   double i0_ = 0, grain_diameter_ = 0, grain_density_ = 0;
 };

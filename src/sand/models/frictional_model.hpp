@@ -12,11 +12,13 @@ namespace dunesim {
 
 class FrictionalSandModel : public SandModel {
  public:
-  explicit FrictionalSandModel(std::unique_ptr<FrictionLaw> law) : law_(std::move(law)) {}
+  FrictionalSandModel(std::unique_ptr<FrictionLaw> law, const MaterialSpec& sand)
+      : law_(std::move(law)), strengths_(sand) {}
   SandStageReport apply(const SandStage& stage, double dt) override;
 
  private:
   std::unique_ptr<FrictionLaw> law_;
+  SandStrengths strengths_;  // each cell's friction and cohesion: kept for its arrays
 };
 
 }  // namespace dunesim

@@ -11,7 +11,7 @@ namespace dunesim {
 class MuOfIModel final : public FrictionalSandModel {
  public:
   explicit MuOfIModel(const MaterialSpec& sand)
-      : FrictionalSandModel(std::make_unique<MuOfIFriction>(sand)) {}
+      : FrictionalSandModel(std::make_unique<MuOfIFriction>(sand), sand) {}
   const char* name() const override { return "mu_i"; }
 };
 

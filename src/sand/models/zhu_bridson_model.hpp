@@ -11,7 +11,7 @@ namespace dunesim {
 class ZhuBridsonModel final : public FrictionalSandModel {
  public:
   explicit ZhuBridsonModel(const MaterialSpec& sand)
-      : FrictionalSandModel(std::make_unique<ZhuBridsonFriction>(sand)) {}
+      : FrictionalSandModel(std::make_unique<ZhuBridsonFriction>(sand), sand) {}
   const char* name() const override { return "zhu_bridson"; }
 };
 
