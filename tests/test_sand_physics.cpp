@@ -338,7 +338,7 @@ LayerFaces layered_cut_faces_moved(const Cut& cut, double ratio) {
 // above do); at 1.25 c_crit neither face moves a cell (the bound of the cuts above). Were
 // the cells given the first material's strength, the whole 0.2 m bank of weak sand would fail
 // at 1.25 (it needs 2 c_crit); given the strong sand's, nothing would fail at 0.8. Measured
-// (2 ranks): 15.0 cm and 2.0 cm at 0.8 (the debris falling past the strong face's top
+// (1 and 2 ranks): 20.0 cm and 2.5 cm at 0.8 (the debris falling past the strong face's top
 // corner breaks the cohesion of a few cells there), 0.0 and 0.0 at 1.25.
 TEST(LayeredBank, WeakUpperLayerFailsAtItsRankineHeight) {
   const Cut cut{0.01, {0.5, 0.04, 0.25}, 0.15, validated_model, 2.0};
@@ -583,4 +583,13 @@ TEST(SlumpedColumn, ComesToRest) {
   // (src/sand/sand_plasticity.cpp): the slump's last avalanche now runs until 2 s (0.30 0.12 0.07
   // 0.02% per half second before).
   EXPECT_LT(moved, 0.008);
+}
+
+TEST(Experiment, Cone) {
+  for (double slope : {27.0, 35.0})
+    for (bool culmann : {false, true}) {
+      const double kept = apic_cone_summit_kept(true, culmann, slope, 2.0);
+      if (test::world_rank() == 0)
+        std::printf("slope %.0f culmann %d kept %.4f\n", slope, int(culmann), kept);
+    }
 }

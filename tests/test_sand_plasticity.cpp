@@ -555,13 +555,14 @@ TEST(SandPlasticity, CulmannWedgesYieldAtRest) {
 namespace {
 
 // The cells of the 0.4 m block that yield with `ratio` times Rankine's critical cohesion, its
-// sand shearing when the step began (moving along x at `speed` times its height over 0.4 m), on 5
-// cm cells 10 columns deep (the critical wedge, 0.4 tan(30) = 23 cm wide, fits).
+// sand shearing when the step began (row k moving along x at `speed` (k + 1) / 8: every row
+// moves, the lowest sliding on the floor), on 5 cm cells 10 columns deep (the critical wedge,
+// 0.4 tan(30) = 23 cm wide, fits).
 int64_t cohesive_block_yielding(double ratio, float speed, int64_t* back_top_yields = nullptr) {
   TestGrid t(MPI_COMM_WORLD, {16, 2, 10}, 0.05);
   fill_columns(t, [](int i) { return i < 10 ? 8 : 0; });
   Array3<float>& u = t.grid.vel_saved[0];
-  for_each_index(u.box(), [&](int i, int j, int k) { u(i, j, k) = speed * float(k) / 8; });
+  for_each_index(u.box(), [&](int i, int j, int k) { u(i, j, k) = speed * float(k + 1) / 8; });
   MaterialSpec sand = sand_material(30, ratio * kBlockCriticalCohesion);
   sand.rheology.culmann_wedges_yield = true;
   const int64_t yielding = yielding_cells(t, sand);

@@ -91,7 +91,7 @@ void lower_to_plane(const WedgeColumns& c, const PlaneExit& e, double angle, int
 // the one that slides most.
 struct ExitSlide {
   bool slides = false;
-  double angle = 0, safety = std::numeric_limits<double>::infinity();
+  double angle = 0, safety = 0;
   int crossed = 0;
 };
 
@@ -136,28 +136,28 @@ ExitSlide test_planes_leaving(const WedgeColumns& c, const PlaneExit& e, double 
   return {true, slides, safety, most.crossed};
 }
 
-// Every plane leaving column (i, j) toward (di, dj), at each cell height of its drop. Of the
-// exits whose planes slide, the one of least safety is where the face fails (the critical
-// slip surface of limit-equilibrium analysis), and the sliding exits above it fail with it.
-// A sliding exit below it does not: its block holds a less safe one, which slides away on
-// its own plane and so does not load the lower one (a dry layer slumping off a cohesive
-// bank; in one material the least safe exit is the lowest).
+// Every plane leaving column (i, j) toward (di, dj), at each cell height of its drop, from the
+// top down. A sliding exit fails when it is no safer than every sliding exit above it (to
+// rounding: a face of one cohesionless sand is equally unsafe at every exit). A safer exit
+// under a less safe one is not a failure surface: its block holds the less safe block, which
+// slides away on its own plane and so does not load it (a weak layer slumping off a strong
+// one; limit-equilibrium analysis takes the least safe surface as the critical one). In one
+// cohesive material the safety falls with the block's height, and every sliding exit fails.
 void test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, double first_angle,
                       std::vector<float>& lowest) {
   const int fi = i + di, fj = j + dj;
   if (fi < 0 || fi >= c.ni || fj < 0 || fj >= c.nj) return;  // a wall: nothing daylights
   const double face_top = c.top[c.at(i, j)];
-  std::vector<std::pair<PlaneExit, ExitSlide>> sliding;
-  for (double exit = c.top[c.at(fi, fj)]; exit < face_top; exit += c.dx) {
-    const PlaneExit e{i, j, di, dj, exit};
-    if (const ExitSlide s = test_planes_leaving(c, e, first_angle); s.slides)
-      sliding.push_back({e, s});
+  std::vector<double> exits;
+  for (double exit = c.top[c.at(fi, fj)]; exit < face_top; exit += c.dx) exits.push_back(exit);
+  double least_safe_above = std::numeric_limits<double>::infinity();
+  for (auto exit = exits.rbegin(); exit != exits.rend(); ++exit) {
+    const PlaneExit e{i, j, di, dj, *exit};
+    const ExitSlide s = test_planes_leaving(c, e, first_angle);
+    if (!s.slides || s.safety > least_safe_above * (1 + 1e-9)) continue;
+    least_safe_above = std::min(least_safe_above, s.safety);
+    lower_to_plane(c, e, s.angle, s.crossed, lowest);
   }
-  auto least_safe = std::min_element(sliding.begin(), sliding.end(), [](auto& a, auto& b) {
-    return a.second.safety < b.second.safety;
-  });
-  for (auto it = least_safe; it != sliding.end(); ++it)
-    lower_to_plane(c, it->first, it->second.angle, it->second.crossed, lowest);
 }
 
 }  // namespace
