@@ -584,12 +584,3 @@ TEST(SlumpedColumn, ComesToRest) {
   // 0.02% per half second before).
   EXPECT_LT(moved, 0.008);
 }
-
-TEST(Experiment, Cone) {
-  for (double slope : {27.0, 35.0})
-    for (bool culmann : {false, true}) {
-      const double kept = apic_cone_summit_kept(true, culmann, slope, 2.0);
-      if (test::world_rank() == 0)
-        std::printf("slope %.0f culmann %d kept %.4f\n", slope, int(culmann), kept);
-    }
-}
