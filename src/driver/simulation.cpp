@@ -77,8 +77,9 @@ Simulation::Simulation(const CaseConfig& config, MPI_Comm comm, const BlockCuts&
   topo_ = std::make_unique<Topology>(comm, config_.cells, ghost_width(config_.cfl), cuts);
   halo_ = std::make_unique<Halo>(*topo_);
   push_out_ = std::make_unique<SolidPushOut>(config_, config_.cell_size);
+  // The first sand material sets the model that every sand material shares.
   for (const MaterialSpec& m : config_.materials)
-    if (m.kind == MaterialKind::Sand) sand_material_ = &m;
+    if (m.kind == MaterialKind::Sand && !sand_material_) sand_material_ = &m;
   if (sand_material_) sand_model_ = make_sand_model(*sand_material_);
   lay_out_grid();
   if (seeding == Seeding::kSeed)
