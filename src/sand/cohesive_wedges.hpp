@@ -13,17 +13,21 @@
 // density, and each cell its sand's cohesion and friction. Planes leave every face (a
 // column higher than its neighbour toward d) at each cell height of the drop; a plane is
 // followed back, column by column, until it reaches the surface or a wall, summing the
-// block's weight and the plane's strength. From each exit the angle between phi and 89
-// degrees whose block slides most is searched for; if it slides, the shallowest angle that
-// still slides lowers the sliding height of every column its plane crossed to its height
-// there (steeper planes from the same exit lie above it). A cell whose centre lies above its
-// column's sliding height is in a sliding block.
+// block's weight and the plane's strength (in each column the mean over the cells the plane
+// crosses there, weighted by its length in each: layers of different sand). From each exit
+// the angle between phi and 89 degrees whose block slides most is searched for; if it
+// slides, the shallowest angle that still slides lowers the sliding height of every column
+// its plane crossed to its height there (steeper planes from the same exit lie above it).
+// Down a face, an exit fails only if it is no safer than the sliding exits above it: a block
+// that owes its drive to a less safe one above it (a weak layer slumping off a strong one)
+// does not slide with it. A cell whose centre lies above its column's sliding height is in a
+// sliding block.
 //
 // Cohesion is a peak strength: a plane that has slid has broken it, and holds by friction
 // alone (the residual strength of a shear band, Skempton 1964). A cell of sand that is
-// shearing (moving against the sand beside it) lends its plane no cohesion, so a block that
-// began to slide keeps sliding until friction alone stops it; a body pushed as a whole keeps
-// its cohesion, and sand that has come to rest holds again.
+// shearing (moving, and deforming against the sand beside it) lends its plane no cohesion,
+// so a block that began to slide keeps sliding until friction alone stops it; a body moving
+// or turning as a whole keeps its cohesion, and sand that has come to rest holds again.
 #pragma once
 #include <algorithm>
 #include <cstddef>
