@@ -320,6 +320,38 @@ TEST(Restart, DefaultSandModelContinuesBitForBit) {
   EXPECT_GT(global_max(restarted->topology(), fastest), 0.01) << "the cut fails, m/s";
 }
 
+// Two sand materials (src/sand/sand_strength.hpp): each cell's strength comes from its
+// particles' materials, which the checkpoint carries, so a bank whose weak upper layer fails
+// over a strong one continues bit for bit after a restart.
+TEST(Restart, LayeredSandContinuesBitForBit) {
+  CaseConfig c =
+      test::water_box_case({0.3, 0.04, 0.15}, 0.01, {0, 0, 0.06}, {0.1, 0.04, 0.12}, 1.0);
+  MaterialSpec& weak = c.materials[0];
+  weak.kind = MaterialKind::Sand;
+  weak.density = 1600;
+  weak.cohesion = 50;              // below the 0.06 m upper layer's critical 109 Pa: it fails
+  weak.transfer = Transfer::Apic;  // as model = "validated" sets it
+  weak.rheology.rigid_cells_own_velocity = true;
+  weak.rheology.culmann_wedges_yield = true;
+  MaterialSpec strong = weak;
+  strong.name = "strong";
+  strong.friction_angle_deg = 35;
+  strong.cohesion = 2000;
+  c.materials.push_back(strong);
+  SourceSpec lower = c.sources[0];
+  lower.material = 1;
+  lower.shape.min[2] = 0;
+  lower.shape.max[2] = 0.06;
+  c.sources.push_back(lower);
+  std::unique_ptr<Simulation> restarted =
+      expect_bitwise_continuation(c, fresh_directory("layered_sand"));
+  double fastest = 0;
+  const Particles& p = restarted->particles();
+  for (size_t n = 0; n < p.size(); ++n)
+    if (p.material[n] == 0) fastest = std::max(fastest, double(p.vx[n]));
+  EXPECT_GT(global_max(restarted->topology(), fastest), 0.01) << "the weak layer fails, m/s";
+}
+
 // Rigid-plastic sand keeps its stress on the particles and the walls' friction force on the
 // grid, each the warm start of the next step's solve (src/sand/rigid_plastic_sand.hpp): a
 // restart carries both, so a cohesive block sliding down a tilted floor continues bit for
