@@ -384,7 +384,7 @@ TEST(SandSlope, StandsBelowPhiFailsAbove) {
 // above do); at 1.25 c_crit neither face moves a cell (the bound of the cuts above). Were
 // the cells given the first material's strength, the whole 0.2 m bank of weak sand would fail
 // at 1.25 (it needs 2 c_crit); given the strong sand's, nothing would fail at 0.8. Measured
-// (1 and 2 ranks): 20.0 cm and 2.5 cm at 0.8 (the debris falling past the strong face's top
+// (1 and 2 ranks): 16.0 cm and 2.6 cm at 0.8 (the debris falling past the strong face's top
 // corner breaks the cohesion of a few cells there), 0.0 and 0.0 at 1.25.
 TEST(LayeredBank, WeakUpperLayerFailsAtItsRankineHeight) {
   const Cut cut{0.01, {0.5, 0.04, 0.25}, 0.15, validated_model, 2.0};

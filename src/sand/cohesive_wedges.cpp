@@ -32,16 +32,18 @@ struct Block {
   double margin = -std::numeric_limits<double>::infinity();
   double safety = std::numeric_limits<double>::infinity();  // hold / drive
 };
-// The strength of column n's cells along a plane that rises through it from z0 to z1: their
-// cohesion and friction weighted by the plane's length in each (one material: its own; in
-// layers, a steep plane that crosses several in one column takes each its share).
+// The strength of column n's cells along a plane that rises through it from z0 by `rise`:
+// that of the cell at its midpoint, or in layered sand their cohesion and friction weighted
+// by the plane's length in each (a steep plane that crosses several layers in one column
+// takes each its share).
 struct PlaneStrength {
   double cohesion = 0, tan_phi = 0;
 };
-PlaneStrength strength_along(const WedgeColumns& c, size_t n, double z0, double z1) {
+PlaneStrength strength_along(const WedgeColumns& c, size_t n, double z0, double rise) {
+  const double z1 = z0 + rise;
   const int first = int(std::floor(z0 / c.dx)), last = int(std::floor(z1 / c.dx));
-  if (last <= first) {
-    const size_t cell = c.cell(n, int(std::floor(0.5 * (z0 + z1) / c.dx)));
+  if (!c.layered || last <= first) {
+    const size_t cell = c.cell(n, int(std::floor((z0 + 0.5 * rise) / c.dx)));
     return {c.cohesion[cell], c.tan_phi[cell]};
   }
   PlaneStrength s;
@@ -66,7 +68,7 @@ Block block_above(const WedgeColumns& c, const PlaneExit& e, double angle) {
     const double f = std::clamp((c.top[n] - z) / rise, 0.0, 1.0);
     if (f <= 0) break;
     const double weight = c.density[n] * c.gravity * f * width * (c.top[n] - z - 0.5 * f * rise);
-    const PlaneStrength s = strength_along(c, n, z, z + f * rise);
+    const PlaneStrength s = strength_along(c, n, z, f * rise);
     drive += weight * sin_beta;
     hold += weight * cos_beta * s.tan_phi + s.cohesion * f * width / cos_beta;
     ++crossed;
@@ -137,12 +139,12 @@ ExitSlide test_planes_leaving(const WedgeColumns& c, const PlaneExit& e, double 
 }
 
 // Every plane leaving column (i, j) toward (di, dj), at each cell height of its drop, from the
-// top down. A sliding exit fails when it is no safer than every sliding exit above it (to
-// rounding: a face of one cohesionless sand is equally unsafe at every exit). A safer exit
-// under a less safe one is not a failure surface: its block holds the less safe block, which
-// slides away on its own plane and so does not load it (a weak layer slumping off a strong
-// one; limit-equilibrium analysis takes the least safe surface as the critical one). In one
-// cohesive material the safety falls with the block's height, and every sliding exit fails.
+// top down; every sliding exit fails. In layered sand a sliding exit fails only when it is no
+// safer than every sliding exit above it (to rounding: a face of one cohesionless sand is
+// equally unsafe at every exit). A safer exit under a less safe one is not a failure
+// surface: its block holds the less safe block, which slides away on its own plane and so
+// does not load it (a weak layer slumping off a strong one; limit-equilibrium analysis takes
+// the least safe surface as the critical one).
 void test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, double first_angle,
                       std::vector<float>& lowest) {
   const int fi = i + di, fj = j + dj;
@@ -154,7 +156,7 @@ void test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, doubl
   for (auto exit = exits.rbegin(); exit != exits.rend(); ++exit) {
     const PlaneExit e{i, j, di, dj, *exit};
     const ExitSlide s = test_planes_leaving(c, e, first_angle);
-    if (!s.slides || s.safety > least_safe_above * (1 + 1e-9)) continue;
+    if (!s.slides || (c.layered && s.safety > least_safe_above * (1 + 1e-9))) continue;
     least_safe_above = std::min(least_safe_above, s.safety);
     lower_to_plane(c, e, s.angle, s.crossed, lowest);
   }

@@ -13,21 +13,27 @@
 // density, and each cell its sand's cohesion and friction. Planes leave every face (a
 // column higher than its neighbour toward d) at each cell height of the drop; a plane is
 // followed back, column by column, until it reaches the surface or a wall, summing the
-// block's weight and the plane's strength (in each column the mean over the cells the plane
-// crosses there, weighted by its length in each: layers of different sand). From each exit
-// the angle between phi and 89 degrees whose block slides most is searched for; if it
-// slides, the shallowest angle that still slides lowers the sliding height of every column
-// its plane crossed to its height there (steeper planes from the same exit lie above it).
-// Down a face, an exit fails only if it is no safer than the sliding exits above it: a block
-// that owes its drive to a less safe one above it (a weak layer slumping off a strong one)
-// does not slide with it. A cell whose centre lies above its column's sliding height is in a
-// sliding block.
+// block's weight and the plane's strength (in each column that of the cell at the plane's
+// midpoint there). From each exit the angle between phi and 89 degrees whose block slides
+// most is searched for; if it slides, the shallowest angle that still slides lowers the
+// sliding height of every column its plane crossed to its height there (steeper planes from
+// the same exit lie above it). A cell whose centre lies above its column's sliding height is
+// in a sliding block.
+//
+// Sand of several materials (WedgeColumns::layered) takes two more rules: a plane's strength
+// in a column is the mean over the cells it crosses there, weighted by its length in each (a
+// steep plane from a strong layer would otherwise take a weak layer's strength), and down a
+// face an exit fails only if it is no safer (hold over drive) than the sliding exits above
+// it: a block that owes its drive to a less safe one above it (a weak layer slumping off a
+// strong one) does not slide with it. One material keeps the rules above, with which its cuts
+// and wet scenes were measured (docs/findings/culmann_wedges_yield.md, "Layers", says why).
 //
 // Cohesion is a peak strength: a plane that has slid has broken it, and holds by friction
 // alone (the residual strength of a shear band, Skempton 1964). A cell of sand that is
-// shearing (moving, and deforming against the sand beside it) lends its plane no cohesion,
-// so a block that began to slide keeps sliding until friction alone stops it; a body moving
-// or turning as a whole keeps its cohesion, and sand that has come to rest holds again.
+// shearing (moving against the sand beside it; with several materials, moving and deforming,
+// so that a turning body does not shear) lends its plane no cohesion, so a block that began
+// to slide keeps sliding until friction alone stops it; a body pushed as a whole keeps its
+// cohesion, and sand that has come to rest holds again.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -45,6 +51,7 @@ struct WedgeColumns {
   std::vector<float> density;   // per column, kg/m^3: the heaviest of its sand
   std::vector<float> cohesion;  // per cell of the layers, Pa (0 where no sand or shearing)
   std::vector<float> tan_phi;   // per cell of the layers (the dry sand's where no sand)
+  bool layered = false;         // sand of several materials: the rules for layers (above)
   size_t at(int i, int j) const { return size_t(i) * size_t(nj) + size_t(j); }
   // Cell k of column `column`, k clamped to the layers.
   size_t cell(size_t column, int k) const {

@@ -133,9 +133,10 @@ CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
 
 CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
                              const Array3<uint8_t>& sand_cells, double tan_phi,
-                             const CellWedgeStrength& strength, double gravity)
+                             const CellWedgeStrength& strength, double gravity, bool layered)
     : CulmannWedges(topo, grid, sand_cells, tan_phi) {
   WedgeColumns c = gather_strengths(topo, sand_cells, columns_, tan_phi, strength);
+  c.layered = layered;
   c.dx = dx_;
   c.gravity = gravity;
   c.top = top_;

@@ -186,16 +186,34 @@ Vec3 saved_cell_velocity(const MacGrid& g, int i, int j, int k) {
   return v;
 }
 
-// Whether cell (i, j, k)'s sand was shearing when the step began: moving faster than
-// `speed`, and deforming at a rate that moves a face-neighbour's sand faster than `speed`
-// against its own (sqrt(2) |D|_F dx, the relative speed of simple shear), D from the cells'
-// velocities, differenced across the neighbours that hold sand. Sand at rest does not shear,
-// nor does a body moving or turning as a whole (D of a rotation is 0: a cohesive bank that
-// its rigid cluster's fit sets turning slightly keeps its cohesion).
-bool was_shearing(const MacGrid& g, const Array3<uint8_t>& sand_cells, int i, int j, int k,
-                  double speed) {
+// How fast cell (i, j, k)'s sand was shearing when the step began: the largest speed of the
+// sand in a face-neighbour cell relative to its own. A body moving as a whole does not shear.
+double saved_shear_speed(const MacGrid& g, const Array3<uint8_t>& sand_cells, int i, int j,
+                         int k) {
   const Vec3 here = saved_cell_velocity(g, i, j, k);
-  if (std::hypot(here[0], here[1], here[2]) <= speed) return false;
+  double most = 0;
+  for (int a = 0; a < 3; ++a)
+    for (int side : {-1, 1}) {
+      Index3 n{i, j, k};
+      n[a] += side;
+      if (!sand_cells.box().contains(n[0], n[1], n[2]) || !sand_cells(n[0], n[1], n[2])) continue;
+      const Vec3 there = saved_cell_velocity(g, n[0], n[1], n[2]);
+      most =
+          std::max(most, std::hypot(there[0] - here[0], there[1] - here[1], there[2] - here[2]));
+    }
+  return most;
+}
+
+// How fast cell (i, j, k)'s sand was deforming when the step began, as the speed it moved a
+// face-neighbour's sand against its own (sqrt(2) |D|_F dx, simple shear's relative speed), D
+// from the cells' velocities differenced across the neighbours that hold sand; 0 for sand at
+// rest (moving no faster than `resting`). A body turning as a whole does not deform (D of a
+// rotation is 0), where its neighbours' relative speed would call it shearing: the rule for
+// layered sand, where a weak layer's push turns a strong one's rigid cluster.
+double saved_deformation_speed(const MacGrid& g, const Array3<uint8_t>& sand_cells, int i, int j,
+                               int k, double resting) {
+  const Vec3 here = saved_cell_velocity(g, i, j, k);
+  if (std::hypot(here[0], here[1], here[2]) <= resting) return 0;
   auto sand_velocity = [&](int b, int side, Vec3& v) {
     Index3 n{i, j, k};
     n[b] += side;
@@ -217,7 +235,7 @@ bool was_shearing(const MacGrid& g, const Array3<uint8_t>& sand_cells, int i, in
       const double d = 0.5 * (gradient[a][b] + gradient[b][a]);
       norm2 += d * d;
     }
-  return std::sqrt(2 * norm2) > speed;
+  return std::sqrt(2 * norm2);
 }
 
 // Whether the sand can hold a face by cohesion or a wet friction anywhere (dry cohesion, pore
@@ -235,7 +253,8 @@ CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
   const double tan_phi = friction.static_friction();
   if (!can_be_cohesive(sand)) return CulmannWedges(topo, g, sand_cells, tan_phi);
   // Sand shearing faster than a hundredth of sqrt(g dx) across a cell when the step began has
-  // broken its cohesion.
+  // broken its cohesion; sand at rest, or moving as one body, does not shear.
+  const bool layered = !sand.strengths.uniform();
   const double broken_speed = 0.01 * std::sqrt(-gravity[2] * g.dx);
   auto strength = [&](int i, int j, int k) {
     const SandCellState cell = sand_cell_state(g, sand, i, j, k, dt, SymTensor{});
@@ -243,10 +262,13 @@ CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
     const double dry_tan_phi = cell.strength.tan_phi;
     const double sin_phi = dry_tan_phi / std::sqrt(1 + dry_tan_phi * dry_tan_phi);
     const double s = std::min(sin_phi * w.friction_scale, 0.999);
+    const double shear_speed = layered
+                                   ? saved_deformation_speed(g, sand_cells, i, j, k, broken_speed)
+                                   : saved_shear_speed(g, sand_cells, i, j, k);
     return WedgeStrength{w.cohesion, s / std::sqrt(1 - s * s), double(g.density(i, j, k)),
-                         was_shearing(g, sand_cells, i, j, k, broken_speed)};
+                         shear_speed > broken_speed};
   };
-  return CulmannWedges(topo, g, sand_cells, tan_phi, strength, -gravity[2]);
+  return CulmannWedges(topo, g, sand_cells, tan_phi, strength, -gravity[2], layered);
 }
 
 // velocity += increment over the increment's boxes (each within the velocity's).
