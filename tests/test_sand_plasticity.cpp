@@ -13,6 +13,7 @@
 #include "src/sand/sand_rheology.hpp"
 #include "src/sand/strain_rate_rows.hpp"
 #include "src/sand/stress_divergence.hpp"
+#include "src/sand/stress_divergence.hpp"
 #include "tests/world_ranks.hpp"
 
 using namespace dunesim;
@@ -336,6 +337,50 @@ TEST(SandPlasticity, RigidBedTakesTheReactionOfTheFlowsFriction) {
         << i << " " << j << " " << k;
   });
   EXPECT_EQ(checked, int64_t(7 * 4 * 3));
+}
+
+// Mud's viscous stress does not go as the pressure: a yielding layer of mud (k >= 3, S = 0.9
+// above S' = 0.4, sigma_xz = 100 Pa in every cell) whose lowest row is at next to no pressure
+// (1 mPa) on a rigid bed under 1 kPa. The bed stands in with at most twice the row's stress
+// (kMudStandInRatio): the edge below the row holds (S + S + 2 S + 2 S) / 4 = 1.5 S, the
+// one above S, so the row's x-faces get u_x = -dt/rho (S - 1.5 S) / dx. Scaled by the
+// pressure ratio (1e6) the stand-in made it about a million times larger, and the friction
+// substeps grew such faces without bound.
+TEST(SandPlasticity, RigidBedStandsInForMudWithABoundedStress) {
+  constexpr double dx = 0.1, dt = 0.01, rho = 1600, S = 100;
+  TestGrid t{MPI_COMM_WORLD, {8, 4, 8}, dx};
+  const Box domain = t.topo.global(Stagger::Cell);
+  t.grid.allocate_sand(t.topo);
+  StressField stress;
+  Array3<uint8_t> yielding(t.topo.local(Stagger::Cell), Stagger::Cell, 0);
+  for (int n = 0; n < 6; ++n) stress[n].reset(t.topo.local(Stagger::Cell), Stagger::Cell, 0.0);
+  for_each_index(domain.intersect(yielding.box()), [&](int i, int j, int k) {
+    t.make_sand(i, j, k, rho);
+    t.grid.pressure(i, j, k) = k >= 3 ? 1e-3 : 1000.0;
+    if (k >= 3) {
+      yielding(i, j, k) = 1;
+      stress[SymTensor::index(0, 2)](i, j, k) = S;
+    } else {
+      t.grid.rigid(i, j, k) = 1;
+    }
+  });
+  t.grid.allocate_pore_water(t.topo);
+  t.grid.saturation.fill(0.9f);
+  StressDivergence(t.topo, t.grid, stress, yielding, yielding.box(),
+                   MudCells{t.grid.saturation.data(), 0.4})
+      .apply(t.grid, dt);
+  Box faces = t.topo.owned(face_stagger(0)).intersect(t.topo.global(face_stagger(0)));
+  faces.lo[0] = std::max(faces.lo[0], 1);
+  faces.hi[0] = std::min(faces.hi[0], domain.hi[0]);
+  faces.lo[2] = std::max(faces.lo[2], 3);
+  faces.hi[2] = std::min(faces.hi[2], 4);
+  int64_t checked = 0;
+  for_each_index(faces, [&](int i, int j, int k) {
+    EXPECT_NEAR(t.grid.vel[0](i, j, k), dt / (rho * dx) * 0.5 * S, 1e-9)
+        << i << " " << j << " " << k;
+    ++checked;
+  });
+  EXPECT_EQ(global_sum(t.topo, checked), int64_t(7 * 4));
 }
 
 // A 6 x 4 x nz grid of 5 cm cells with sand in its lowest `depth` rows and u_x = profile(k)

@@ -362,7 +362,12 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
   if (substeps > 1)
     for (int a = 0; a < 3; ++a)
       rigid_reaction[a].reset(faces_of_cells(g.sand_region, a), face_stagger(a), 0.0);
-  const StressDivergence divergence(topo, g, stress, g.yielding, g.sand_region);
+  // Mud's viscous stress does not scale with the pressure as friction does (stress_divergence);
+  // the faces beside the block read the ghost cells' saturation.
+  if (wet) halo.fill<float>({&g.saturation});
+  const MudCells mud =
+      wet ? MudCells{g.saturation.data(), sand.material.wet.ideal_saturation} : MudCells{};
+  const StressDivergence divergence(topo, g, stress, g.yielding, g.sand_region, mud);
   const std::vector<CellRow> restressed =
       substeps > 1
           ? rows_of_cells(g, yielding_cells_in(restressed_cells(g, owned_sand, wet), g.yielding))

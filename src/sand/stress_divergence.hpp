@@ -13,6 +13,15 @@
 
 namespace dunesim {
 
+// The cells of mud, wet sand above its ideal saturation, whose stress has a viscous part:
+// grid.saturation's data (the grid's cell box) and S'. No saturation: no mud.
+struct MudCells {
+  const float* saturation = nullptr;
+  double ideal_saturation = 1.0;
+};
+// The most a rigid cell beside a row of mud scales the row's stress by when it stands in.
+constexpr double kMudStandInRatio = 2.0;
+
 // u <- u - dt/rho div(sigma) on the owned faces between two non-solid cells of which at
 // least one is `yielding`; rho is the face density of the projection. `stress` (compression
 // positive) and `yielding` must cover the grid's cell box, halo-filled, and `yielding` be
@@ -31,11 +40,14 @@ void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressFi
 // The stress divergence of one classification of the sand's cells, for as many updates as a
 // step's substeps need. It reads `stress` when applied, so the yielding cells' stress may
 // change between updates; the grid's cell types and rigid flags and `yielding` must not
-// (each face's kind is decided from them here). Arguments as apply_stress_divergence's.
+// (each face's kind is decided from them here). Arguments as apply_stress_divergence's;
+// `mud` names the cells whose stress may be viscous, for which a rigid neighbour stands in
+// with at most kMudStandInRatio times their stress (see the .cpp).
 class StressDivergence {
  public:
   StressDivergence(const Topology& topo, const MacGrid& grid, const StressField& stress,
-                   const Array3<uint8_t>& yielding, const Box& yielding_box);
+                   const Array3<uint8_t>& yielding, const Box& yielding_box,
+                   const MudCells& mud = {});
 
   // u <- u - dt/rho div(sigma) on the faces apply_stress_divergence updates; the rigid
   // faces' reaction goes to `rigid_reaction` when given.
@@ -65,6 +77,7 @@ class StressDivergence {
 
   const StressField& stress_;
   const Array3<uint8_t>& yielding_;
+  MudCells mud_;
   // Per component, the faces of the sand's cells that take the divergence, by how they take
   // it (FaceKind in the .cpp): the plain yielding ones in rows along x (most of the faces,
   // updated a row at a time), the other yielding ones and the rigid ones beside them.
