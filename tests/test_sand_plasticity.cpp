@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "decomposition/reductions.hpp"
@@ -264,29 +265,43 @@ TEST(SandPlasticity, StressDivergenceOfLinearFieldIsExact) {
 }
 
 // A yielding layer (k >= 3) on a rigid bed (k < 3), both at rest, with the frictional shear
-// stress sigma_xz = -0.5 p in the layer and p linear in z, after one stress divergence.
+// stress sigma_xz = -0.5 p in the layer and p linear in z, after one stress divergence; or
+// with the pressure p(k, z) and the layer's sigma_xz(p) given, and the layer made of mud
+// (S = 0.9 above S' = 0.4).
 struct LayerOnRigidBed {
   static constexpr double dx = 0.1, dt = 0.01, rho = 1600, p0 = 1000, gradient = -500;
   TestGrid t{MPI_COMM_WORLD, {8, 4, 8}, dx};
   Box domain = t.topo.global(Stagger::Cell);
 
-  LayerOnRigidBed() {
+  LayerOnRigidBed()
+      : LayerOnRigidBed([](int, double z) { return p0 + gradient * z; },
+                        [](double p) { return -0.5 * p; }, false) {}
+
+  LayerOnRigidBed(const std::function<double(int k, double z)>& pressure,
+                  const std::function<double(double p)>& layer_shear, bool mud) {
     t.grid.allocate_sand(t.topo);
     StressField stress;
     Array3<uint8_t> yielding(t.topo.local(Stagger::Cell), Stagger::Cell, 0);
     for (int n = 0; n < 6; ++n) stress[n].reset(t.topo.local(Stagger::Cell), Stagger::Cell, 0.0);
     for_each_index(domain.intersect(yielding.box()), [&](int i, int j, int k) {
       t.make_sand(i, j, k, rho);
-      const double p = p0 + gradient * t.grid.cell_centre(i, j, k)[2];
+      const double p = pressure(k, t.grid.cell_centre(i, j, k)[2]);
       t.grid.pressure(i, j, k) = p;
       if (k >= 3) {
         yielding(i, j, k) = 1;
-        stress[SymTensor::index(0, 2)](i, j, k) = -0.5 * p;
+        stress[SymTensor::index(0, 2)](i, j, k) = float(layer_shear(p));
       } else {
         t.grid.rigid(i, j, k) = 1;
       }
     });
-    apply_stress_divergence(t.topo, t.grid, stress, yielding, yielding.box(), dt);
+    MudCells mud_cells;
+    if (mud) {
+      t.grid.allocate_pore_water(t.topo);
+      t.grid.saturation.fill(0.9f);
+      mud_cells = {t.grid.saturation.data(), 0.4};
+    }
+    StressDivergence(t.topo, t.grid, stress, yielding, yielding.box(), mud_cells)
+        .apply(t.grid, dt);
   }
 
   // Calls check(i, j, k) on the owned x-faces of rows k in [k_lo, k_hi) away from the side
@@ -347,40 +362,14 @@ TEST(SandPlasticity, RigidBedTakesTheReactionOfTheFlowsFriction) {
 // pressure ratio (1e6) the stand-in made it about a million times larger, and the friction
 // substeps grew such faces without bound.
 TEST(SandPlasticity, RigidBedStandsInForMudWithABoundedStress) {
-  constexpr double dx = 0.1, dt = 0.01, rho = 1600, S = 100;
-  TestGrid t{MPI_COMM_WORLD, {8, 4, 8}, dx};
-  const Box domain = t.topo.global(Stagger::Cell);
-  t.grid.allocate_sand(t.topo);
-  StressField stress;
-  Array3<uint8_t> yielding(t.topo.local(Stagger::Cell), Stagger::Cell, 0);
-  for (int n = 0; n < 6; ++n) stress[n].reset(t.topo.local(Stagger::Cell), Stagger::Cell, 0.0);
-  for_each_index(domain.intersect(yielding.box()), [&](int i, int j, int k) {
-    t.make_sand(i, j, k, rho);
-    t.grid.pressure(i, j, k) = k >= 3 ? 1e-3 : 1000.0;
-    if (k >= 3) {
-      yielding(i, j, k) = 1;
-      stress[SymTensor::index(0, 2)](i, j, k) = S;
-    } else {
-      t.grid.rigid(i, j, k) = 1;
-    }
-  });
-  t.grid.allocate_pore_water(t.topo);
-  t.grid.saturation.fill(0.9f);
-  StressDivergence(t.topo, t.grid, stress, yielding, yielding.box(),
-                   MudCells{t.grid.saturation.data(), 0.4})
-      .apply(t.grid, dt);
-  Box faces = t.topo.owned(face_stagger(0)).intersect(t.topo.global(face_stagger(0)));
-  faces.lo[0] = std::max(faces.lo[0], 1);
-  faces.hi[0] = std::min(faces.hi[0], domain.hi[0]);
-  faces.lo[2] = std::max(faces.lo[2], 3);
-  faces.hi[2] = std::min(faces.hi[2], 4);
-  int64_t checked = 0;
-  for_each_index(faces, [&](int i, int j, int k) {
-    EXPECT_NEAR(t.grid.vel[0](i, j, k), dt / (rho * dx) * 0.5 * S, 1e-9)
+  using L = LayerOnRigidBed;
+  constexpr double S = 100;
+  L scene([](int k, double) { return k >= 3 ? 1e-3 : 1000.0; }, [](double) { return S; }, true);
+  const int64_t checked = scene.for_each_x_face(3, 4, [&](int i, int j, int k) {
+    EXPECT_NEAR(scene.t.grid.vel[0](i, j, k), L::dt / (L::rho * L::dx) * 0.5 * S, 1e-9)
         << i << " " << j << " " << k;
-    ++checked;
   });
-  EXPECT_EQ(global_sum(t.topo, checked), int64_t(7 * 4));
+  EXPECT_EQ(checked, int64_t(7 * 4));
 }
 
 // A 6 x 4 x nz grid of 5 cm cells with sand in its lowest `depth` rows and u_x = profile(k)
