@@ -58,4 +58,20 @@ inline CaseConfig rigid_plastic_block_on_tilted_floor(Vec3 domain, Vec3 block_ma
   return c;
 }
 
+// Puts a strong layer under the sand of the case's first source: a copy of its material
+// (phi 35, cohesion 2 kPa) filling the same block from the floor to `height`, which the
+// first source's block must start at.
+inline void add_strong_layer_under(CaseConfig& c, double height) {
+  MaterialSpec strong = c.materials[0];
+  strong.name = "strong";
+  strong.friction_angle_deg = 35;
+  strong.cohesion = 2000;
+  c.materials.push_back(strong);
+  SourceSpec lower = c.sources[0];
+  lower.material = int(c.materials.size()) - 1;
+  lower.shape.min[2] = 0;
+  lower.shape.max[2] = height;
+  c.sources.push_back(lower);
+}
+
 }  // namespace dunesim::test

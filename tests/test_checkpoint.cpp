@@ -333,16 +333,7 @@ TEST(Restart, LayeredSandContinuesBitForBit) {
   weak.transfer = Transfer::Apic;  // as model = "validated" sets it
   weak.rheology.rigid_cells_own_velocity = true;
   weak.rheology.culmann_wedges_yield = true;
-  MaterialSpec strong = weak;
-  strong.name = "strong";
-  strong.friction_angle_deg = 35;
-  strong.cohesion = 2000;
-  c.materials.push_back(strong);
-  SourceSpec lower = c.sources[0];
-  lower.material = 1;
-  lower.shape.min[2] = 0;
-  lower.shape.max[2] = 0.06;
-  c.sources.push_back(lower);
+  test::add_strong_layer_under(c, 0.06);
   std::unique_ptr<Simulation> restarted =
       expect_bitwise_continuation(c, fresh_directory("layered_sand"));
   double fastest = 0;

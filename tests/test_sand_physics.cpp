@@ -344,16 +344,7 @@ LayerFaces layered_cut_faces_moved(const Cut& cut, double ratio) {
       sand_case(cut.domain, cut.cell, {0, 0, kLayerHeight},
                 {cut.width, cut.domain[1], 2 * kLayerHeight}, kCutPhi, ratio * critical_cohesion);
   cut.model(c.materials[0]);
-  MaterialSpec strong = c.materials[0];
-  strong.name = "strong";
-  strong.friction_angle_deg = 35;
-  strong.cohesion = 2000;
-  c.materials.push_back(strong);
-  SourceSpec lower = c.sources[0];
-  lower.material = 1;
-  lower.shape.min[2] = 0;
-  lower.shape.max[2] = kLayerHeight;
-  c.sources.push_back(lower);
+  test::add_strong_layer_under(c, kLayerHeight);
   c.wall_friction = 0.5;
   Simulation sim(c, MPI_COMM_WORLD);
   run_until(sim, cut.duration);
