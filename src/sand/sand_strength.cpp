@@ -21,6 +21,8 @@ void SandStrengths::mix(const Topology& topo, Halo& halo, const MacGrid& grid,
   const Box block = topo.local(Stagger::Cell);
   for (Array3<float>* a : {&tan_phi_, &cohesion_, &cohesion_wet_, &mass_})
     a->reset_within(block, grid.sand_window, Stagger::Cell, 0.0f);
+  std::vector<SandStrength> of_material;
+  for (const MaterialSpec& m : materials) of_material.push_back(material_strength(m));
   // Each particle stands for the same volume, so its mass goes as its material's density.
   const double inv_dx = 1.0 / grid.dx;
   for (size_t n = 0; n < particles.size(); ++n) {
@@ -29,7 +31,7 @@ void SandStrengths::mix(const Topology& topo, Halo& halo, const MacGrid& grid,
     const GridPoint pt(particles.x[n], particles.y[n], particles.z[n], inv_dx);
     const int i = pt.node[0], j = pt.node[1], k = pt.node[2];
     if (!mass_.box().contains(i, j, k)) continue;
-    const SandStrength s = material_strength(m);
+    const SandStrength& s = of_material[particles.material[n]];
     mass_(i, j, k) += float(m.density);
     tan_phi_(i, j, k) += float(m.density * s.tan_phi);
     cohesion_(i, j, k) += float(m.density * s.cohesion);
