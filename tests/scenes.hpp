@@ -58,6 +58,14 @@ inline CaseConfig rigid_plastic_block_on_tilted_floor(Vec3 domain, Vec3 block_ma
   return c;
 }
 
+// The default sand model as the case reader sets it (model = "validated", gravity along -z):
+// APIC, rigid cells moving with their cluster, Culmann's wedges.
+inline void validated_model(MaterialSpec& sand) {
+  sand.transfer = Transfer::Apic;
+  sand.rheology.rigid_cells_own_velocity = true;
+  sand.rheology.culmann_wedges_yield = true;
+}
+
 // Puts a strong layer under the sand of the case's first source: a copy of its material
 // (phi 35, cohesion 2 kPa) filling the same block from the floor to `height`, which the
 // first source's block must start at.

@@ -298,49 +298,54 @@ TEST(Restart, ElasticPlasticSandContinuesBitForBit) {
   EXPECT_GT(global_max(restarted->topology(), largest), 10.0) << "the sand carries stress, Pa";
 }
 
+namespace {
+
+// A block of the default model's sand (phi 30, rho 1600) in a 0.3 x 0.04 x 0.15 m slab at
+// 1 cm cells, from the floor-side corner `lo` to `hi`, with `cohesion`.
+CaseConfig default_model_sand_block(Vec3 lo, Vec3 hi, double cohesion) {
+  CaseConfig c = test::water_box_case({0.3, 0.04, 0.15}, 0.01, lo, hi, 1.0);
+  MaterialSpec& sand = c.materials[0];
+  sand.kind = MaterialKind::Sand;
+  sand.density = 1600;
+  sand.friction_angle_deg = 30;
+  sand.cohesion = cohesion;
+  test::validated_model(sand);
+  return c;
+}
+
+// The fastest velocity along x of the particles of `material` (any: -1), over all ranks.
+double fastest_along_x(const Simulation& sim, int material = -1) {
+  double fastest = 0;
+  const Particles& p = sim.particles();
+  for (size_t n = 0; n < p.size(); ++n)
+    if (material < 0 || p.material[n] == material) fastest = std::max(fastest, double(p.vx[n]));
+  return global_max(sim.topology(), fastest);
+}
+
+}  // namespace
+
 // The default sand model (APIC's affine velocities on the particles, rigid cells moving with
 // their cluster, Culmann's wedges with cohesion reading the particles' velocities on the
 // grid): a cut with 0.8 times Rankine's critical cohesion fails, and a restart in the middle of
 // the failure continues bit for bit, every particle attribute and the pressure.
 TEST(Restart, DefaultSandModelContinuesBitForBit) {
-  CaseConfig c = test::water_box_case({0.3, 0.04, 0.15}, 0.01, {0, 0, 0}, {0.1, 0.04, 0.12}, 1.0);
-  MaterialSpec& sand = c.materials[0];
-  sand.kind = MaterialKind::Sand;
-  sand.density = 1600;
-  sand.friction_angle_deg = 30;
-  sand.cohesion = 0.8 * 1600 * 9.81 * 0.12 / (4 * std::sqrt(3.0));  // 0.8 c_crit, 218 Pa
-  sand.transfer = Transfer::Apic;  // as model = "validated" sets it
-  sand.rheology.rigid_cells_own_velocity = true;
-  sand.rheology.culmann_wedges_yield = true;
+  const double cohesion = 0.8 * 1600 * 9.81 * 0.12 / (4 * std::sqrt(3.0));  // 0.8 c_crit, 218 Pa
+  const CaseConfig c = default_model_sand_block({0, 0, 0}, {0.1, 0.04, 0.12}, cohesion);
   std::unique_ptr<Simulation> restarted =
       expect_bitwise_continuation(c, fresh_directory("default_sand"));
-  double fastest = 0;
-  const Particles& p = restarted->particles();
-  for (size_t n = 0; n < p.size(); ++n) fastest = std::max(fastest, double(p.vx[n]));
-  EXPECT_GT(global_max(restarted->topology(), fastest), 0.01) << "the cut fails, m/s";
+  EXPECT_GT(fastest_along_x(*restarted), 0.01) << "the cut fails, m/s";
 }
 
 // Two sand materials (src/sand/sand_strength.hpp): each cell's strength comes from its
 // particles' materials, which the checkpoint carries, so a bank whose weak upper layer fails
 // over a strong one continues bit for bit after a restart.
 TEST(Restart, LayeredSandContinuesBitForBit) {
-  CaseConfig c =
-      test::water_box_case({0.3, 0.04, 0.15}, 0.01, {0, 0, 0.06}, {0.1, 0.04, 0.12}, 1.0);
-  MaterialSpec& weak = c.materials[0];
-  weak.kind = MaterialKind::Sand;
-  weak.density = 1600;
-  weak.cohesion = 50;              // below the 0.06 m upper layer's critical 109 Pa: it fails
-  weak.transfer = Transfer::Apic;  // as model = "validated" sets it
-  weak.rheology.rigid_cells_own_velocity = true;
-  weak.rheology.culmann_wedges_yield = true;
+  // 50 Pa: below the 0.06 m upper layer's critical 109 Pa, it fails.
+  CaseConfig c = default_model_sand_block({0, 0, 0.06}, {0.1, 0.04, 0.12}, 50);
   test::add_strong_layer_under(c, 0.06);
   std::unique_ptr<Simulation> restarted =
       expect_bitwise_continuation(c, fresh_directory("layered_sand"));
-  double fastest = 0;
-  const Particles& p = restarted->particles();
-  for (size_t n = 0; n < p.size(); ++n)
-    if (p.material[n] == 0) fastest = std::max(fastest, double(p.vx[n]));
-  EXPECT_GT(global_max(restarted->topology(), fastest), 0.01) << "the weak layer fails, m/s";
+  EXPECT_GT(fastest_along_x(*restarted, 0), 0.01) << "the weak layer fails, m/s";
 }
 
 // Rigid-plastic sand keeps its stress on the particles and the walls' friction force on the
@@ -354,10 +359,7 @@ TEST(Restart, RigidPlasticSandContinuesBitForBit) {
       test::rigid_plastic_block_on_tilted_floor({0.3, 0.04, 0.15}, {0.1, 0.04, 0.06}, 30);
   std::unique_ptr<Simulation> restarted =
       expect_bitwise_continuation(c, fresh_directory("rigid_plastic"));
-  double fastest = 0;
-  const Particles& p = restarted->particles();
-  for (size_t n = 0; n < p.size(); ++n) fastest = std::max(fastest, double(p.vx[n]));
-  EXPECT_GT(global_max(restarted->topology(), fastest), 0.01) << "the block slides, m/s";
+  EXPECT_GT(fastest_along_x(*restarted), 0.01) << "the block slides, m/s";
 }
 
 // Another rank count changes summation orders and the solver's numbering, like running on

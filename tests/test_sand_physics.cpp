@@ -150,13 +150,7 @@ double cut_face_moved(const Cut& cut, double ratio) {
   return max_x(sim) - cut.width;
 }
 
-// The default model as the case reader sets it (model = "validated", gravity along -z):
-// APIC, rigid cells moving with their cluster, Culmann's wedges.
-void validated_model(MaterialSpec& sand) {
-  sand.transfer = Transfer::Apic;
-  sand.rheology.rigid_cells_own_velocity = true;
-  sand.rheology.culmann_wedges_yield = true;
-}
+using test::validated_model;
 
 // The Rankine wedge's width at the cut's top, H tan(45 - phi / 2): 11.5 cm.
 const double kCutWedgeWidth = kCutHeight * std::tan((45.0 - kCutPhi / 2) * M_PI / 180.0);
