@@ -591,6 +591,33 @@ void read_domain(const Table& root, CaseConfig& cfg) {
                                  " cells; at most " + format_number(kMaxCells) + " are allowed");
 }
 
+// How the pore water flows, and Richards' soil model. The diffusion model's capillary rate
+// means nothing to Richards' equation, whose suction comes from the retention curve.
+void read_pore_flow(const Table& m, WetSandSpec& wet) {
+  const bool richards =
+      m.has("pore_flow") && m.choice("pore_flow", {"diffusion", "richards"}) == "richards";
+  const char* richards_keys[] = {"van_genuchten_alpha", "van_genuchten_n", "residual_saturation",
+                                 "specific_storage"};
+  if (!richards) {
+    for (std::string_view key : richards_keys)
+      if (m.has(key)) m.fail(key, "applies to pore_flow = \"richards\" only");
+    return;
+  }
+  wet.pore_flow = PoreFlow::Richards;
+  if (m.has("propagation_rate"))
+    m.fail("propagation_rate",
+           "applies to pore_flow = \"diffusion\" only: Richards' suction comes from "
+           "van_genuchten_alpha and van_genuchten_n");
+  if (wet.conductivity <= 0)
+    m.fail("conductivity",
+           "must be > 0 with pore_flow = \"richards\" (the saturated "
+           "hydraulic conductivity K_s, m/s; sand: about 8e-5)");
+  wet.van_genuchten_alpha = m.number("van_genuchten_alpha", wet.van_genuchten_alpha);
+  wet.van_genuchten_n = m.number("van_genuchten_n", wet.van_genuchten_n);
+  wet.residual_saturation = m.number("residual_saturation", wet.residual_saturation);
+  wet.specific_storage = m.number("specific_storage", wet.specific_storage);
+}
+
 // The wet-sand keys of a sand material. Without a porosity the sand holds no water, and a
 // key that only matters for water in the pores is a mistake worth reporting.
 WetSandSpec read_wet_sand(const Table& m) {
@@ -598,7 +625,8 @@ WetSandSpec read_wet_sand(const Table& m) {
   wet.porosity = m.number("porosity", 0.0);
   if (!wet.holds_water()) {
     for (std::string_view key : {"ideal_saturation", "c_wet", "mud_viscosity", "propagation_rate",
-                                 "conductivity", "saturation"})
+                                 "conductivity", "saturation", "pore_flow", "van_genuchten_alpha",
+                                 "van_genuchten_n", "residual_saturation", "specific_storage"})
       if (m.has(key)) m.fail(key, "needs a porosity > 0 (the sand holds no water without one)");
     return wet;
   }
@@ -608,6 +636,7 @@ WetSandSpec read_wet_sand(const Table& m) {
   wet.propagation_rate = m.number("propagation_rate", 0.0);
   wet.conductivity = m.number("conductivity", 0.0);
   wet.initial_saturation = m.number("saturation", 0.0);
+  read_pore_flow(m, wet);
   return wet;
 }
 
@@ -746,7 +775,12 @@ void require_one_sand_model(const std::vector<Table>& entries,
         {"ideal_saturation", wa.ideal_saturation == wb.ideal_saturation},
         {"mud_viscosity", wa.mud_viscosity == wb.mud_viscosity},
         {"propagation_rate", wa.propagation_rate == wb.propagation_rate},
-        {"conductivity", wa.conductivity == wb.conductivity}};
+        {"conductivity", wa.conductivity == wb.conductivity},
+        {"pore_flow", wa.pore_flow == wb.pore_flow},
+        {"van_genuchten_alpha", wa.van_genuchten_alpha == wb.van_genuchten_alpha},
+        {"van_genuchten_n", wa.van_genuchten_n == wb.van_genuchten_n},
+        {"residual_saturation", wa.residual_saturation == wb.residual_saturation},
+        {"specific_storage", wa.specific_storage == wb.specific_storage}};
     for (const auto& [key, same] : shared)
       if (!same)
         t.fail(key, "must be the same as in sand material " + in_quotes(first->name) +

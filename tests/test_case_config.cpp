@@ -1111,10 +1111,39 @@ TEST(PhysicsBudget, RefusesSubstepsAndStepsBeyondItsBound) {
   const std::string fast = budget_error(wet + "conductivity = 1e4\n");
   EXPECT_NE(fast.find("material[0].conductivity"), std::string::npos) << fast;
   EXPECT_NE(fast.find("8333 substeps a step"), std::string::npos) << fast;
+  // Richards' pore water is solved implicitly: no substeps to count.
+  EXPECT_EQ(budget_error(wet + "conductivity = 1e4\npore_flow = \"richards\"\n"), "");
   EXPECT_EQ(budget_error("rheology = \"elastic_plastic\"\n"), "");
   const std::string stiff =
       budget_error("rheology = \"elastic_plastic\"\nshear_modulus = 1e300\n");
   EXPECT_NE(stiff.find("material[0].shear_modulus"), std::string::npos) << stiff;
+}
+
+// Richards' pore water: its soil keys only with it, its conductivity required, the
+// diffusion model's rate refused, and the soil model's ranges.
+TEST(CaseConfig, RichardsPoreFlowKeys) {
+  const std::string sand_source =
+      "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
+      "0.1]\n";
+  const std::string sand =
+      kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\nporosity = 0.43\n";
+  const std::string richards = "pore_flow = \"richards\"\n";
+  const CaseConfig c =
+      parse_case_text(sand + richards + "conductivity = 8e-5\nvan_genuchten_alpha = 3.6\n" +
+                          sand_source,
+                      "x.toml");
+  EXPECT_EQ(c.materials[0].wet.pore_flow, PoreFlow::Richards);
+  EXPECT_EQ(c.materials[0].wet.van_genuchten_alpha, 3.6);
+  EXPECT_EQ(c.materials[0].wet.van_genuchten_n, 2.68);
+  expect_error(sand + "van_genuchten_alpha = 3.6\n" + sand_source,
+               {"material[0].van_genuchten_alpha", "pore_flow = \"richards\" only"});
+  expect_error(sand + richards + sand_source, {"material[0].conductivity", "must be > 0"});
+  expect_error(sand + richards + "conductivity = 8e-5\npropagation_rate = 1e-4\n" + sand_source,
+               {"material[0].propagation_rate", "\"diffusion\" only"});
+  expect_error(sand + richards + "conductivity = 8e-5\nvan_genuchten_n = 1\n" + sand_source,
+               {"material[0].van_genuchten_n", "in (1, 20]"});
+  expect_error(sand + "pore_flow = \"darcy\"\n" + sand_source,
+               {"material[0].pore_flow", "richards"});
 }
 
 }  // namespace dunesim

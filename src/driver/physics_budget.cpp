@@ -44,7 +44,9 @@ void check_physics_budget(const CaseConfig& config) {
     if (material.kind != MaterialKind::Sand) continue;
     const std::string prefix = "material[" + std::to_string(m) + "].";
     const double limit = percolation_substep_limit(material.wet, dx);
-    if (material.wet.holds_water() && std::isfinite(limit) &&
+    // Richards' pore water is implicit: its conductivity cuts no step.
+    const bool explicit_pore_water = material.wet.pore_flow == PoreFlow::Diffusion;
+    if (material.wet.holds_water() && explicit_pore_water && std::isfinite(limit) &&
         dt / limit > kMaxPercolationSubsteps) {
       const std::string key = percolation_key(material.wet, dx, limit);
       const double value =

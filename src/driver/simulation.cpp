@@ -10,6 +10,7 @@
 #include "src/wet/absorption.hpp"
 #include "src/particles/advection.hpp"
 #include "src/wet/darcy_drag.hpp"
+#include "src/wet/richards.hpp"
 #include "src/grid/extrapolation.hpp"
 #include "src/pressure/free_surface.hpp"
 #include "src/particles/particle_sort.hpp"
@@ -97,6 +98,7 @@ void Simulation::lay_out_grid() {
     sand_model_->allocate_block_arrays(*topo_, grid_);
   }
   if (has_pore_water()) grid_.allocate_pore_water(*topo_);
+  if (has_richards_pore_water()) grid_.allocate_pore_release(*topo_);
   if (config_.pressure.free_surface == FreeSurface::GhostFluid) grid_.allocate_surface(*topo_);
 }
 
@@ -204,7 +206,8 @@ void Simulation::step(double dt) {
   if (has_pore_water()) {
     absorb_water();
     percolate_water(dt);
-    seep_water(time_, dt);
+    // Richards' pore water seeps through its own boundary faces.
+    if (!has_richards_pore_water()) seep_water(time_, dt);
   }
   emit_particles(time_, dt);
   time_ += dt;
@@ -317,6 +320,15 @@ void Simulation::absorb_water() {
 
 void Simulation::percolate_water(double dt) {
   auto t = clock_.time(kPercolateWater);
+  if (has_richards_pore_water()) {
+    if (!pore_flow_) pore_flow_ = std::make_unique<PoreWaterFlow>(*topo_);
+    // steps_ + 1 numbers the step being taken, as for emission.
+    pore_flow_stats_ =
+        pore_flow_->advance(*halo_, config_, *sand_material_, steps_ + 1, dt, grid_, particles_);
+    percolation_substeps_ = pore_flow_stats_.substeps;
+    seeped_particles_ += pore_flow_stats_.particles_created;
+    return;
+  }
   percolation_substeps_ = percolate_pore_water(*topo_, *halo_, config_.materials, *sand_material_,
                                                config_.gravity, dt, grid_, particles_);
 }

@@ -16,6 +16,7 @@
 #include "src/pressure/pressure_solver.hpp"
 #include "src/sand/rigid_clusters.hpp"
 #include "src/sand/sand_model.hpp"
+#include "src/wet/richards.hpp"
 #include "src/driver/stage_clock.hpp"
 
 namespace dunesim {
@@ -149,6 +150,11 @@ class Simulation {
   int64_t seeped_particles() const { return seeped_particles_; }  // this rank, whole run
   // The case's sand holds water (absorption and percolation run).
   bool has_pore_water() const { return sand_material_ && sand_material_->wet.holds_water(); }
+  bool has_richards_pore_water() const {
+    return has_pore_water() && sand_material_->wet.pore_flow == PoreFlow::Richards;
+  }
+  // The last step's Richards stage (zero without one).
+  const PoreFlowStats& last_pore_flow() const { return pore_flow_stats_; }
 
   // Steps between reorderings of the particles by cell (for memory locality).
   static constexpr int kSortInterval = 10;
@@ -209,6 +215,8 @@ class Simulation {
   int64_t emitted_ = 0;
   int64_t absorbed_particles_ = 0;
   int percolation_substeps_ = 0;
+  std::unique_ptr<PoreWaterFlow> pore_flow_;  // Richards' pore water, made on first use
+  PoreFlowStats pore_flow_stats_;
   int64_t seeped_particles_ = 0;
   std::vector<ImbalanceCheck> imbalance_history_;
 };

@@ -92,6 +92,7 @@ struct MacGrid {
     if (has_wall_force())
       for (int a = 0; a < 3; ++a)
         arrays.push_back({std::string("wall_force_") + "xyz"[a], &wall_force[a], false});
+    if (pore_release.size() > 0) arrays.push_back({"pore_release", &pore_release, false});
     return arrays;
   }
 
@@ -101,6 +102,9 @@ struct MacGrid {
   Array3<double> pore_water;     // ... the water content they hold (sum); the
   Array3<double> pore_exchange;  // ... absorption and percolation stages
   Array3<double> pore_uptake;
+  // Richards' pore water only (allocate_pore_release()): water that left the sand and is
+  // owed to free water in each open cell, until it makes a particle (src/wet/richards.hpp).
+  Array3<double> pore_release;
 
   // Ghost-fluid free surface only (allocate_surface()): the level set of the cells'
   // smoothed fill at cell centres, negative inside (free_surface.hpp), and a scratch array.
@@ -201,6 +205,10 @@ struct MacGrid {
     saturation.reset(c, Stagger::Cell, 0.0f);
     for (Array3<double>* a : {&pore_count, &pore_water, &pore_exchange, &pore_uptake})
       a->reset(c, Stagger::Cell, 0.0);
+  }
+
+  void allocate_pore_release(const Topology& topo) {
+    pore_release.reset(topo.local(Stagger::Cell), Stagger::Cell, 0.0);
   }
 
   void allocate_surface(const Topology& topo) {

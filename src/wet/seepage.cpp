@@ -34,12 +34,6 @@ std::array<Face, 5> seeping_faces(const Vec3& gravity) {
   return faces;
 }
 
-int first_water_material(const std::vector<MaterialSpec>& materials) {
-  for (size_t m = 0; m < materials.size(); ++m)
-    if (materials[m].kind == MaterialKind::Water) return int(m);
-  return -1;
-}
-
 // Inside the domain, not solid, and without porous sand.
 bool is_open(const Index3& cells, const MacGrid& g, const Index3& c) {
   for (int a = 0; a < 3; ++a)
@@ -47,18 +41,29 @@ bool is_open(const Index3& cells, const MacGrid& g, const Index3& c) {
   return !g.solid(c[0], c[1], c[2]) && g.pore_count(c[0], c[1], c[2]) == 0.0;
 }
 
-// A water particle holding `water` in `open`, next to the face it came through, moving
-// with the grid.
-void add_seeped_particle(const CaseConfig& config, const MacGrid& g, int material,
-                         const Index3& open, const Face& face, int64_t step, int64_t id,
-                         double water, Particles& p) {
-  // The half of the open cell next to the face; the other halves alternate with the step.
+// The half of the open cell next to the face a seeped particle came through; the other
+// halves alternate with the step.
+int sub_cell_beside(const Face& face, int64_t step) {
   int sub = 0;
   for (int a = 0, bit = 0; a < 3; ++a) {
     const int upper = a == face.axis ? int(face.side < 0) : int((step >> bit++) & 1);
     sub |= upper << a;
   }
-  const Vec3 pos = jittered_seed_position(config, open[0], open[1], open[2], sub, id);
+  return sub;
+}
+
+}  // namespace
+
+int first_water_material(const std::vector<MaterialSpec>& materials) {
+  for (size_t m = 0; m < materials.size(); ++m)
+    if (materials[m].kind == MaterialKind::Water) return int(m);
+  return -1;
+}
+
+void add_free_water_particle(const CaseConfig& config, const MacGrid& g, int material,
+                             const Index3& cell, int sub, int64_t id, double water,
+                             Particles& p) {
+  const Vec3 pos = jittered_seed_position(config, cell[0], cell[1], cell[2], sub, id);
   SourceSpec seep;
   seep.material = material;
   for (int a = 0; a < 3; ++a)
@@ -67,8 +72,6 @@ void add_seeped_particle(const CaseConfig& config, const MacGrid& g, int materia
   add_source_particle(seep, config.materials, pos, id, p);
   p.water_content.back() = water;
 }
-
-}  // namespace
 
 double seepage_period(const WetSandSpec& sand, double dx) {
   if (sand.conductivity <= 0) return std::numeric_limits<double>::infinity();
@@ -127,7 +130,8 @@ SeepageStats release_seepage(const Topology& topo, Halo& halo, const CaseConfig&
       if (owned.contains(open[0], open[1], open[2])) {
         const int64_t id = created_particle_id(ParticleOrigin::Seepage, config.cells, step,
                                                sand_cell, faces[f].slot());
-        add_seeped_particle(config, g, water_material, open, faces[f], step, id, release, p);
+        add_free_water_particle(config, g, water_material, open, sub_cell_beside(faces[f], step),
+                                id, release, p);
         ++stats.particles_created;
       }
     }

@@ -18,6 +18,7 @@
 // water is conserved to round-off and the same particles appear on any rank count.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "decomposition/halo.hpp"
 #include "decomposition/particles.hpp"
@@ -31,6 +32,14 @@ struct SeepageStats {
   double released = 0;            // water content leaving this rank's sand
   int64_t particles_created = 0;  // water particles created on this rank
 };
+
+// The first material of kind water (-1 if the case has none): what seeped water becomes.
+int first_water_material(const std::vector<MaterialSpec>& materials);
+
+// A water particle holding `water` in sub-cell `sub` of `cell`, jittered by the case seed
+// and `id`, moving with the grid's velocity there.
+void add_free_water_particle(const CaseConfig& config, const MacGrid& g, int material,
+                             const Index3& cell, int sub, int64_t id, double water, Particles& p);
 
 // The seconds between two releases of a seeping face (infinity when K = 0).
 double seepage_period(const WetSandSpec& sand, double dx);

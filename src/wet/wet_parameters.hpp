@@ -5,6 +5,8 @@
 
 namespace dunesim {
 
+enum class PoreFlow { Diffusion, Richards };
+
 // How a sand holds water and what water does to it (Lenaerts & Dutre 2009, eq. 6 and the
 // text after it; Rungjiratananon et al. 2008 for the propagation). S is the saturation, the
 // filled fraction of the pore volume; a particle's water content is theta = n S.
@@ -18,6 +20,15 @@ struct WetSandSpec {
   double conductivity = 0.0;           // K, m/s: saturated hydraulic conductivity (drainage)
   double initial_saturation = 0.0;     // S of the particles its sources create (unless they say)
   double pore_water_density = 1000.0;  // kg/m^3: the case's water material, if it has one
+
+  // How the pore water flows (src/wet/): "diffusion", the capillary diffusion and drainage of
+  // the seed papers, or "richards", Darcy's flux under the hydraulic head with the soil model
+  // below (Carsel & Parrish 1988's sand by default).
+  PoreFlow pore_flow = PoreFlow::Diffusion;
+  double van_genuchten_alpha = 14.5;  // 1/m: about the inverse of the air-entry suction
+  double van_genuchten_n = 2.68;      // -: the width of the pore-size distribution
+  double residual_saturation = 0.1;   // S_r: water the grains keep (theta_r / theta_s)
+  double specific_storage = 1e-4;     // S_s, 1/m: water a soaked pore takes per metre of head
 
   bool holds_water() const { return porosity > 0.0; }
 };

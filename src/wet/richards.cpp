@@ -1,0 +1,475 @@
+#include "src/wet/richards.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "decomposition/reductions.hpp"
+#include "src/particles/pore_water.hpp"
+#include "src/particles/seeding.hpp"
+#include "src/wet/seepage.hpp"
+
+namespace dunesim {
+
+namespace {
+
+// One face of a porous cell as the system sees it.
+struct Link {
+  enum Kind { Closed, Pore, Boundary } kind = Closed;
+  double conductance = 0;    // K (area in particles) / dx^2, 1/s per metre of head
+  int64_t other = 0;         // the neighbour's offset in the cell arrays
+  double boundary_head = 0;  // Boundary: the total head (m) held on the face
+};
+
+bool inside(const Index3& cells, const Index3& c) {
+  for (int a = 0; a < 3; ++a)
+    if (c[a] < 0 || c[a] >= cells[a]) return false;
+  return true;
+}
+
+}  // namespace
+
+// What one step's substeps share: the cells' sums (halo-filled) and the geometry of heads.
+struct PoreWaterFlow::Substep {
+  const MacGrid& g;
+  const SoilWater& soil;
+  const Index3& cells;
+  const Array3<double>& count;       // porous sand particles per cell
+  const Array3<double>& free_water;  // water particles' content per cell
+  Vec3 up;                           // unit vector against gravity
+  double water_weight;               // rho_w g, Pa per metre of head
+  Box owned;
+
+  double height(int i, int j, int k) const {
+    return g.dx * ((i + 0.5) * up[0] + (j + 0.5) * up[1] + (k + 0.5) * up[2]);
+  }
+  // The total head h + z of the cell at `offset` in the cell arrays.
+  double total_head(const Array3<double>& head, int64_t offset) const {
+    const Index3 c = head.index_of(offset);
+    return head.data()[offset] + height(c[0], c[1], c[2]);
+  }
+
+  // The face of porous cell `c` towards `side` along `axis`, with the heads `head`.
+  Link link(const Array3<double>& head, const Index3& c, int axis, int side) const {
+    Link l;
+    Index3 nb = c;
+    nb[axis] += side;
+    if (!inside(cells, nb) || g.solid(nb[0], nb[1], nb[2])) return l;
+    const int64_t self = count.offset(c[0], c[1], c[2]);
+    l.other = count.offset(nb[0], nb[1], nb[2]);
+    const double inv_dx2 = 1.0 / (g.dx * g.dx);
+    const double h = head.data()[self];
+    const double total = h + height(c[0], c[1], c[2]);
+    if (count.data()[l.other] > 0.0) {
+      const bool upstream_self = total >= total_head(head, l.other);
+      l.kind = Link::Pore;
+      l.conductance = soil.conductivity(upstream_self ? h : head.data()[l.other]) *
+                      std::min(count.data()[self], count.data()[l.other]) * inv_dx2;
+      return l;
+    }
+    const double half_cell = 2 * count.data()[self] * inv_dx2;  // the face is dx / 2 away
+    if (free_water.data()[l.other] > 0.0) {
+      const double p = std::max(0.0, g.pressure.data()[l.other]);
+      l.boundary_head = p / water_weight + height(nb[0], nb[1], nb[2]);
+      l.kind = Link::Boundary;
+      l.conductance = half_cell * (l.boundary_head > total ? soil.saturated_conductivity()
+                                                           : soil.conductivity(h));
+      return l;
+    }
+    // Air: a seepage face while the sand is soaked and its head above the face.
+    const double face_height = height(c[0], c[1], c[2]) + 0.5 * side * up[axis] * g.dx;
+    if (h < 0 || total <= face_height) return l;
+    l.kind = Link::Boundary;
+    l.boundary_head = face_height;
+    l.conductance = half_cell * soil.conductivity(h);
+    return l;
+  }
+
+  template <class Visit>
+  void for_each_link(const Array3<double>& head, const Index3& c, Visit&& visit) const {
+    for (int a = 0; a < 3; ++a)
+      for (int side : {-1, 1}) {
+        const Link l = link(head, c, a, side);
+        if (l.kind != Link::Closed) visit(l);
+      }
+  }
+};
+
+namespace {
+
+std::string petsc_message(PetscErrorCode ierr) {
+  const char* kind = nullptr;
+  char* specific = nullptr;
+  PetscErrorMessage(ierr, &kind, &specific);
+  return std::string(specific && *specific ? specific : (kind ? kind : "error"));
+}
+
+}  // namespace
+
+PoreWaterFlow::PoreWaterFlow(const Topology& topo) : topo_(topo) {}
+
+PoreWaterFlow::~PoreWaterFlow() {
+  PetscBool finalized = PETSC_FALSE;
+  PetscFinalized(&finalized);
+  if (!finalized) release_petsc();
+}
+
+void PoreWaterFlow::release_petsc() {
+  if (ksp_) KSPDestroy(&ksp_);
+  if (matrix_) MatDestroy(&matrix_);
+  if (rhs_) VecDestroy(&rhs_);
+  if (solution_) VecDestroy(&solution_);
+  ksp_ = nullptr;
+  matrix_ = nullptr;
+  rhs_ = solution_ = nullptr;
+}
+
+void PoreWaterFlow::check(PetscErrorCode ierr, const char* what) const {
+  const std::string local =
+      ierr ? std::string("PETSc failed in ") + what + " (pore water): " + petsc_message(ierr)
+           : "";
+  const RankError error = first_error_on_any_rank(topo_.comm(), local);
+  if (error.failed())
+    throw std::runtime_error(error.message + " (on rank " + std::to_string(error.rank) + ")");
+}
+
+// Numbers the owned porous cells, sets up a matrix with their 7-point pattern, the vectors
+// and CG. Once a step: the cells do not change between its substeps.
+void PoreWaterFlow::number_unknowns(Halo& halo, const MacGrid& g) {
+  release_petsc();
+  const Box owned = topo_.owned_cells(topo_.rank());
+  const Array3<double>& count = g.pore_count;
+  unknown_.reset(topo_.local(Stagger::Cell), Stagger::Cell, -1);
+  local_unknowns_ = 0;
+  for_each_index(owned, [&](int i, int j, int k) { local_unknowns_ += count(i, j, k) > 0; });
+  const int64_t first = exclusive_prefix_sum(topo_, local_unknowns_);
+  PetscInt next = PetscInt(first);
+  for_each_index(owned, [&](int i, int j, int k) {
+    if (count(i, j, k) > 0) unknown_(i, j, k) = next++;
+  });
+  halo.fill<PetscInt>({&unknown_});
+  std::vector<PetscInt> local_columns, remote_columns;
+  const PetscInt end = PetscInt(first + local_unknowns_);
+  for_each_index(owned, [&](int i, int j, int k) {
+    if (count(i, j, k) == 0) return;
+    PetscInt local = 1, remote = 0;
+    for (int a = 0; a < 3; ++a)
+      for (int side : {-1, 1}) {
+        Index3 nb{i, j, k};
+        nb[a] += side;
+        const PetscInt column = unknown_(nb[0], nb[1], nb[2]);
+        if (column >= 0) (column >= PetscInt(first) && column < end ? local : remote) += 1;
+      }
+    local_columns.push_back(local);
+    remote_columns.push_back(remote);
+  });
+  MPI_Comm comm = topo_.comm();
+  const PetscInt rows = PetscInt(local_unknowns_);
+  check(MatCreateAIJ(comm, rows, rows, PETSC_DETERMINE, PETSC_DETERMINE, 0, local_columns.data(),
+                     0, remote_columns.data(), &matrix_),
+        "MatCreateAIJ");
+  check(MatSetOption(matrix_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
+  check(VecCreateMPI(comm, rows, PETSC_DETERMINE, &rhs_), "VecCreateMPI");
+  check(VecDuplicate(rhs_, &solution_), "VecDuplicate");
+  check(KSPCreate(comm, &ksp_), "KSPCreate");
+  check(KSPSetOptionsPrefix(ksp_, "pore_"), "KSPSetOptionsPrefix");
+  check(KSPSetType(ksp_, KSPCG), "KSPSetType");
+  // The rows are water balances in particle volumes: 1e-11 of one is far below the
+  // Picard tolerance, whatever the number of cells.
+  check(KSPSetTolerances(ksp_, 1e-12, 1e-11, PETSC_DEFAULT, 5000), "KSPSetTolerances");
+  check(KSPSetNormType(ksp_, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
+  check(KSPSetInitialGuessNonzero(ksp_, PETSC_TRUE), "KSPSetInitialGuessNonzero");
+  check(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
+}
+
+// The modified Picard system for the iterate head_: per porous cell c with water W0 at the
+// substep's start,  c C (h' - h) + c theta(h) - W0 = dt sum_faces T (H'_nb - H'),
+// H = h + z, T the links' conductances.
+void PoreWaterFlow::assemble(const Substep& s, double dt) {
+  PetscScalar* b = nullptr;
+  PetscScalar* x = nullptr;
+  PetscErrorCode error = VecGetArray(rhs_, &b);
+  if (!error) error = VecGetArray(solution_, &x);
+  int64_t row_index = 0;
+  for_each_index(s.owned, [&](int i, int j, int k) {
+    const double c = s.count(i, j, k);
+    if (c == 0 || error) return;
+    const double h = head_(i, j, k), z = s.height(i, j, k);
+    const double capacity = c * s.soil.capacity(h);
+    double diag = capacity;
+    double rhs = capacity * h - (c * s.soil.water_content(h) - water_start_(i, j, k));
+    PetscInt cols[7];
+    PetscScalar vals[7];
+    int n = 0;
+    s.for_each_link(head_, {i, j, k}, [&](const Link& l) {
+      const double t = dt * l.conductance;
+      diag += t;
+      if (l.kind == Link::Pore) {
+        const Index3 nb = unknown_.index_of(l.other);
+        cols[n] = unknown_.data()[l.other];
+        vals[n++] = -t;
+        rhs += t * (s.height(nb[0], nb[1], nb[2]) - z);
+      } else {
+        rhs += t * (l.boundary_head - z);
+      }
+    });
+    const PetscInt row = unknown_(i, j, k);
+    cols[n] = row;
+    vals[n++] = diag;
+    b[row_index] = rhs;
+    x[row_index++] = h;
+    error = MatSetValues(matrix_, 1, &row, n, cols, vals, INSERT_VALUES);
+  });
+  if (b) VecRestoreArray(rhs_, &b);
+  if (x) VecRestoreArray(solution_, &x);
+  check(error, "assembling the pore-water system");
+  check(MatAssemblyBegin(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+  check(MatAssemblyEnd(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+}
+
+// Picard iterations from head_ (the heads of water_start_) until the heads' water agrees
+// with the fluxes'; then water_end_ holds the fluxes' water and head_next_ the heads. False
+// when the iteration did not settle (or CG failed) in kMaxPicardIterations.
+bool PoreWaterFlow::solve_substep(Halo& halo, const Substep& s, double dt, PoreFlowStats& stats) {
+  for (int iteration = 0; iteration < kMaxPicardIterations; ++iteration) {
+    ++stats.picard_iterations;
+    assemble(s, dt);
+    check(KSPSetOperators(ksp_, matrix_, matrix_), "KSPSetOperators");
+    check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
+    PetscInt krylov = 0;
+    KSPConvergedReason reason;
+    check(KSPGetIterationNumber(ksp_, &krylov), "KSPGetIterationNumber");
+    check(KSPGetConvergedReason(ksp_, &reason), "KSPGetConvergedReason");
+    stats.krylov_iterations += int(krylov);
+    if (reason < 0) return false;  // the same on every rank: PETSc's reductions agree
+
+    const PetscScalar* x = nullptr;
+    check(VecGetArrayRead(solution_, &x), "VecGetArrayRead");
+    head_next_.fill(0.0);
+    int64_t row = 0;
+    for_each_index(s.owned, [&](int i, int j, int k) {
+      if (s.count(i, j, k) > 0) head_next_(i, j, k) = x[row++];
+    });
+    VecRestoreArrayRead(solution_, &x);
+    halo.fill<double>({&head_next_});
+
+    double mismatch = 0;
+    for_each_index(s.owned, [&](int i, int j, int k) {
+      const double c = s.count(i, j, k);
+      if (c == 0) return;
+      const double h_next = head_next_(i, j, k);
+      const double total = h_next + s.height(i, j, k);
+      double water = water_start_(i, j, k);
+      s.for_each_link(head_, {i, j, k}, [&](const Link& l) {
+        const double other =
+            l.kind == Link::Pore ? s.total_head(head_next_, l.other) : l.boundary_head;
+        water += dt * l.conductance * (other - total);
+      });
+      water_end_(i, j, k) = water;
+      mismatch = std::max(mismatch, std::abs(s.soil.water_content(h_next) - water / c));
+    });
+    if (global_max(topo_, mismatch) <= kPicardTolerance) return true;
+    // The next iterate: where the fluxes leave a cell unsaturated, the head of the water
+    // they leave (primary variable switching): a dry cell that fills in one iteration would
+    // otherwise overshoot by its small capacity and oscillate.
+    for_each_index(s.owned, [&](int i, int j, int k) {
+      const double c = s.count(i, j, k);
+      if (c > 0 && water_end_(i, j, k) < c * s.soil.porosity())
+        head_next_(i, j, k) = s.soil.head(water_end_(i, j, k) / c);
+    });
+    halo.fill<double>({&head_next_});
+    std::swap(head_, head_next_);
+  }
+  return false;
+}
+
+namespace {
+
+// The content of the water particles in each cell (owned cells; zeroed first).
+void tally_free_water(const Particles& p, const std::vector<MaterialSpec>& materials, double dx,
+                      Array3<double>& free_water) {
+  free_water.fill(0.0);
+  const double inv_dx = 1.0 / dx;
+  for (size_t n = 0; n < p.size(); ++n) {
+    if (materials[p.material[n]].kind != MaterialKind::Water) continue;
+    const auto [i, j, k] = particle_cell(p, n, inv_dx);
+    free_water(i, j, k) += p.water_content[n];
+  }
+}
+
+}  // namespace
+
+void PoreWaterFlow::set_heads(const Substep& s) {
+  head_.fill(0.0);
+  const double* count = s.count.data();
+  for (size_t c = 0; c < head_.size(); ++c)
+    if (count[c] > 0) head_.data()[c] = s.soil.head(water_start_.data()[c] / count[c]);
+}
+
+// The water each boundary face of an accepted substep passed (links of head_, heads of
+// head_next_, as in water_end_).
+void PoreWaterFlow::record_exchanges(const Substep& s, double dt,
+                                     std::vector<Exchange>& exchanges) const {
+  for_each_index(s.owned, [&](int i, int j, int k) {
+    if (s.count(i, j, k) == 0) return;
+    const double total = head_next_(i, j, k) + s.height(i, j, k);
+    const int64_t self = head_.offset(i, j, k);
+    s.for_each_link(head_, {i, j, k}, [&](const Link& l) {
+      if (l.kind == Link::Boundary)
+        exchanges.push_back({self, l.other, dt * l.conductance * (l.boundary_head - total)});
+    });
+  });
+}
+
+PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
+                                     const MaterialSpec& sand, int64_t step, double dt,
+                                     MacGrid& g, Particles& p) {
+  PoreFlowStats stats;
+  if (dt <= 0) return stats;
+  const SoilWater soil(sand.wet);
+  tally_pore_water(p, config.materials, g.dx, g.pore_count, g.pore_water);
+  const Box block = topo_.local(Stagger::Cell);
+  for (Array3<double>* a : {&head_, &head_next_, &water_start_, &water_end_, &free_water_})
+    if (!(a->box() == block)) a->reset(block, Stagger::Cell, 0.0);
+  tally_free_water(p, config.materials, g.dx, free_water_);
+  halo.fill<double>({&g.pore_count, &g.pore_water, &free_water_});
+
+  const Vec3& gravity = config.gravity;
+  const double g_norm =
+      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
+  Vec3 up{0, 0, 0};
+  if (g_norm > 0)
+    for (int a = 0; a < 3; ++a) up[a] = -gravity[a] / g_norm;
+  // Without gravity a pond's pressure still pushes: heads in metres of water under 1 g.
+  const double weight = sand.wet.pore_water_density * (g_norm > 0 ? g_norm : 9.81);
+  const Substep s{g,           soil, config.cells, g.pore_count,
+                  free_water_, up,   weight,       topo_.owned_cells(topo_.rank())};
+  number_unknowns(halo, g);
+  std::copy(g.pore_water.data(), g.pore_water.data() + g.pore_water.size(), water_start_.data());
+  set_heads(s);
+
+  std::vector<Exchange> exchanges;
+  double done = 0, piece = dt;
+  int splits = 0;
+  while (done < dt) {
+    piece = std::min(piece, dt - done);
+    if (solve_substep(halo, s, piece, stats)) {
+      record_exchanges(s, piece, exchanges);
+      for_each_index(s.owned, [&](int i, int j, int k) {
+        if (s.count(i, j, k) > 0) water_start_(i, j, k) = water_end_(i, j, k);
+      });
+      halo.fill<double>({&water_start_});
+      ++stats.substeps;
+      done += piece;
+    } else if (++splits > kMaxSplits) {
+      release_petsc();
+      throw std::runtime_error(
+          "the pore water's Picard iteration did not settle in a step of " +
+          std::to_string(dt / (1 << kMaxSplits)) + " s: the sand's conductivity (" +
+          std::to_string(sand.wet.conductivity) +
+          " m/s), van_genuchten_alpha and "
+          "van_genuchten_n give heads this grid cannot follow; try a milder soil or a smaller "
+          "max_dt");
+    } else {
+      piece /= 2;
+    }
+    set_heads(s);
+  }
+  release_petsc();
+  settle_exchanges(halo, config, step, exchanges, g, p, stats);
+  return stats;
+}
+
+// Pays the step's boundary exchanges: water out of the sand is owed to its open cell
+// (grid.pore_release); water in comes from what the open cell is owed, then from its water
+// particles, and where they hold too little the sand gets only a share. Then owed water
+// becomes particles, and every porous sand particle holds its cell's mean.
+void PoreWaterFlow::settle_exchanges(Halo& halo, const CaseConfig& config, int64_t step,
+                                     const std::vector<Exchange>& exchanges, MacGrid& g,
+                                     Particles& p, PoreFlowStats& stats) {
+  Array3<double>& deposit = g.pore_exchange;
+  Array3<double>& demand = g.pore_uptake;  // then the share of it granted
+  Array3<double>& owed = g.pore_release;
+  deposit.fill(0.0);
+  demand.fill(0.0);
+  for (const Exchange& e : exchanges)
+    (e.water > 0 ? demand : deposit).data()[e.open] += std::abs(e.water);
+  halo.sum<double>({&deposit, &demand});
+
+  // Each open cell's owner: free_water_ becomes the share its particles give.
+  const Box owned = topo_.owned_cells(topo_.rank());
+  for_each_index(owned, [&](int i, int j, int k) {
+    owed(i, j, k) += deposit(i, j, k);
+    const double wanted = demand(i, j, k), particles = free_water_(i, j, k);
+    const double granted = wanted > 0 ? std::min(1.0, (owed(i, j, k) + particles) / wanted) : 1;
+    const double from_owed = std::min(owed(i, j, k), granted * wanted);
+    owed(i, j, k) -= from_owed;
+    const double from_particles = granted * wanted - from_owed;
+    free_water_(i, j, k) = particles > 0 ? std::min(1.0, from_particles / particles) : 0.0;
+    demand(i, j, k) = granted;
+  });
+  halo.fill<double>({&demand});
+  for (const Exchange& e : exchanges) {
+    if (e.water < 0) {
+      stats.out_of_sand -= e.water;
+      continue;
+    }
+    const double granted = demand.data()[e.open];
+    water_start_.data()[e.sand] -= (1 - granted) * e.water;
+    stats.into_sand += granted * e.water;
+  }
+
+  const double inv_dx = 1.0 / g.dx;
+  bool emptied = false;
+  for (size_t n = 0; n < p.size(); ++n) {
+    if (config.materials[p.material[n]].kind != MaterialKind::Water) continue;
+    const auto [i, j, k] = particle_cell(p, n, inv_dx);
+    const double give = free_water_(i, j, k);
+    if (give <= 0) continue;
+    p.water_content[n] -= p.water_content[n] * give;
+    emptied = emptied || p.water_content[n] <= 0.0;
+  }
+  if (emptied)
+    p.keep_only([&](size_t n) {
+      return config.materials[p.material[n]].kind != MaterialKind::Water ||
+             p.water_content[n] > 0.0;
+    });
+  release_owed_water(config, step, g, p, stats);
+
+  for (size_t n = 0; n < p.size(); ++n) {
+    const MaterialSpec& m = config.materials[p.material[n]];
+    if (m.kind != MaterialKind::Sand || !m.wet.holds_water()) continue;
+    const auto [i, j, k] = particle_cell(p, n, inv_dx);
+    p.water_content[n] = water_start_(i, j, k) / g.pore_count(i, j, k);
+  }
+}
+
+// Owed water in a cell that now holds porous sand goes into its pores; in an open cell,
+// once half a particle is owed, it becomes one water particle (at most a whole one a step).
+void PoreWaterFlow::release_owed_water(const CaseConfig& config, int64_t step, MacGrid& g,
+                                       Particles& p, PoreFlowStats& stats) {
+  const int water_material = first_water_material(config.materials);
+  Array3<double>& owed = g.pore_release;
+  for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
+    double& o = owed(i, j, k);
+    if (o <= 0) return;
+    if (g.pore_count(i, j, k) > 0) {
+      water_start_(i, j, k) += o;
+      o = 0;
+      return;
+    }
+    if (o < kReleaseQuantum || water_material < 0 || g.solid(i, j, k)) return;
+    const double water = std::min(o, 1.0);
+    const int64_t cell = global_cell_index(config.cells, i, j, k);
+    const int64_t id =
+        created_particle_id(ParticleOrigin::Seepage, config.cells, step, cell, kReleaseSlot);
+    const int sub = int(step % kParticlesPerCell);
+    add_free_water_particle(config, g, water_material, {i, j, k}, sub, id, water, p);
+    o -= water;
+    ++stats.particles_created;
+  });
+}
+
+}  // namespace dunesim

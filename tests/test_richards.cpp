@@ -1,0 +1,172 @@
+// Richards' pore water (src/wet/richards.hpp, src/wet/soil_water.hpp) on 1, 2 and 4 ranks:
+// the soil model by hand, water conserved to round-off, capillary rise against the
+// retention curve, and seepage through a sand dam against Dupuit's discharge.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "src/wet/soil_water.hpp"
+#include "tests/pore_column.hpp"
+#include "tests/world_ranks.hpp"
+
+using namespace dunesim;
+
+namespace {
+
+const double kDx = 0.01;
+
+// van Genuchten's suction where S_e = 1/2: (2^(1/m) - 1)^(1/n) / alpha.
+double half_saturation_suction(const WetSandSpec& w) {
+  const double m = 1 - 1 / w.van_genuchten_n;
+  return std::pow(std::pow(2.0, 1 / m) - 1, 1 / w.van_genuchten_n) / w.van_genuchten_alpha;
+}
+
+}  // namespace
+
+// The curve and its inverse agree, the capacity is the curve's slope, K grows with the water
+// content up to K_s, and a soaked pore holds more only by its storage.
+TEST(SoilWater, CurveInverseSlopeAndConductivity) {
+  const WetSandSpec w = test::richards_sand().wet;
+  const SoilWater soil(w);
+  for (double h : {-2.0, -1.0, -0.3, -0.1, -0.05, -0.01, 0.0, 0.3}) {
+    const double theta = soil.water_content(h);
+    EXPECT_NEAR(soil.head(theta), h, 1e-9 * (1 + std::abs(h))) << h;
+    const double dh = 1e-6 * (1 + std::abs(h));
+    const double slope = (soil.water_content(h + dh) - soil.water_content(h - dh)) / (2 * dh);
+    if (h != 0.0)
+      EXPECT_NEAR(soil.capacity(h), std::max(slope, w.specific_storage), 1e-4 * slope + 1e-12)
+          << h;
+  }
+  EXPECT_DOUBLE_EQ(soil.water_content(0.0), w.porosity);
+  EXPECT_DOUBLE_EQ(soil.water_content(1.0), w.porosity + w.specific_storage);
+  EXPECT_DOUBLE_EQ(soil.conductivity(0.0), w.conductivity);
+  // At S_e = 1/2 by hand: theta = n (S_r + (1 - S_r) / 2).
+  const double h_half = -half_saturation_suction(w);
+  EXPECT_NEAR(soil.water_content(h_half),
+              w.porosity * (w.residual_saturation + 0.5 * (1 - w.residual_saturation)), 1e-12);
+  double last = 0;
+  for (double h : {-1.2, -0.5, -0.1, -0.05, -0.01}) {
+    EXPECT_GT(soil.conductivity(h), last) << h;
+    last = soil.conductivity(h);
+  }
+  EXPECT_LT(soil.conductivity(-0.5), 1e-3 * w.conductivity);
+  // Dry sand (no water at all) has a finite head, and passes no water.
+  EXPECT_GT(soil.head(0.0), -2.0);
+  EXPECT_EQ(soil.conductivity(soil.head(0.0)), 0.0);
+}
+
+// A dry sand column standing in a bath whose level is 4 cm above its foot, left for two
+// days (steps growing from 10 s to 4000 s: the implicit solve needs no stability limit):
+// every bit of water in it came from the bath (pores + particles + owed water = initial +
+// what the bath was given back, to round-off, on any rank count), and near the table it has
+// reached the equilibrium of its retention curve, h = -(z - table).
+TEST(PoreWater, CapillaryRiseReachesTheRetentionCurve) {
+  const double top = 0.4, table = 0.04;
+  test::PoreScene scene(MPI_COMM_WORLD, {3, 3, 40}, kDx, test::richards_sand(),
+                        {{{0, 0, table}, {0.03, 0.03, top}}}, {{{0, 0, 0}, {0.03, 0.03, table}}});
+  const double initial = scene.total_water();
+  int64_t picard = 0, substeps = 0;
+  double t = 0;
+  for (int s = 0; t < 2 * 86400; ++s) {
+    const double dt = std::min(4000.0, 10.0 * std::pow(1.5, s));
+    const PoreFlowStats stats = scene.advance(dt);
+    picard += stats.picard_iterations;
+    substeps += stats.substeps;
+    t += dt;
+  }
+  const double now = scene.total_water();
+  const double balance = initial + scene.fed();
+  EXPECT_NEAR(now, balance, 1e-10 * balance);
+
+  const std::vector<double> s = scene.layer_saturation();
+  const WetSandSpec& w = scene.sand().wet;
+  const SoilWater soil(w);
+  const double s_half = w.residual_saturation + 0.5 * (1 - w.residual_saturation);
+  double z_half = -1;
+  for (int l = 4; l + 1 < int(s.size()); ++l)
+    if (s[l] >= s_half && s[l + 1] < s_half)
+      z_half = (l + 0.5 + (s[l] - s_half) / (s[l] - s[l + 1])) * kDx;
+  const double expected = table + half_saturation_suction(w);
+  // Layers up to the S_e = 1/2 height against the curve at their centres: a layer's mean
+  // differs from its centre's value by (dx^2 / 24) S'', under 0.005 here.
+  double worst = 0;
+  for (int l = 4; (l + 0.5) * kDx < expected; ++l) {
+    const double z = (l + 0.5) * kDx;
+    worst = std::max(worst, std::abs(s[l] - soil.water_content(table - z) / w.porosity));
+  }
+  if (test::world_rank() == 0)
+    std::printf(
+        "capillary rise after %.0f s: S_e = 1/2 at %.4f m above the table (retention "
+        "curve %.4f m), saturation within %.4f of the curve below it; %lld Picard "
+        "iterations in %lld substeps\n",
+        t, z_half - table, expected - table, worst, (long long)picard, (long long)substeps);
+  // The tolerance: a cell or 10% of the rise, whichever is larger.
+  EXPECT_NEAR(z_half, expected, std::max(kDx, 0.1 * (expected - table)));
+  EXPECT_LT(worst, 0.005);
+}
+
+namespace {
+
+// A rectangular sand dam 20 cm long and 30 cm high between reservoirs 20 cm and 5 cm deep
+// (1 cm cells, 3 across), from dry to steady seepage (about 3 h in steps growing to 120 s:
+// a reservoir cell can give only the water it holds in a step). Returns the discharge per
+// unit width (m^2/s), from the reservoir side, over the last step, and the share of the
+// outflow that left through the seepage face above the downstream reservoir.
+struct DamSeepage {
+  double discharge, outflow, seepage_face_share;
+};
+
+DamSeepage seep_through_dam(const MaterialSpec& sand) {
+  const double dx = kDx, width = 3 * kDx, h1 = 0.2, h2 = 0.05;
+  test::PoreScene scene(MPI_COMM_WORLD, {26, 3, 30}, dx, sand,
+                        {{{0.03, 0, 0}, {0.23, width, 0.3}}},
+                        {{{0, 0, 0}, {0.03, width, h1}}, {{0.23, 0, 0}, {0.26, width, h2}}});
+  const double particle_volume = dx * dx * dx / 8;
+  DamSeepage out{};
+  for (int s = 0; s < 100; ++s) {
+    const double dt = std::min(120.0, 10.0 * std::pow(1.5, s));
+    const double seeped_before = scene.seeped();
+    const PoreFlowStats st = scene.advance(dt);
+    const double per_width = particle_volume / (dt * width);
+    out.discharge = global_sum(scene.topology(), st.into_sand) * per_width;
+    out.outflow = global_sum(scene.topology(), st.out_of_sand) * per_width;
+    out.seepage_face_share = (scene.seeped() - seeped_before) * per_width / out.outflow;
+  }
+  return out;
+}
+
+}  // namespace
+
+// Dupuit's discharge q = K (h1^2 - h2^2) / (2 L), exact for the discharge of a rectangular
+// dam with a seepage face (Charny 1951), neglects the capillary fringe above the water
+// table. For a coarse sand whose air-entry suction 1 / alpha is a centimetre (one cell), the
+// fringe is negligible and the discharge is within the 10% of Dupuit's; for
+// Carsel & Parrish's sand (1 / alpha = 7 cm) the fringe carries water too, so the discharge
+// lies above Dupuit's and below Dupuit's with a saturated fringe as thick as the curve's
+// capillary length lambda = int K(h) / K_s dh (water flowing in the fringe along the same
+// gradient: q = K [(h1^2 - h2^2) / (2 L) + lambda (h1 - h2) / L]).
+TEST(PoreWater, DamSeepageMatchesDupuit) {
+  const double h1 = 0.2, h2 = 0.05, length = 0.2;
+  MaterialSpec coarse = test::richards_sand();
+  coarse.wet.van_genuchten_alpha = 100;
+  const double k = coarse.wet.conductivity;
+  const double dupuit = k * (h1 * h1 - h2 * h2) / (2 * length);
+  const DamSeepage c = seep_through_dam(coarse);
+  const DamSeepage s = seep_through_dam(test::richards_sand());
+  const SoilWater soil(test::richards_sand().wet);
+  double lambda = 0;
+  for (double h = -5.0; h < 0; h += 1e-4) lambda += soil.conductivity(h + 5e-5) / k * 1e-4;
+  const double with_fringe = dupuit + k * lambda * (h1 - h2) / length;
+  if (test::world_rank() == 0)
+    std::printf(
+        "dam seepage: coarse sand q = %.4g m^2/s (%.3f Dupuit, out %.3f, seepage face "
+        "%.0f%% of it); sand q = %.4g (%.3f Dupuit, %.3f Dupuit with a fringe of "
+        "lambda = %.1f mm)\n",
+        c.discharge, c.discharge / dupuit, c.outflow / dupuit, 100 * c.seepage_face_share,
+        s.discharge, s.discharge / dupuit, with_fringe / dupuit, 1000 * lambda);
+  EXPECT_NEAR(c.discharge, dupuit, 0.1 * dupuit);
+  EXPECT_NEAR(c.outflow, c.discharge, 0.01 * c.discharge);  // steady
+  EXPECT_GT(c.seepage_face_share, 0.05);
+  EXPECT_GT(s.discharge, dupuit);
+  EXPECT_LT(s.discharge, with_fringe);
+}
