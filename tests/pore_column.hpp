@@ -39,6 +39,8 @@ class PoreScene {
  public:
   struct Block {
     Vec3 min, max;
+    double level = -1;  // a reservoir's water level (heads) if not its top, m
+    double surface() const { return level >= 0 ? level : max[2]; }
   };
   PoreScene(MPI_Comm comm, Index3 cells, double dx, const MaterialSpec& sand,
             const std::vector<Block>& sand_blocks, const std::vector<Block>& reservoirs)
@@ -133,7 +135,7 @@ class PoreScene {
     grid_.pressure.fill(0.0);
     for_each_index(topo_.local(Stagger::Cell), [&](int i, int j, int k) {
       if (const Block* b = reservoir_of(i, j, k))
-        grid_.pressure(i, j, k) = weight * (b->max[2] - (k + 0.5) * config_.cell_size);
+        grid_.pressure(i, j, k) = weight * (b->surface() - (k + 0.5) * config_.cell_size);
     });
   }
 

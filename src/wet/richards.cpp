@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct PoreWaterFlow::Substep {
   const Index3& cells;
   const Array3<double>& count;       // porous sand particles per cell
   const Array3<double>& free_water;  // water particles' content per cell
+  const Array3<PetscInt>& unknown;   // the active cells' numbers, -1 elsewhere
   Vec3 up;                           // unit vector against gravity
   double water_weight;               // rho_w g, Pa per metre of head
   Box owned;
@@ -63,27 +65,26 @@ struct PoreWaterFlow::Substep {
     const double h = head.data()[self];
     const double total = h + height(c[0], c[1], c[2]);
     if (count.data()[l.other] > 0.0) {
-      const bool upstream_self = total >= total_head(head, l.other);
+      if (unknown.data()[l.other] < 0) return l;  // dry beyond the front: K = 0
       l.kind = Link::Pore;
-      l.conductance = soil.conductivity(upstream_self ? h : head.data()[l.other]) *
+      l.conductance = soil.mean_conductivity(h, head.data()[l.other]) *
                       std::min(count.data()[self], count.data()[l.other]) * inv_dx2;
       return l;
     }
     const double half_cell = 2 * count.data()[self] * inv_dx2;  // the face is dx / 2 away
+    const double face_height = height(c[0], c[1], c[2]) + 0.5 * side * up[axis] * g.dx;
     if (free_water.data()[l.other] > 0.0) {
       const double p = std::max(0.0, g.pressure.data()[l.other]);
       l.boundary_head = p / water_weight + height(nb[0], nb[1], nb[2]);
       l.kind = Link::Boundary;
-      l.conductance = half_cell * (l.boundary_head > total ? soil.saturated_conductivity()
-                                                           : soil.conductivity(h));
+      l.conductance = half_cell * soil.mean_conductivity(h, l.boundary_head - face_height);
       return l;
     }
-    // Air: a seepage face while the sand is soaked and its head above the face.
-    const double face_height = height(c[0], c[1], c[2]) + 0.5 * side * up[axis] * g.dx;
+    // Air: a seepage face while the sand is soaked and its head above the face's height.
     if (h < 0 || total <= face_height) return l;
     l.kind = Link::Boundary;
     l.boundary_head = face_height;
-    l.conductance = half_cell * soil.conductivity(h);
+    l.conductance = half_cell * soil.mean_conductivity(h, 0.0);
     return l;
   }
 
@@ -135,25 +136,77 @@ void PoreWaterFlow::check(PetscErrorCode ierr, const char* what) const {
     throw std::runtime_error(error.message + " (on rank " + std::to_string(error.rank) + ")");
 }
 
-// Numbers the owned porous cells, sets up a matrix with their 7-point pattern, the vectors
-// and CG. Once a step: the cells do not change between its substeps.
-void PoreWaterFlow::number_unknowns(Halo& halo, const MacGrid& g) {
+// The cells the system solves for (active_ = 1): porous cells that hold water or touch free
+// water, and `reach` layers of porous cells around them. Dry sand passes no water (K = 0 at
+// theta = 0), so the rest cannot change until a wetting front reaches them; advance() widens
+// the reach and solves again when one does.
+void PoreWaterFlow::mark_active(Halo& halo, const Substep& s, int reach) {
+  active_.fill(0.0);
+  const double* water = water_start_.data();
+  const double* free_water = s.free_water.data();
+  const double* count = s.count.data();
+  for_each_index(s.owned, [&](int i, int j, int k) {
+    const int64_t c = active_.offset(i, j, k);
+    if (count[c] == 0) return;
+    bool wet = water[c] > 0;
+    for (int a = 0; a < 3 && !wet; ++a)
+      for (int side : {-1, 1}) wet = wet || free_water[c + side * active_.stride(a)] > 0;
+    active_.data()[c] = wet;
+  });
+  for (int layer = 0; layer < reach; ++layer) {
+    halo.fill<double>({&active_});
+    const Array3<double> was = active_;
+    for_each_index(s.owned, [&](int i, int j, int k) {
+      const int64_t c = active_.offset(i, j, k);
+      if (count[c] == 0 || was.data()[c] > 0) return;
+      for (int a = 0; a < 3; ++a)
+        for (int side : {-1, 1})
+          if (was.data()[c + side * active_.stride(a)] > 0) active_.data()[c] = 1;
+    });
+  }
+  halo.fill<double>({&active_});
+}
+
+// Whether the fluxes of the last substep wetted an active cell beside an inactive porous
+// one (collective): the front has reached the edge of the cells solved for. Wetted: more
+// than the Picard tolerance, below which the water the inactive cell would have drawn from
+// it is below the tolerance too.
+bool PoreWaterFlow::front_leaves_active_cells(const Substep& s) const {
+  bool leaves = false;
+  for_each_index(s.owned, [&](int i, int j, int k) {
+    const int64_t c = active_.offset(i, j, k);
+    if (leaves || active_.data()[c] == 0 ||
+        water_end_.data()[c] <= kPicardTolerance * s.count.data()[c])
+      return;
+    for (int a = 0; a < 3; ++a)
+      for (int side : {-1, 1}) {
+        const int64_t nb = c + side * active_.stride(a);
+        leaves = leaves || (s.count.data()[nb] > 0 && active_.data()[nb] == 0);
+      }
+  });
+  return any_rank(topo_, leaves);
+}
+
+// Numbers the active cells, sets up a matrix with their 7-point pattern, the vectors and
+// CG. Once a step unless the front outruns the active cells: the cells do not change
+// between its substeps.
+void PoreWaterFlow::number_unknowns(Halo& halo) {
   release_petsc();
   const Box owned = topo_.owned_cells(topo_.rank());
-  const Array3<double>& count = g.pore_count;
+  const Array3<double>& active = active_;
   unknown_.reset(topo_.local(Stagger::Cell), Stagger::Cell, -1);
   local_unknowns_ = 0;
-  for_each_index(owned, [&](int i, int j, int k) { local_unknowns_ += count(i, j, k) > 0; });
+  for_each_index(owned, [&](int i, int j, int k) { local_unknowns_ += active(i, j, k) > 0; });
   const int64_t first = exclusive_prefix_sum(topo_, local_unknowns_);
   PetscInt next = PetscInt(first);
   for_each_index(owned, [&](int i, int j, int k) {
-    if (count(i, j, k) > 0) unknown_(i, j, k) = next++;
+    if (active(i, j, k) > 0) unknown_(i, j, k) = next++;
   });
   halo.fill<PetscInt>({&unknown_});
   std::vector<PetscInt> local_columns, remote_columns;
   const PetscInt end = PetscInt(first + local_unknowns_);
   for_each_index(owned, [&](int i, int j, int k) {
-    if (count(i, j, k) == 0) return;
+    if (active(i, j, k) == 0) return;
     PetscInt local = 1, remote = 0;
     for (int a = 0; a < 3; ++a)
       for (int side : {-1, 1}) {
@@ -176,9 +229,9 @@ void PoreWaterFlow::number_unknowns(Halo& halo, const MacGrid& g) {
   check(KSPCreate(comm, &ksp_), "KSPCreate");
   check(KSPSetOptionsPrefix(ksp_, "pore_"), "KSPSetOptionsPrefix");
   check(KSPSetType(ksp_, KSPCG), "KSPSetType");
-  // The rows are water balances in particle volumes: 1e-11 of one is far below the
+  // The rows are water balances in particle volumes: 1e-9 of one is far below the
   // Picard tolerance, whatever the number of cells.
-  check(KSPSetTolerances(ksp_, 1e-12, 1e-11, PETSC_DEFAULT, 5000), "KSPSetTolerances");
+  check(KSPSetTolerances(ksp_, 1e-12, 1e-9, PETSC_DEFAULT, 5000), "KSPSetTolerances");
   check(KSPSetNormType(ksp_, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
   check(KSPSetInitialGuessNonzero(ksp_, PETSC_TRUE), "KSPSetInitialGuessNonzero");
   check(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
@@ -190,12 +243,15 @@ void PoreWaterFlow::number_unknowns(Halo& halo, const MacGrid& g) {
 void PoreWaterFlow::assemble(const Substep& s, double dt) {
   PetscScalar* b = nullptr;
   PetscScalar* x = nullptr;
+  // A rank without unknowns may get null arrays: restore whatever was got.
   PetscErrorCode error = VecGetArray(rhs_, &b);
+  const bool got_b = !error;
   if (!error) error = VecGetArray(solution_, &x);
+  const bool got_x = got_b && !error;
   int64_t row_index = 0;
   for_each_index(s.owned, [&](int i, int j, int k) {
     const double c = s.count(i, j, k);
-    if (c == 0 || error) return;
+    if (unknown_(i, j, k) < 0 || error) return;
     const double h = head_(i, j, k), z = s.height(i, j, k);
     const double capacity = c * s.soil.capacity(h);
     double diag = capacity;
@@ -222,8 +278,8 @@ void PoreWaterFlow::assemble(const Substep& s, double dt) {
     x[row_index++] = h;
     error = MatSetValues(matrix_, 1, &row, n, cols, vals, INSERT_VALUES);
   });
-  if (b) VecRestoreArray(rhs_, &b);
-  if (x) VecRestoreArray(solution_, &x);
+  if (got_b) VecRestoreArray(rhs_, &b);
+  if (got_x) VecRestoreArray(solution_, &x);
   check(error, "assembling the pore-water system");
   check(MatAssemblyBegin(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
   check(MatAssemblyEnd(matrix_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
@@ -233,6 +289,7 @@ void PoreWaterFlow::assemble(const Substep& s, double dt) {
 // with the fluxes'; then water_end_ holds the fluxes' water and head_next_ the heads. False
 // when the iteration did not settle (or CG failed) in kMaxPicardIterations.
 bool PoreWaterFlow::solve_substep(Halo& halo, const Substep& s, double dt, PoreFlowStats& stats) {
+  double relax = 1, last_worst = std::numeric_limits<double>::infinity();
   for (int iteration = 0; iteration < kMaxPicardIterations; ++iteration) {
     ++stats.picard_iterations;
     assemble(s, dt);
@@ -250,15 +307,15 @@ bool PoreWaterFlow::solve_substep(Halo& halo, const Substep& s, double dt, PoreF
     head_next_.fill(0.0);
     int64_t row = 0;
     for_each_index(s.owned, [&](int i, int j, int k) {
-      if (s.count(i, j, k) > 0) head_next_(i, j, k) = x[row++];
+      if (unknown_(i, j, k) >= 0) head_next_(i, j, k) = x[row++];
     });
     VecRestoreArrayRead(solution_, &x);
     halo.fill<double>({&head_next_});
 
     double mismatch = 0;
     for_each_index(s.owned, [&](int i, int j, int k) {
+      if (unknown_(i, j, k) < 0) return;
       const double c = s.count(i, j, k);
-      if (c == 0) return;
       const double h_next = head_next_(i, j, k);
       const double total = h_next + s.height(i, j, k);
       double water = water_start_(i, j, k);
@@ -270,14 +327,24 @@ bool PoreWaterFlow::solve_substep(Halo& halo, const Substep& s, double dt, PoreF
       water_end_(i, j, k) = water;
       mismatch = std::max(mismatch, std::abs(s.soil.water_content(h_next) - water / c));
     });
-    if (global_max(topo_, mismatch) <= kPicardTolerance) return true;
+    const double worst = global_max(topo_, mismatch);
+    if (worst <= kPicardTolerance) return true;
     // The next iterate: where the fluxes leave a cell unsaturated, the head of the water
-    // they leave (primary variable switching): a dry cell that fills in one iteration would
-    // otherwise overshoot by its small capacity and oscillate.
+    // they leave (as in primary variable switching; a dry cell that fills in one iteration
+    // would otherwise overshoot by its small capacity). An iteration that does worse than
+    // the last halves the next step (down to 1/8), one that does better doubles it (up to
+    // a whole step): a soaked cell beside dry
+    // ones otherwise cycles between a high head, whose mean conductivity drains it, and a
+    // low one, whose conductivity lets it fill again.
+    relax = worst > last_worst ? std::max(0.125, 0.5 * relax) : std::min(1.0, 2 * relax);
+    last_worst = worst;
     for_each_index(s.owned, [&](int i, int j, int k) {
+      if (unknown_(i, j, k) < 0) return;
       const double c = s.count(i, j, k);
-      if (c > 0 && water_end_(i, j, k) < c * s.soil.porosity())
-        head_next_(i, j, k) = s.soil.head(water_end_(i, j, k) / c);
+      const double water = water_end_(i, j, k);
+      const double next =
+          water < c * s.soil.porosity() ? s.soil.head(water / c) : head_next_(i, j, k);
+      head_next_(i, j, k) = head_(i, j, k) + relax * (next - head_(i, j, k));
     });
     halo.fill<double>({&head_next_});
     std::swap(head_, head_next_);
@@ -313,7 +380,7 @@ void PoreWaterFlow::set_heads(const Substep& s) {
 void PoreWaterFlow::record_exchanges(const Substep& s, double dt,
                                      std::vector<Exchange>& exchanges) const {
   for_each_index(s.owned, [&](int i, int j, int k) {
-    if (s.count(i, j, k) == 0) return;
+    if (unknown_(i, j, k) < 0) return;
     const double total = head_next_(i, j, k) + s.height(i, j, k);
     const int64_t self = head_.offset(i, j, k);
     s.for_each_link(head_, {i, j, k}, [&](const Link& l) {
@@ -321,6 +388,16 @@ void PoreWaterFlow::record_exchanges(const Substep& s, double dt,
         exchanges.push_back({self, l.other, dt * l.conductance * (l.boundary_head - total)});
     });
   });
+}
+
+void PoreWaterFlow::throw_unsettled(const MaterialSpec& sand, double dt) {
+  release_petsc();
+  throw std::runtime_error(
+      "the pore water's Picard iteration did not settle in a step of " +
+      std::to_string(dt / (1 << kMaxSplits)) + " s: the sand's conductivity (" +
+      std::to_string(sand.wet.conductivity) +
+      " m/s), van_genuchten_alpha and van_genuchten_n give heads this grid cannot follow; try "
+      "a milder soil or a smaller max_dt");
 }
 
 PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
@@ -331,7 +408,8 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
   const SoilWater soil(sand.wet);
   tally_pore_water(p, config.materials, g.dx, g.pore_count, g.pore_water);
   const Box block = topo_.local(Stagger::Cell);
-  for (Array3<double>* a : {&head_, &head_next_, &water_start_, &water_end_, &free_water_})
+  for (Array3<double>* a :
+       {&head_, &head_next_, &water_start_, &water_end_, &free_water_, &active_})
     if (!(a->box() == block)) a->reset(block, Stagger::Cell, 0.0);
   tally_free_water(p, config.materials, g.dx, free_water_);
   halo.fill<double>({&g.pore_count, &g.pore_water, &free_water_});
@@ -344,10 +422,19 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
     for (int a = 0; a < 3; ++a) up[a] = -gravity[a] / g_norm;
   // Without gravity a pond's pressure still pushes: heads in metres of water under 1 g.
   const double weight = sand.wet.pore_water_density * (g_norm > 0 ? g_norm : 9.81);
-  const Substep s{g,           soil, config.cells, g.pore_count,
-                  free_water_, up,   weight,       topo_.owned_cells(topo_.rank())};
-  number_unknowns(halo, g);
+  const Substep s{g,
+                  soil,
+                  config.cells,
+                  g.pore_count,
+                  free_water_,
+                  unknown_,
+                  up,
+                  weight,
+                  topo_.owned_cells(topo_.rank())};
   std::copy(g.pore_water.data(), g.pore_water.data() + g.pore_water.size(), water_start_.data());
+  int reach = 2;
+  mark_active(halo, s, reach);
+  number_unknowns(halo);
   set_heads(s);
 
   std::vector<Exchange> exchanges;
@@ -355,25 +442,21 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
   int splits = 0;
   while (done < dt) {
     piece = std::min(piece, dt - done);
-    if (solve_substep(halo, s, piece, stats)) {
+    if (!solve_substep(halo, s, piece, stats)) {
+      if (++splits > kMaxSplits) throw_unsettled(sand, dt);
+      piece /= 2;
+    } else if (front_leaves_active_cells(s)) {
+      reach *= 2;  // and the substep again, over more cells
+      mark_active(halo, s, reach);
+      number_unknowns(halo);
+    } else {
       record_exchanges(s, piece, exchanges);
       for_each_index(s.owned, [&](int i, int j, int k) {
-        if (s.count(i, j, k) > 0) water_start_(i, j, k) = water_end_(i, j, k);
+        if (unknown_(i, j, k) >= 0) water_start_(i, j, k) = water_end_(i, j, k);
       });
       halo.fill<double>({&water_start_});
       ++stats.substeps;
       done += piece;
-    } else if (++splits > kMaxSplits) {
-      release_petsc();
-      throw std::runtime_error(
-          "the pore water's Picard iteration did not settle in a step of " +
-          std::to_string(dt / (1 << kMaxSplits)) + " s: the sand's conductivity (" +
-          std::to_string(sand.wet.conductivity) +
-          " m/s), van_genuchten_alpha and "
-          "van_genuchten_n give heads this grid cannot follow; try a milder soil or a smaller "
-          "max_dt");
-    } else {
-      piece /= 2;
     }
     set_heads(s);
   }

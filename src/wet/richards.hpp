@@ -16,8 +16,10 @@
 //
 // A cell with c porous sand particles weighs c / 8 of a full cell, a face between two such
 // cells min(c) / 8 of a full face (as in percolation.hpp). The face's conductivity is the
-// upstream cell's (by the last iterate's head), one value for both sides, so the system
-// stays symmetric. Boundaries, at half a cell from the sand cell's centre:
+// Kirchhoff mean of K between the two cells' heads of the last iterate
+// (SoilWater::mean_conductivity), one value for both sides, so the system stays symmetric;
+// upstream weighting (tried first) let ponded infiltration run 21% ahead of Green-Ampt
+// after a minute at 1 cm cells. Boundaries, at half a cell from the sand cell's centre:
 // - a cell with free water and no porous sand: the head of that water, p / (rho_w g) + z,
 //   from the flow's pressure (a pond of depth d pushes with d); K_s for inflow;
 // - an open cell without water (air): a seepage face, h = 0 on the face, open only while
@@ -53,7 +55,7 @@ struct PoreFlowStats {
 };
 
 // The Picard iteration's bound on |theta(h) - theta(fluxes)| in every cell (volume fraction).
-inline constexpr double kPicardTolerance = 1e-7;
+inline constexpr double kPicardTolerance = 1e-6;
 // Water owed to an open cell becomes a particle once this much (particle volumes) is owed.
 inline constexpr double kReleaseQuantum = 0.5;
 
@@ -84,7 +86,10 @@ class PoreWaterFlow {
   // The slot of created_particle_id for water released from an open cell.
   static constexpr int kReleaseSlot = 6;
 
-  void number_unknowns(Halo& halo, const MacGrid& g);
+  void mark_active(Halo& halo, const Substep& s, int reach);
+  bool front_leaves_active_cells(const Substep& s) const;
+  void number_unknowns(Halo& halo);
+  [[noreturn]] void throw_unsettled(const MaterialSpec& sand, double dt);
   void set_heads(const Substep& s);
   void assemble(const Substep& s, double dt);
   bool solve_substep(Halo& halo, const Substep& s, double dt, PoreFlowStats& stats);
@@ -100,8 +105,8 @@ class PoreWaterFlow {
   const Topology& topo_;
   // Per cell of the block: the head (the iterate and the next), the water (sum over
   // particles) at the substep's start and at its end, the free water, and the unknown's
-  // global number (-1: not porous).
-  Array3<double> head_, head_next_, water_start_, water_end_, free_water_;
+  // global number (-1: not solved for); active_: 1 where solved for (mark_active).
+  Array3<double> head_, head_next_, water_start_, water_end_, free_water_, active_;
   Array3<PetscInt> unknown_;
   int64_t local_unknowns_ = 0;
   Mat matrix_ = nullptr;

@@ -17,6 +17,39 @@ SoilWater::SoilWater(const WetSandSpec& sand)
   driest_head_ = -std::pow(x, 1 / n_) / alpha_;
   driest_theta_ = porosity_ * (residual_ + (1 - residual_) * kDriestEffectiveSaturation);
   driest_capacity_ = curve_capacity(driest_head_);
+  dry_head_ = driest_head_ - driest_theta_ / driest_capacity_;
+  // On the tangent K grows linearly from 0 at dry_head_: int K dh is a triangle.
+  const double below = 0.5 * conductivity(driest_head_) * (driest_head_ - dry_head_);
+  kirchhoff_table_.resize(kKirchhoffPoints);
+  kirchhoff_table_[0] = below;
+  const double step = -driest_head_ / (kKirchhoffPoints - 1);
+  for (int i = 1; i < kKirchhoffPoints; ++i) {
+    const double a = driest_head_ + (i - 1) * step;
+    kirchhoff_table_[i] = kirchhoff_table_[i - 1] +
+                          step / 6 *
+                              (conductivity(a) + 4 * conductivity(a + 0.5 * step) +
+                               conductivity(std::min(0.0, a + step)));
+  }
+}
+
+double SoilWater::kirchhoff(double head) const {
+  if (head >= 0) return kirchhoff_table_.back() + k_s_ * head;
+  if (head <= dry_head_) return 0.0;
+  if (head < driest_head_) {
+    const double k = conductivity(head);
+    return 0.5 * k * (head - dry_head_);
+  }
+  const double x = (head - driest_head_) / -driest_head_ * (kKirchhoffPoints - 1);
+  const int i = std::min(int(x), kKirchhoffPoints - 2);
+  const double f = x - i;
+  return kirchhoff_table_[i] + f * (kirchhoff_table_[i + 1] - kirchhoff_table_[i]);
+}
+
+double SoilWater::mean_conductivity(double head_a, double head_b) const {
+  const double dh = head_b - head_a;
+  // Closer than the table's resolution: the conductivity at the midpoint.
+  if (std::abs(dh) < 1e-6) return conductivity(0.5 * (head_a + head_b));
+  return (kirchhoff(head_b) - kirchhoff(head_a)) / dh;
 }
 
 double SoilWater::curve_capacity(double head) const {

@@ -14,6 +14,8 @@
 // wetting front meets a suction the Picard iteration can follow (with S_e = 1e-4, -16 m and
 // a kink, it cycled between two iterates).
 #pragma once
+#include <vector>
+
 #include "src/wet/wet_parameters.hpp"
 
 namespace dunesim {
@@ -31,6 +33,12 @@ class SoilWater {
   double head(double theta) const;
   // K(h), m/s.
   double conductivity(double head) const;
+  // The mean conductivity between two heads, int K dh / (h_b - h_a) (Kirchhoff's transform):
+  // the flux it gives between two cells is exact for steady flow without gravity, so a
+  // wetting front entering dry sand meets the suction int K dh / K_s (Green-Ampt's psi)
+  // rather than the dry sand's whole head difference times K_s (upstream weighting) or
+  // times K of the dry sand (the arithmetic mean's opposite error).
+  double mean_conductivity(double head_a, double head_b) const;
 
   double saturated_conductivity() const { return k_s_; }
   double porosity() const { return porosity_; }
@@ -40,11 +48,17 @@ class SoilWater {
  private:
   double effective_saturation(double head) const;  // S_e on the curve (h >= driest_head_)
   double curve_capacity(double head) const;        // d theta / d h on the curve (h < 0)
+  double kirchhoff(double head) const;  // int K dh from the dry sand's head (theta = 0)
 
   double porosity_, residual_, alpha_, n_, m_, storage_, k_s_;
   double driest_head_;      // h at kDriestEffectiveSaturation
   double driest_theta_;     // theta there
   double driest_capacity_;  // the curve's slope there, the tangent's below
+  double dry_head_;         // where the tangent reaches theta = 0
+  // Kirchhoff's potential on the curve, at kKirchhoffPoints heads evenly from driest_head_
+  // to 0, integrated by Simpson's rule.
+  static constexpr int kKirchhoffPoints = 4097;
+  std::vector<double> kirchhoff_table_;
 };
 
 }  // namespace dunesim
