@@ -25,10 +25,10 @@ SoilWater::SoilWater(const WetSandSpec& sand)
   const double step = -driest_head_ / (kKirchhoffPoints - 1);
   for (int i = 1; i < kKirchhoffPoints; ++i) {
     const double a = driest_head_ + (i - 1) * step;
-    kirchhoff_table_[i] = kirchhoff_table_[i - 1] +
-                          step / 6 *
-                              (conductivity(a) + 4 * conductivity(a + 0.5 * step) +
-                               conductivity(std::min(0.0, a + step)));
+    kirchhoff_table_[i] =
+        kirchhoff_table_[i - 1] + step / 6 *
+                                      (conductivity(a) + 4 * conductivity(a + 0.5 * step) +
+                                       conductivity(std::min(0.0, a + step)));
   }
 }
 
