@@ -55,7 +55,7 @@ struct PoreFlowStats {
 };
 
 // The Picard iteration's bound on |theta(h) - theta(fluxes)| in every cell (volume fraction).
-inline constexpr double kPicardTolerance = 1e-6;
+inline constexpr double kPicardTolerance = 1e-5;
 // Water owed to an open cell becomes a particle once this much (particle volumes) is owed.
 inline constexpr double kReleaseQuantum = 0.5;
 

@@ -46,19 +46,35 @@ class SoilWater {
   static constexpr double kDriestEffectiveSaturation = 0.05;
 
  private:
-  double effective_saturation(double head) const;  // S_e on the curve (h >= driest_head_)
-  double curve_capacity(double head) const;        // d theta / d h on the curve (h < 0)
+  // The curve at kTablePoints heads evenly from driest_head_ to 0 (one pow-free lookup
+  // where the analytic curve costs seven pow calls; 1e-4 m apart for the default sand,
+  // theta within 1e-6 of the curve), Kirchhoff's potential by Simpson's rule.
+  static constexpr int kTablePoints = 4097;
+  struct Node {
+    double theta, capacity, conductivity, kirchhoff;
+  };
+  struct Lookup {
+    const Node &below, &above;
+    double fraction;
+    double at(double Node::*value) const {
+      return below.*value + fraction * (above.*value - below.*value);
+    }
+  };
+  Lookup lookup(double head) const;
   double kirchhoff(double head) const;  // int K dh from the dry sand's head (theta = 0)
+  double curve_effective_saturation(double head) const;
+  double curve_water_content(double head) const;
+  double curve_capacity(double head) const;
+  double curve_conductivity(double head) const;
 
   double porosity_, residual_, alpha_, n_, m_, storage_, k_s_;
-  double driest_head_;      // h at kDriestEffectiveSaturation
-  double driest_theta_;     // theta there
-  double driest_capacity_;  // the curve's slope there, the tangent's below
-  double dry_head_;         // where the tangent reaches theta = 0
-  // Kirchhoff's potential on the curve, at kKirchhoffPoints heads evenly from driest_head_
-  // to 0, integrated by Simpson's rule.
-  static constexpr int kKirchhoffPoints = 4097;
-  std::vector<double> kirchhoff_table_;
+  double driest_head_;          // h at kDriestEffectiveSaturation
+  double driest_theta_;         // theta there
+  double driest_capacity_;      // the curve's slope there, the tangent's below
+  double driest_conductivity_;  // K there
+  double dry_head_;             // where the tangent reaches theta = 0
+  double step_;                 // between the table's heads
+  std::vector<Node> table_;
 };
 
 }  // namespace dunesim
