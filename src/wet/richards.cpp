@@ -16,14 +16,6 @@ namespace dunesim {
 
 namespace {
 
-// One face of a porous cell as the system sees it.
-struct Link {
-  enum Kind { Closed, Pore, Boundary } kind = Closed;
-  double conductance = 0;    // K (area in particles) / dx^2, 1/s per metre of head
-  int64_t other = 0;         // the neighbour's offset in the cell arrays
-  double boundary_head = 0;  // Boundary: the total head (m) held on the face
-};
-
 bool inside(const Index3& cells, const Index3& c) {
   for (int a = 0; a < 3; ++a)
     if (c[a] < 0 || c[a] >= cells[a]) return false;
@@ -118,11 +110,18 @@ PoreWaterFlow::~PoreWaterFlow() {
 }
 
 void PoreWaterFlow::release_petsc() {
+  release_system();
   if (ksp_) KSPDestroy(&ksp_);
+  ksp_ = nullptr;
+}
+
+// The step's matrix and vectors; the KSP stays, set up once (creating one each step looked
+// up its types by name every time, 6% of a step on the storm surge scene).
+void PoreWaterFlow::release_system() {
+  if (ksp_) KSPReset(ksp_);
   if (matrix_) MatDestroy(&matrix_);
   if (rhs_) VecDestroy(&rhs_);
   if (solution_) VecDestroy(&solution_);
-  ksp_ = nullptr;
   matrix_ = nullptr;
   rhs_ = solution_ = nullptr;
 }
@@ -191,7 +190,7 @@ bool PoreWaterFlow::front_leaves_active_cells(const Substep& s) const {
 // CG. Once a step unless the front outruns the active cells: the cells do not change
 // between its substeps.
 void PoreWaterFlow::number_unknowns(Halo& halo) {
-  release_petsc();
+  release_system();
   const Box owned = topo_.owned_cells(topo_.rank());
   const Array3<double>& active = active_;
   unknown_.reset(topo_.local(Stagger::Cell), Stagger::Cell, -1);
@@ -226,7 +225,11 @@ void PoreWaterFlow::number_unknowns(Halo& halo) {
   check(MatSetOption(matrix_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
   check(VecCreateMPI(comm, rows, PETSC_DETERMINE, &rhs_), "VecCreateMPI");
   check(VecDuplicate(rhs_, &solution_), "VecDuplicate");
-  check(KSPCreate(comm, &ksp_), "KSPCreate");
+  if (!ksp_) create_krylov_solver();
+}
+
+void PoreWaterFlow::create_krylov_solver() {
+  check(KSPCreate(topo_.comm(), &ksp_), "KSPCreate");
   check(KSPSetOptionsPrefix(ksp_, "pore_"), "KSPSetOptionsPrefix");
   check(KSPSetType(ksp_, KSPCG), "KSPSetType");
   // The rows are water balances in particle volumes: 1e-9 of one is far below the
@@ -249,9 +252,12 @@ void PoreWaterFlow::assemble(const Substep& s, double dt) {
   if (!error) error = VecGetArray(solution_, &x);
   const bool got_x = got_b && !error;
   int64_t row_index = 0;
+  links_.clear();
+  links_per_cell_.clear();
   for_each_index(s.owned, [&](int i, int j, int k) {
     const double c = s.count(i, j, k);
     if (unknown_(i, j, k) < 0 || error) return;
+    const size_t first_link = links_.size();
     const double h = head_(i, j, k), z = s.height(i, j, k);
     const double capacity = c * s.soil.capacity(h);
     double diag = capacity;
@@ -260,6 +266,7 @@ void PoreWaterFlow::assemble(const Substep& s, double dt) {
     PetscScalar vals[7];
     int n = 0;
     s.for_each_link(head_, {i, j, k}, [&](const Link& l) {
+      links_.push_back(l);
       const double t = dt * l.conductance;
       diag += t;
       if (l.kind == Link::Pore) {
@@ -271,6 +278,7 @@ void PoreWaterFlow::assemble(const Substep& s, double dt) {
         rhs += t * (l.boundary_head - z);
       }
     });
+    links_per_cell_.push_back(uint8_t(links_.size() - first_link));
     const PetscInt row = unknown_(i, j, k);
     cols[n] = row;
     vals[n++] = diag;
@@ -313,17 +321,19 @@ bool PoreWaterFlow::solve_substep(Halo& halo, const Substep& s, double dt, PoreF
     halo.fill<double>({&head_next_});
 
     double mismatch = 0;
+    const Link* link = links_.data();
+    const uint8_t* links_here = links_per_cell_.data();
     for_each_index(s.owned, [&](int i, int j, int k) {
       if (unknown_(i, j, k) < 0) return;
       const double c = s.count(i, j, k);
       const double h_next = head_next_(i, j, k);
       const double total = h_next + s.height(i, j, k);
       double water = water_start_(i, j, k);
-      s.for_each_link(head_, {i, j, k}, [&](const Link& l) {
-        const double other =
-            l.kind == Link::Pore ? s.total_head(head_next_, l.other) : l.boundary_head;
-        water += dt * l.conductance * (other - total);
-      });
+      for (const Link* end = link + *links_here++; link < end; ++link) {
+        const double other = link->kind == Link::Pore ? s.total_head(head_next_, link->other)
+                                                      : link->boundary_head;
+        water += dt * link->conductance * (other - total);
+      }
       water_end_(i, j, k) = water;
       mismatch = std::max(mismatch, std::abs(s.soil.water_content(h_next) - water / c));
     });
@@ -379,14 +389,16 @@ void PoreWaterFlow::set_heads(const Substep& s) {
 // head_next_, as in water_end_).
 void PoreWaterFlow::record_exchanges(const Substep& s, double dt,
                                      std::vector<Exchange>& exchanges) const {
+  const Link* link = links_.data();
+  const uint8_t* links_here = links_per_cell_.data();
   for_each_index(s.owned, [&](int i, int j, int k) {
     if (unknown_(i, j, k) < 0) return;
     const double total = head_next_(i, j, k) + s.height(i, j, k);
     const int64_t self = head_.offset(i, j, k);
-    s.for_each_link(head_, {i, j, k}, [&](const Link& l) {
-      if (l.kind == Link::Boundary)
-        exchanges.push_back({self, l.other, dt * l.conductance * (l.boundary_head - total)});
-    });
+    for (const Link* end = link + *links_here++; link < end; ++link)
+      if (link->kind == Link::Boundary)
+        exchanges.push_back(
+            {self, link->other, dt * link->conductance * (link->boundary_head - total)});
   });
 }
 
@@ -405,7 +417,8 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
                                      MacGrid& g, Particles& p) {
   PoreFlowStats stats;
   if (dt <= 0) return stats;
-  const SoilWater soil(sand.wet);
+  if (!soil_) soil_.emplace(sand.wet);  // the case's sand does not change
+  const SoilWater& soil = *soil_;
   tally_pore_water(p, config.materials, g.dx, g.pore_count, g.pore_water);
   const Box block = topo_.local(Stagger::Cell);
   for (Array3<double>* a :
@@ -460,7 +473,7 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
     }
     set_heads(s);
   }
-  release_petsc();
+  release_system();
   settle_exchanges(halo, config, step, exchanges, g, p, stats);
   return stats;
 }

@@ -34,6 +34,7 @@
 #include <petscksp.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "decomposition/halo.hpp"
@@ -79,6 +80,13 @@ class PoreWaterFlow {
 
  private:
   struct Substep;
+  // One face of an active cell as the system sees it.
+  struct Link {
+    enum Kind { Closed, Pore, Boundary } kind = Closed;
+    double conductance = 0;    // K (area in particles) / dx^2, 1/s per metre of head
+    int64_t other = 0;         // the neighbour's offset in the cell arrays
+    double boundary_head = 0;  // Boundary: the total head (m) held on the face
+  };
   struct Exchange {  // water into sand cell `sand` from open cell `open` (< 0: out)
     int64_t sand, open;
     double water;
@@ -100,14 +108,21 @@ class PoreWaterFlow {
   void release_owed_water(const CaseConfig& config, int64_t step, MacGrid& g, Particles& p,
                           PoreFlowStats& stats);
   void check(PetscErrorCode ierr, const char* what) const;
+  void create_krylov_solver();
+  void release_system();
   void release_petsc();
 
   const Topology& topo_;
+  std::optional<SoilWater> soil_;  // tabulated on the first step
   // Per cell of the block: the head (the iterate and the next), the water (sum over
   // particles) at the substep's start and at its end, the free water, and the unknown's
   // global number (-1: not solved for); active_: 1 where solved for (mark_active).
   Array3<double> head_, head_next_, water_start_, water_end_, free_water_, active_;
   Array3<PetscInt> unknown_;
+  // The last assembly's open links, active cell by active cell in for_each_index order, and
+  // how many each cell has: the fluxes and exchanges of an iteration use them again.
+  std::vector<Link> links_;
+  std::vector<uint8_t> links_per_cell_;
   int64_t local_unknowns_ = 0;
   Mat matrix_ = nullptr;
   KSP ksp_ = nullptr;
