@@ -590,6 +590,23 @@ friction = 0.3
             test_mesh("tetra.obj"));
 }
 
+// Every case shipped in cases/ parses and stays within the physics budget, as `dunesim
+// check` would say (the bunny cases when their mesh has been made).
+TEST(CaseConfig, EveryShippedCaseChecks) {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(DUNESIM_CASES_DIR)) {
+    if (entry.path().extension() != ".toml") continue;
+    const std::string name = entry.path().filename().string();
+    if (name.find("bunny") != std::string::npos &&
+        !std::filesystem::exists(std::string(DUNESIM_CASES_DIR) + "/meshes/bunny.obj"))
+      continue;
+    SCOPED_TRACE(name);
+    EXPECT_NO_THROW(check_physics_budget(parse_shipped(name)));
+    ++checked;
+  }
+  EXPECT_GE(checked, 17);
+}
+
 TEST(CaseConfig, BunnyCases) {
   if (!std::filesystem::exists(std::string(DUNESIM_CASES_DIR) + "/meshes/bunny.obj"))
     GTEST_SKIP() << "cases/meshes/bunny.obj is missing; cases/meshes/fetch_bunny.sh makes it";
