@@ -21,10 +21,13 @@
 // upstream weighting (tried first) let ponded infiltration run 21% ahead of Green-Ampt
 // after a minute at 1 cm cells. Boundaries, at half a cell from the sand cell's centre:
 // - a cell with free water and no porous sand: the head of that water, p / (rho_w g) + z,
-//   from the flow's pressure (a pond of depth d pushes with d); K_s for inflow;
+//   from the flow's pressure (a pond of depth d pushes with d), K the Kirchhoff mean
+//   between the cell's head and the face's;
 // - an open cell without water (air): a seepage face, h = 0 on the face, open only while
 //   the sand cell is soaked (h >= 0) and its head is above the face's height;
 // - solid cells and the domain's walls: no flux.
+// Only cells that hold water or touch free water, and two layers around them, are solved
+// for: dry sand passes no water (mark_active).
 // Water that leaves the sand is owed to free water in the open cell (grid.pore_release, a
 // carried array) and becomes a water particle there once a cell is owed half a particle's
 // volume; water that enters comes from the release owed to the cell, then from its water
