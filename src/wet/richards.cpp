@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -404,12 +405,15 @@ void PoreWaterFlow::record_exchanges(const Substep& s, double dt,
 
 void PoreWaterFlow::throw_unsettled(const MaterialSpec& sand, double dt) {
   release_petsc();
-  throw std::runtime_error(
-      "the pore water's Picard iteration did not settle in a step of " +
-      std::to_string(dt / (1 << kMaxSplits)) + " s: the sand's conductivity (" +
-      std::to_string(sand.wet.conductivity) +
-      " m/s), van_genuchten_alpha and van_genuchten_n give heads this grid cannot follow; try "
-      "a milder soil or a smaller max_dt");
+  char message[400];
+  std::snprintf(message, sizeof message,
+                "the pore water's Picard iteration did not settle in a step of %.3g s: sand "
+                "material \"%s\" (conductivity %.3g m/s, van_genuchten_alpha %.3g 1/m, "
+                "van_genuchten_n %.3g) gives heads this grid cannot follow; try a milder soil "
+                "or a smaller max_dt",
+                dt / (1 << kMaxSplits), sand.name.c_str(), sand.wet.conductivity,
+                sand.wet.van_genuchten_alpha, sand.wet.van_genuchten_n);
+  throw std::runtime_error(message);
 }
 
 PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
