@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: check_surface_ranks.sh ranks|bad_input DUNESIM_EXE DUNESIM_SURFACE_EXE CASE CHECK_SCRIPT
+# Usage: check_surface_ranks.sh ranks|bad_input|flags DUNESIM_EXE DUNESIM_SURFACE_EXE CASE CHECK_SCRIPT
 #
 # Makes a frame with the real simulator (CASE, tests/cases/surface_sand_column.toml, on 2
 # ranks). `ranks`: runs dunesim_surface --merge on it on 1, 2 and 4 ranks, and CHECK_SCRIPT
@@ -9,12 +9,18 @@
 # truncated copy, a frame without /particles/position and one without a cell size, next to a
 # good frame: exit status 3 on every rank, each named on stderr with what is wrong, and the
 # good frame's surfaces written all the same; given --cell-size, the frame without one gives
-# the same surface as the original. Without VTK's Python modules it exits 77
+# the same surface as the original. `flags`, on 2 ranks: --resolution 1 gives a closed
+# surface with fewer than half the triangles of the default 2 (each sample spacing doubled:
+# about a quarter), --material sand (the frame's only material) the default's surface,
+# --material water exit 3 on every rank naming the materials the frame has, and --blobby the
+# classic blobby surface, closed and enclosing at least 8% more than Zhu & Bridson's (it
+# bulges around every particle; 17% here, where the default is within 3% of the particles'
+# volume). Without VTK's Python modules it exits 77
 # (skipped), except under CI (CI=true).
 set -euo pipefail
 
-if [ "$#" -ne 5 ] || [[ "$1" != ranks && "$1" != bad_input ]]; then
-  echo "usage: $0 ranks|bad_input DUNESIM_EXE DUNESIM_SURFACE_EXE CASE CHECK_SCRIPT" >&2
+if [ "$#" -ne 5 ] || [[ "$1" != ranks && "$1" != bad_input && "$1" != flags ]]; then
+  echo "usage: $0 ranks|bad_input|flags DUNESIM_EXE DUNESIM_SURFACE_EXE CASE CHECK_SCRIPT" >&2
   exit 2
 fi
 mode=$1
@@ -51,6 +57,47 @@ if [ "$mode" = ranks ]; then
   # The case's two moist layers: S = 0.1 below, 0.35 above (nothing moves the water).
   "$python" "$check_script" "$stem" "$particles" 0.01 0.1 0.35 out1 out2 out4
   exit
+fi
+
+if [ "$mode" = flags ]; then
+  for flags in "" "--resolution 1" "--material sand" "--blobby"; do
+    dir=out_$(echo "$flags" | tr -d ' -')
+    # shellcheck disable=SC2086  # the flags are words
+    timeout 120 mpiexec -n 2 --oversubscribe "$surface" "$frame" --out "$dir" --merge $flags
+  done
+  status=0
+  timeout 120 mpiexec -n 2 --oversubscribe bash -c '"$@"; echo "$?" >> statuses' _ \
+    "$surface" "$frame" --out out_water --merge --material water 2> water.err || true
+  cat water.err
+  grep -qF "no material named 'water' (it has: sand)" water.err ||
+    { echo "FAIL: --material water: stderr lacks the materials the frame has" >&2; status=1; }
+  [ "$(sort statuses | tr '\n' ' ')" = "3 3 " ] ||
+    { echo "FAIL: --material water: exit statuses $(tr '\n' ' ' < statuses), expected 3 3" >&2
+      status=1; }
+  "$python" - "$stem" "$(dirname "$check_script")" <<'PY' || status=1
+import sys
+stem, tests = sys.argv[1], sys.argv[2]
+sys.path.insert(0, tests)
+import check_surface_meshes as c
+import vtkmodules.vtkIOXML as xml
+from vtkmodules.util.numpy_support import vtk_to_numpy
+
+def surface(directory):
+    mesh = c.read(xml.vtkXMLPolyDataReader, f"{directory}/{stem}.vtp")
+    points, tris = vtk_to_numpy(mesh.GetPoints().GetData()), c.triangles(mesh)
+    c.check(tris is not None and c.open_edges(tris) == 0, f"{directory}: closed triangles")
+    return (len(tris), c.enclosed_volume(points, tris)) if tris is not None else (0, 0.0)
+
+default, coarse, sand, blobby = (surface(d) for d in
+                                 ("out_", "out_resolution1", "out_materialsand", "out_blobby"))
+print(f"triangles, volume: default {default}, --resolution 1 {coarse}, "
+      f"--material sand {sand}, --blobby {blobby}")
+c.check(coarse[0] < 0.5 * default[0], "--resolution 1: fewer than half the triangles")
+c.check(sand == default, "--material sand: the default's surface")
+c.check(blobby[1] > 1.08 * default[1], "--blobby: at least 8% more volume than the default")
+sys.exit(1 if c.failures else 0)
+PY
+  exit $status
 fi
 
 # ---- bad input, on 2 ranks ----
