@@ -10,24 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "decomposition/petsc_errors.hpp"
 #include "decomposition/reductions.hpp"
 
 namespace dunesim {
 
 namespace {
-
-// PETSc's message for an error it just returned: the specific one ("Unable to find
-// requested KSP type nonsense") and the kind ("Unknown type"), without the web link.
-std::string petsc_error_text(PetscErrorCode ierr) {
-  const char* kind = nullptr;
-  char* specific = nullptr;
-  PetscErrorMessage(ierr, &kind, &specific);
-  std::string text = specific && *specific ? specific : "";
-  std::string kind_text = kind ? kind : "error " + std::to_string(int(ierr));
-  const size_t link = kind_text.find(": http");
-  if (link != std::string::npos) kind_text.resize(link);
-  return text.empty() ? kind_text : text + " (" + kind_text + ")";
-}
 
 // For "-pc_type hypre": BoomerAMG settings measured to cut set-up time 3x on free-surface masks
 // (the matrix changes every step, so set-up, not iterations, dominates): HMIS coarsening, ext+i
@@ -150,11 +138,7 @@ std::vector<std::string> petsc_options_never_read(const std::string& options) {
 }
 
 void PressureSolver::check(PetscErrorCode ierr, const char* what) const {
-  const std::string local_error =
-      ierr ? std::string("PETSc failed in ") + what + ": " + petsc_error_text(ierr) : "";
-  const RankError error = first_error_on_any_rank(topo_.comm(), local_error);
-  if (error.failed())
-    throw std::runtime_error(error.message + " (on rank " + std::to_string(error.rank) + ")");
+  check_petsc_on_every_rank(topo_.comm(), ierr, what);
 }
 
 PressureSolver::PressureSolver(const Topology& topo, const PressureSolverSpec& spec)

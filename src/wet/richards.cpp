@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "decomposition/petsc_errors.hpp"
 #include "decomposition/reductions.hpp"
 #include "src/particles/pore_water.hpp"
 #include "src/particles/seeding.hpp"
@@ -91,17 +92,6 @@ struct PoreWaterFlow::Substep {
   }
 };
 
-namespace {
-
-std::string petsc_message(PetscErrorCode ierr) {
-  const char* kind = nullptr;
-  char* specific = nullptr;
-  PetscErrorMessage(ierr, &kind, &specific);
-  return std::string(specific && *specific ? specific : (kind ? kind : "error"));
-}
-
-}  // namespace
-
 PoreWaterFlow::PoreWaterFlow(const Topology& topo) : topo_(topo) {}
 
 PoreWaterFlow::~PoreWaterFlow() {
@@ -128,40 +118,40 @@ void PoreWaterFlow::release_system() {
 }
 
 void PoreWaterFlow::check(PetscErrorCode ierr, const char* what) const {
-  const std::string local =
-      ierr ? std::string("PETSc failed in ") + what + " (pore water): " + petsc_message(ierr)
-           : "";
-  const RankError error = first_error_on_any_rank(topo_.comm(), local);
-  if (error.failed())
-    throw std::runtime_error(error.message + " (on rank " + std::to_string(error.rank) + ")");
+  check_petsc_on_every_rank(topo_.comm(), ierr, std::string(what) + " (pore water)");
 }
 
-// The cells the system solves for (active_ = 1): porous cells that hold water or touch free
+// The cells the system solves for (active_ > 0): porous cells that hold water or touch free
 // water, and `reach` layers of porous cells around them. Dry sand passes no water (K = 0 at
 // theta = 0), so the rest cannot change until a wetting front reaches them; advance() widens
-// the reach and solves again when one does.
+// the reach and solves again when one does. active_ holds the layer a cell joined in (1 for
+// the wet cells), so that a layer grows only from the layers before it.
 void PoreWaterFlow::mark_active(Halo& halo, const Substep& s, int reach) {
   active_.fill(0.0);
+  double* active = active_.data();
   const double* water = water_start_.data();
   const double* free_water = s.free_water.data();
   const double* count = s.count.data();
+  auto any_neighbour = [&](int64_t c, auto&& is) {
+    for (int a = 0; a < 3; ++a)
+      for (int side : {-1, 1})
+        if (is(c + side * active_.stride(a))) return true;
+    return false;
+  };
   for_each_index(s.owned, [&](int i, int j, int k) {
     const int64_t c = active_.offset(i, j, k);
     if (count[c] == 0) return;
-    bool wet = water[c] > 0;
-    for (int a = 0; a < 3 && !wet; ++a)
-      for (int side : {-1, 1}) wet = wet || free_water[c + side * active_.stride(a)] > 0;
-    active_.data()[c] = wet;
+    const bool wet =
+        water[c] > 0 || any_neighbour(c, [&](int64_t n) { return free_water[n] > 0; });
+    active[c] = wet ? 1 : 0;
   });
-  for (int layer = 0; layer < reach; ++layer) {
+  for (int layer = 2; layer <= reach + 1; ++layer) {
     halo.fill<double>({&active_});
-    const Array3<double> was = active_;
     for_each_index(s.owned, [&](int i, int j, int k) {
       const int64_t c = active_.offset(i, j, k);
-      if (count[c] == 0 || was.data()[c] > 0) return;
-      for (int a = 0; a < 3; ++a)
-        for (int side : {-1, 1})
-          if (was.data()[c + side * active_.stride(a)] > 0) active_.data()[c] = 1;
+      if (count[c] == 0 || active[c] > 0) return;
+      auto joined_before = [&](int64_t n) { return active[n] > 0 && active[n] < layer; };
+      if (any_neighbour(c, joined_before)) active[c] = layer;
     });
   }
   halo.fill<double>({&active_});
@@ -344,9 +334,8 @@ bool PoreWaterFlow::solve_substep(Halo& halo, const Substep& s, double dt, PoreF
     // they leave (as in primary variable switching; a dry cell that fills in one iteration
     // would otherwise overshoot by its small capacity). An iteration that does worse than
     // the last halves the next step (down to 1/8), one that does better doubles it (up to
-    // a whole step): a soaked cell beside dry
-    // ones otherwise cycles between a high head, whose mean conductivity drains it, and a
-    // low one, whose conductivity lets it fill again.
+    // a whole step): a soaked cell beside dry ones otherwise cycles between a high head,
+    // whose mean conductivity drains it, and a low one, whose conductivity lets it fill.
     relax = worst > last_worst ? std::max(0.125, 0.5 * relax) : std::min(1.0, 2 * relax);
     last_worst = worst;
     for_each_index(s.owned, [&](int i, int j, int k) {
