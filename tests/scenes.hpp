@@ -28,6 +28,22 @@ inline CaseConfig water_box_case(Vec3 domain, double cell, Vec3 water_min, Vec3 
   return c;
 }
 
+// A soaked block of `sand` (8 x 4 x 10 cm, S = 1) at one end of a 0.3 x 0.04 x 0.2 m slab
+// (1 cm cells) and a pool of water 5 cm deep at the other (x >= 0.2 m): the block slumps and
+// seeps. The pressure is solved to 1e-8 so that the run's water sums are not the solver's.
+inline CaseConfig soaked_block_beside_pool(const MaterialSpec& sand) {
+  CaseConfig c = water_box_case({0.3, 0.04, 0.2}, 0.01, {0.2, 0, 0}, {0.3, 0.04, 0.05});
+  c.materials.push_back(sand);
+  SourceSpec block;
+  block.material = 1;
+  block.shape.min = {0.0, 0.0, 0.0};
+  block.shape.max = {0.08, 0.04, 0.1};
+  block.saturation = 1.0;
+  c.sources.push_back(block);
+  c.pressure.rtol = 1e-8;
+  return c;
+}
+
 // The same with a block of dry sand (1600 kg/m^3, the cases' 95% PIC) instead of water.
 inline CaseConfig sand_box_case(Vec3 domain, double cell, Vec3 sand_min, Vec3 sand_max,
                                 double friction_angle_deg) {

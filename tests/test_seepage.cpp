@@ -170,19 +170,10 @@ TEST(DarcyDrag, WaterInRestingSandSettlesAtDarcysVelocity) {
 // stage active: the water of the run, free plus held in the pores, is conserved to
 // round-off while seepage releases new particles.
 TEST(Seepage, SlumpingSoakedBlockConservesWater) {
-  CaseConfig c = test::water_box_case({0.3, 0.04, 0.2}, 0.01, {0.2, 0, 0}, {0.3, 0.04, 0.05});
   MaterialSpec sand = soaked_sand(2e-2);
   sand.wet.ideal_saturation = 0.4;
   sand.wet.propagation_rate = 1e-3;
-  c.materials.push_back(sand);
-  SourceSpec block;
-  block.material = 1;
-  block.shape.min = {0.0, 0.0, 0.0};
-  block.shape.max = {0.08, 0.04, 0.1};
-  block.saturation = 1.0;
-  c.sources.push_back(block);
-  c.pressure.rtol = 1e-8;
-  Simulation sim(c, MPI_COMM_WORLD);
+  Simulation sim(test::soaked_block_beside_pool(sand), MPI_COMM_WORLD);
   const double before = total_water(sim.topology(), sim.particles());
   while (sim.time() < 0.4 - 1e-12) sim.step(std::min(sim.stable_dt(), 0.4 - sim.time()));
   const double after = total_water(sim.topology(), sim.particles());
