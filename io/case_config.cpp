@@ -597,7 +597,7 @@ void read_pore_flow(const Table& m, WetSandSpec& wet) {
   const bool richards =
       m.has("pore_flow") && m.choice("pore_flow", {"diffusion", "richards"}) == "richards";
   const char* richards_keys[] = {"van_genuchten_alpha", "van_genuchten_n", "residual_saturation",
-                                 "specific_storage"};
+                                 "specific_storage", "pore_flow_interval"};
   if (!richards) {
     for (std::string_view key : richards_keys)
       if (m.has(key)) m.fail(key, "applies to pore_flow = \"richards\" only");
@@ -616,6 +616,7 @@ void read_pore_flow(const Table& m, WetSandSpec& wet) {
   wet.van_genuchten_n = m.number("van_genuchten_n", wet.van_genuchten_n);
   wet.residual_saturation = m.number("residual_saturation", wet.residual_saturation);
   wet.specific_storage = m.number("specific_storage", wet.specific_storage);
+  wet.pore_flow_interval = m.number("pore_flow_interval", wet.pore_flow_interval);
 }
 
 // The wet-sand keys of a sand material. Without a porosity the sand holds no water, and a
@@ -624,9 +625,10 @@ WetSandSpec read_wet_sand(const Table& m) {
   WetSandSpec wet;
   wet.porosity = m.number("porosity", 0.0);
   if (!wet.holds_water()) {
-    for (std::string_view key : {"ideal_saturation", "c_wet", "mud_viscosity", "propagation_rate",
-                                 "conductivity", "saturation", "pore_flow", "van_genuchten_alpha",
-                                 "van_genuchten_n", "residual_saturation", "specific_storage"})
+    for (std::string_view key :
+         {"ideal_saturation", "c_wet", "mud_viscosity", "propagation_rate", "conductivity",
+          "saturation", "pore_flow", "van_genuchten_alpha", "van_genuchten_n",
+          "residual_saturation", "specific_storage", "pore_flow_interval"})
       if (m.has(key)) m.fail(key, "needs a porosity > 0 (the sand holds no water without one)");
     return wet;
   }
@@ -780,7 +782,8 @@ void require_one_sand_model(const std::vector<Table>& entries,
         {"van_genuchten_alpha", wa.van_genuchten_alpha == wb.van_genuchten_alpha},
         {"van_genuchten_n", wa.van_genuchten_n == wb.van_genuchten_n},
         {"residual_saturation", wa.residual_saturation == wb.residual_saturation},
-        {"specific_storage", wa.specific_storage == wb.specific_storage}};
+        {"specific_storage", wa.specific_storage == wb.specific_storage},
+        {"pore_flow_interval", wa.pore_flow_interval == wb.pore_flow_interval}};
     for (const auto& [key, same] : shared)
       if (!same)
         t.fail(key, "must be the same as in sand material " + in_quotes(first->name) +

@@ -184,6 +184,12 @@ std::string render(const RunTimings& local, int ranks, double wall_seconds,
     sand_solve["largest_final_change"] = local.sand_solve_largest_change;
     report["rigid_plastic_rounds"] = std::move(sand_solve);
   }
+  if (!local.pore_picard_iterations.empty()) {
+    Json picard = per_step_summary(local.pore_picard_iterations);
+    picard["solves"] = local.pore_picard_iterations.size();
+    report["pore_water_picard_iterations"] = std::move(picard);
+    report["pore_water_krylov_iterations"] = per_step_summary(local.pore_krylov_iterations);
+  }
   std::string out;
   append_json(out, report, 0);
   return out + "\n";

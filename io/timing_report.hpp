@@ -38,12 +38,16 @@ struct RunTimings {
   int sand_solve_round_limit = 0;
   int64_t sand_solve_unconverged_steps = 0;
   double sand_solve_largest_change = 0;
+  // Richards' pore water only (empty otherwise; identical on every rank): each solve's
+  // Picard iterations, and its Krylov iterations over them.
+  std::vector<int> pore_picard_iterations;
+  std::vector<int> pore_krylov_iterations;
 };
 
 // Collective. Rank 0 gathers every rank's figures and writes them to `path` as JSON:
 // per stage the max / mean / min seconds over ranks, per rank particles and bytes, the
-// pressure iterations (and rigid-plastic sand's solve rounds), total particle-steps per
-// second and the load imbalance (max/mean).
+// pressure iterations (and rigid-plastic sand's solve rounds, the pore water's iterations), total
+// particle-steps per second and the load imbalance (max/mean).
 void write_timing_report(MPI_Comm comm, const std::string& path, const RunTimings& local);
 
 }  // namespace dunesim

@@ -1161,6 +1161,11 @@ TEST(CaseConfig, RichardsPoreFlowKeys) {
                {"material[0].van_genuchten_n", "in (1, 20]"});
   expect_error(sand + "pore_flow = \"darcy\"\n" + sand_source,
                {"material[0].pore_flow", "richards"});
+  EXPECT_EQ(c.materials[0].wet.pore_flow_interval, 0.05);
+  expect_error(sand + "pore_flow_interval = 0.1\n" + sand_source,
+               {"material[0].pore_flow_interval", "pore_flow = \"richards\" only"});
+  expect_error(sand + richards + "conductivity = 8e-5\npore_flow_interval = 0\n" + sand_source,
+               {"material[0].pore_flow_interval", "> 0"});
 }
 
 }  // namespace dunesim

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "src/wet/richards.hpp"
 #include "src/wet/soil_water.hpp"
 #include "tests/pore_column.hpp"
 #include "tests/world_ranks.hpp"
@@ -243,6 +244,60 @@ TEST(PoreWater, PondedInfiltrationFollowsGreenAmptWithThePondsDepth) {
           pond, 100 * worst, 1000 * psi, (long long)steps, (long long)picard, (long long)krylov);
     EXPECT_LT(worst, 0.10) << "pond " << pond;
   }
+}
+
+// A thin puddle under a high head on dry, conductive sand for a long step: the sand asks
+// for far more than the puddle holds. It gets just what the puddle holds, and no sand cell
+// passes on water it never got: every particle's water stays within [0, porosity] (a
+// pass-through promised in full but granted in part would leave the top cells negative).
+TEST(PoreWater, ThinPuddleGivesNoMoreThanItHolds) {
+  MaterialSpec sand = test::richards_sand();
+  sand.wet.conductivity = 2e-3;
+  const double dx = kDx, width = 3 * dx, top = 0.1;
+  test::PoreScene scene(MPI_COMM_WORLD, {3, 3, 12}, dx, sand, {{{0, 0, 0}, {width, width, top}}},
+                        {{{0, 0, top}, {width, width, top + dx}, 1.0}});
+  const double before = scene.total_water();  // the puddle's particles: 8 per cell
+  scene.advance(60.0);
+  const double taken = scene.fed();  // what the puddle was given back: what the sand took
+  double lowest = 1, highest = 0;
+  const Particles& p = scene.particles();
+  for (size_t n = 0; n < p.size(); ++n)
+    if (p.material[n] == 1) {
+      lowest = std::min(lowest, p.water_content[n]);
+      highest = std::max(highest, p.water_content[n]);
+    }
+  lowest = -global_max(scene.topology(), -lowest);
+  highest = global_max(scene.topology(), highest);
+  if (test::world_rank() == 0)
+    std::printf("puddle of %.0f particle volumes: the sand took %.3f; water content %.3g..%.3g\n",
+                before, taken, lowest, highest);
+  EXPECT_LE(taken, before * (1 + 1e-12));
+  EXPECT_GT(taken, 0.5 * before);  // the cap binds: the sand drinks most of it
+  EXPECT_GE(lowest, -1e-12);
+  EXPECT_LE(highest, sand.wet.porosity + 1e-6);
+}
+
+// The pore water's schedule: over steps of any length it solves in the steps that cross a
+// multiple of the interval, never falls behind the flow by an interval or more, and its
+// pieces add up to the time it keeps, so no pore-water time is lost or solved twice.
+TEST(PoreWater, SolvesOncePerIntervalAndKeepsUpWithTheFlow) {
+  const double interval = 0.02;
+  double t = 0, solved = 0;
+  int solves = 0;
+  for (int s = 0; t < 1.0; ++s) {
+    const double dt = 0.001 + 0.004 * ((s * 7919) % 13) / 12.0 + (s == 50 ? 0.05 : 0);
+    const double piece = pore_flow_time(t, dt, interval);
+    if (piece > 0) {
+      ++solves;
+      EXPECT_GE(piece, interval * (1 - 1e-9)) << "step " << s;
+    }
+    solved += piece;
+    t += dt;
+    EXPECT_GT(solved, t - interval) << "step " << s;
+    EXPECT_LE(solved, t + 1e-12) << "step " << s;
+  }
+  EXPECT_NEAR(solved, std::floor(t / interval) * interval, 1e-12);
+  EXPECT_EQ(solves, int(std::floor(t / interval)) - 2);  // step 50 crosses three multiples
 }
 
 // The whole step with Richards' pore water: a soaked sand block slumps beside a pool and

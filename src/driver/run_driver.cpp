@@ -314,11 +314,24 @@ struct SandSolveRecord {
   }
 };
 
+// Richards' pore water over the run: each solve's Picard and Krylov iterations (the steps
+// between solves have none).
+struct PoreWaterRecord {
+  std::vector<int> picard, krylov;
+  void after_step(const Simulation& sim) {
+    const PoreFlowStats& s = sim.last_pore_flow();
+    if (s.picard_iterations == 0) return;
+    picard.push_back(s.picard_iterations);
+    krylov.push_back(s.krylov_iterations);
+  }
+};
+
 // Collective. Gathers what every rank measured into result.report_path. Steps and simulated
 // time are this run's own: a restarted run does not count what the checkpoint had done.
 void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
                   const RunResult& result, const RunProgress& resumed,
-                  std::vector<int> pressure_iterations, SandSolveRecord sand_solve) {
+                  std::vector<int> pressure_iterations, SandSolveRecord sand_solve,
+                  PoreWaterRecord pore_water) {
   RunTimings timings;
   timings.case_name = config.name;
   timings.steps = result.steps - resumed.steps;
@@ -330,6 +343,8 @@ void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
   timings.sand_solve_round_limit = sand_solve.round_limit;
   timings.sand_solve_unconverged_steps = sand_solve.unconverged_steps;
   timings.sand_solve_largest_change = sand_solve.largest_change;
+  timings.pore_picard_iterations = std::move(pore_water.picard);
+  timings.pore_krylov_iterations = std::move(pore_water.krylov);
   timings.particles = int64_t(sim.particles().size());
   timings.halo_bytes_sent = sim.halo().bytes_sent();
   timings.migrated_particles_sent = sim.migrated_particles_sent();
@@ -408,6 +423,7 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   double last_dt = start.resumed.last_dt;
   std::vector<int> iterations;
   SandSolveRecord sand_solve;
+  PoreWaterRecord pore_water;
   RunResult result;
   bool petsc_options_checked = false;
 
@@ -422,6 +438,7 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
     }
     iterations.push_back(sim.last_pressure_solve().iterations);
     sand_solve.after_step(sim);
+    pore_water.after_step(sim);
 #if DUNESIM_WITH_CATALYST
     if (catalyst && sim.steps() % config.catalyst.interval_steps == 0) coprocess(*catalyst, sim);
 #endif
@@ -447,7 +464,7 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   result.unconverged_sand_steps = sand_solve.unconverged_steps;
   result.sand_solve_round_limit = sand_solve.round_limit;
   write_report(comm, config, sim, result, start.resumed, std::move(iterations),
-               std::move(sand_solve));
+               std::move(sand_solve), std::move(pore_water));
   if (root) print_end(result, options.quiet);
   return result;
 }

@@ -323,8 +323,9 @@ void Simulation::percolate_water(double dt) {
   if (has_richards_pore_water()) {
     if (!pore_flow_) pore_flow_ = std::make_unique<PoreWaterFlow>(*topo_);
     // steps_ + 1 numbers the step being taken, as for emission.
-    pore_flow_stats_ =
-        pore_flow_->advance(*halo_, config_, *sand_material_, steps_ + 1, dt, grid_, particles_);
+    const double pore_dt = pore_flow_time(time_, dt, sand_material_->wet.pore_flow_interval);
+    pore_flow_stats_ = pore_flow_->advance(*halo_, config_, *sand_material_, steps_ + 1, pore_dt,
+                                           grid_, particles_);
     percolation_substeps_ = pore_flow_stats_.substeps;
     seeped_particles_ += pore_flow_stats_.particles_created;
     return;

@@ -34,9 +34,11 @@ struct PoreWaterFlow::Substep {
   const Array3<double>& count;       // porous sand particles per cell
   const Array3<double>& free_water;  // water particles' content per cell
   const Array3<PetscInt>& unknown;   // the active cells' numbers, -1 elsewhere
+  const Array3<double>& inflow_cap;  // water each face of a free-water cell may pass this step
   Vec3 up;                           // unit vector against gravity
   double water_weight;               // rho_w g, Pa per metre of head
   Box owned;
+  double step;  // s, the whole step (its substeps share inflow_cap in proportion)
 
   double height(int i, int j, int k) const {
     return g.dx * ((i + 0.5) * up[0] + (j + 0.5) * up[1] + (k + 0.5) * up[2]);
@@ -80,6 +82,17 @@ struct PoreWaterFlow::Substep {
     l.boundary_head = face_height;
     l.conductance = half_cell * soil.mean_conductivity(h, 0.0);
     return l;
+  }
+
+  // A face from free water into the sand (cell's total head `total`, substep dt) passes at
+  // most the face's share of the free water: the conductance is cut to what passes just
+  // that at this iterate's heads, so no sand cell is promised water the free water lacks
+  // (and passes on water it never gets).
+  void limit_inflow(double dt, double total, Link& l) const {
+    if (l.kind != Link::Boundary || l.boundary_head <= total) return;
+    const double cap = inflow_cap.data()[l.other] * dt / step;
+    const double flux = dt * l.conductance * (l.boundary_head - total);
+    if (flux > cap) l.conductance *= cap / flux;
   }
 
   template <class Visit>
@@ -256,7 +269,8 @@ void PoreWaterFlow::assemble(const Substep& s, double dt) {
     PetscInt cols[7];
     PetscScalar vals[7];
     int n = 0;
-    s.for_each_link(head_, {i, j, k}, [&](const Link& l) {
+    s.for_each_link(head_, {i, j, k}, [&](Link l) {
+      s.limit_inflow(dt, h + z, l);
       links_.push_back(l);
       const double t = dt * l.conductance;
       diag += t;
@@ -368,6 +382,24 @@ void tally_free_water(const Particles& p, const std::vector<MaterialSpec>& mater
 
 }  // namespace
 
+// What each face of a free-water cell may pass into the sand over the step: the cell's water
+// (its particles' and what it is owed) shared equally among its faces with porous sand.
+void PoreWaterFlow::share_free_water(Halo& halo, const Index3& cells, const MacGrid& g) {
+  const Array3<double>& count = g.pore_count;
+  for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
+    int faces = 0;
+    for (int a = 0; a < 3; ++a)
+      for (int side : {-1, 1}) {
+        Index3 nb{i, j, k};
+        nb[a] += side;
+        faces += inside(cells, nb) && count(nb[0], nb[1], nb[2]) > 0;
+      }
+    const double water = free_water_(i, j, k) + g.pore_release(i, j, k);
+    inflow_cap_(i, j, k) = faces > 0 && count(i, j, k) == 0 ? water / faces : 0.0;
+  });
+  halo.fill<double>({&inflow_cap_});
+}
+
 void PoreWaterFlow::set_heads(const Substep& s) {
   head_.fill(0.0);
   const double* count = s.count.data();
@@ -415,10 +447,11 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
   tally_pore_water(p, config.materials, g.dx, g.pore_count, g.pore_water);
   const Box block = topo_.local(Stagger::Cell);
   for (Array3<double>* a :
-       {&head_, &head_next_, &water_start_, &water_end_, &free_water_, &active_})
+       {&head_, &head_next_, &water_start_, &water_end_, &free_water_, &active_, &inflow_cap_})
     if (!(a->box() == block)) a->reset(block, Stagger::Cell, 0.0);
   tally_free_water(p, config.materials, g.dx, free_water_);
   halo.fill<double>({&g.pore_count, &g.pore_water, &free_water_});
+  share_free_water(halo, config.cells, g);
 
   const Vec3& gravity = config.gravity;
   const double g_norm =
@@ -428,15 +461,10 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
     for (int a = 0; a < 3; ++a) up[a] = -gravity[a] / g_norm;
   // Without gravity a pond's pressure still pushes: heads in metres of water under 1 g.
   const double weight = sand.wet.pore_water_density * (g_norm > 0 ? g_norm : 9.81);
-  const Substep s{g,
-                  soil,
-                  config.cells,
-                  g.pore_count,
-                  free_water_,
-                  unknown_,
-                  up,
-                  weight,
-                  topo_.owned_cells(topo_.rank())};
+  const Substep s{
+      g,        soil,        config.cells, g.pore_count, free_water_,
+      unknown_, inflow_cap_, up,           weight,       topo_.owned_cells(topo_.rank()),
+      dt};
   std::copy(g.pore_water.data(), g.pore_water.data() + g.pore_water.size(), water_start_.data());
   int reach = 2;
   mark_active(halo, s, reach);
@@ -535,8 +563,9 @@ void PoreWaterFlow::settle_exchanges(Halo& halo, const CaseConfig& config, int64
   }
 }
 
-// Owed water in a cell that now holds porous sand goes into its pores; in an open cell,
-// once half a particle is owed, it becomes one water particle (at most a whole one a step).
+// Owed water in a cell that now holds porous sand goes into its pores while they have room;
+// the rest, as in an open cell, becomes one water particle once half a particle is owed (at
+// most a whole one a step).
 void PoreWaterFlow::release_owed_water(const CaseConfig& config, int64_t step, MacGrid& g,
                                        Particles& p, PoreFlowStats& stats) {
   const int water_material = first_water_material(config.materials);
@@ -544,11 +573,10 @@ void PoreWaterFlow::release_owed_water(const CaseConfig& config, int64_t step, M
   for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
     double& o = owed(i, j, k);
     if (o <= 0) return;
-    if (g.pore_count(i, j, k) > 0) {
-      water_start_(i, j, k) += o;
-      o = 0;
-      return;
-    }
+    const double room = soil_->porosity() * g.pore_count(i, j, k) - water_start_(i, j, k);
+    const double into_pores = std::clamp(room, 0.0, o);
+    water_start_(i, j, k) += into_pores;
+    o -= into_pores;
     if (o < kReleaseQuantum || water_material < 0 || g.solid(i, j, k)) return;
     const double water = std::min(o, 1.0);
     const int64_t cell = global_cell_index(config.cells, i, j, k);

@@ -33,9 +33,14 @@
 // volume; water that enters comes from the release owed to the cell, then from its water
 // particles, and a cell without enough water passes only what it has (the sand cell keeps
 // the difference out of its new water).
+//
+// The solve runs every pore_flow_interval of simulated time, not every step
+// (pore_flow_time): a wetting front crosses a cell in many of the flow's steps, and free
+// water that reaches the sand is taken into its pores in the step it arrives (absorption).
 #pragma once
 #include <petscksp.h>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -62,6 +67,14 @@ struct PoreFlowStats {
 inline constexpr double kPicardTolerance = 1e-5;
 // Water owed to an open cell becomes a particle once this much (particle volumes) is owed.
 inline constexpr double kReleaseQuantum = 0.5;
+
+// The time the pore water advances in the step from t to t + dt: it keeps the time
+// floor(t / interval) * interval, so it lags by less than one interval, solves in the steps
+// that cross a multiple of the interval, and resumes alike after a restart (it depends on
+// the time alone).
+inline double pore_flow_time(double t, double dt, double interval) {
+  return std::floor((t + dt) / interval) * interval - std::floor(t / interval) * interval;
+}
 
 class PoreWaterFlow {
  public:
@@ -101,6 +114,7 @@ class PoreWaterFlow {
   bool front_leaves_active_cells(const Substep& s) const;
   void number_unknowns(Halo& halo);
   [[noreturn]] void throw_unsettled(const MaterialSpec& sand, double dt);
+  void share_free_water(Halo& halo, const Index3& cells, const MacGrid& g);
   void set_heads(const Substep& s);
   void assemble(const Substep& s, double dt);
   bool solve_substep(Halo& halo, const Substep& s, double dt, PoreFlowStats& stats);
@@ -121,6 +135,7 @@ class PoreWaterFlow {
   // particles) at the substep's start and at its end, the free water, and the unknown's
   // global number (-1: not solved for); active_: 1 where solved for (mark_active).
   Array3<double> head_, head_next_, water_start_, water_end_, free_water_, active_;
+  Array3<double> inflow_cap_;  // share_free_water
   Array3<PetscInt> unknown_;
   // The last assembly's open links, active cell by active cell in for_each_index order, and
   // how many each cell has: the fluxes and exchanges of an iteration use them again.

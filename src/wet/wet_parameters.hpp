@@ -29,6 +29,9 @@ struct WetSandSpec {
   double van_genuchten_n = 2.68;      // -: the width of the pore-size distribution
   double residual_saturation = 0.1;   // S_r: water the grains keep (theta_r / theta_s)
   double specific_storage = 1e-4;     // S_s, 1/m: water a soaked pore takes per metre of head
+  // s between implicit solves: pore water moves over many of the flow's steps, and free
+  // water's contact is taken up each step by absorption (src/wet/richards.hpp).
+  double pore_flow_interval = 0.05;
 
   bool holds_water() const { return porosity > 0.0; }
 };
