@@ -9,14 +9,17 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 #include <type_traits>
 
 #include "io/checkpoint_rank_table.hpp"
@@ -175,8 +178,12 @@ H5Handle create_group(hid_t parent, const char* name) {
 
 }  // namespace
 
-CheckpointWriter::CheckpointWriter(MPI_Comm comm, std::string directory, int keep)
-    : comm_(comm), directory_(std::move(directory)), keep_(keep) {
+CheckpointWriter::CheckpointWriter(MPI_Comm comm, std::string directory, int keep,
+                                   std::function<bool()> stop_requested)
+    : comm_(comm),
+      directory_(std::move(directory)),
+      keep_(keep),
+      stop_requested_(std::move(stop_requested)) {
   if (keep_ < 1) throw std::invalid_argument("CheckpointWriter: keep must be at least 1");
 }
 
@@ -273,6 +280,34 @@ void write_grid_fields(hid_t root, const Topology& topo, const std::vector<CellF
   }
 }
 
+// A test hook (io/README.md, "Test hook"). A test that kills or signals a run in the middle of
+// a checkpoint write by watching for the .tmp file races the writer, and a slow or busy
+// machine loses. With DUNESIM_TEST_PAUSE_IN_CHECKPOINT=FILE, and FILE not there yet, rank 0
+// stops in a write that follows a complete checkpoint (checkpoint_latest exists), its
+// particles written and its grid not: it creates FILE and waits until a stop is requested (the
+// write then goes on) or the process is killed. After 5 minutes it exits with status 1, so
+// that a run nobody ends does not hang.
+void pause_if_a_test_asks(const fs::path& directory,
+                          const std::function<bool()>& stop_requested) {
+  const char* file = std::getenv("DUNESIM_TEST_PAUSE_IN_CHECKPOINT");
+  std::error_code error;
+  if (file == nullptr || *file == '\0' || fs::exists(file, error) ||
+      !fs::exists(directory / kLatestName, error))
+    return;
+  if (!std::ofstream(file)) {
+    std::fprintf(stderr, "DUNESIM_TEST_PAUSE_IN_CHECKPOINT: cannot create %s\n", file);
+    return;
+  }
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (!(stop_requested && stop_requested())) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      std::fprintf(stderr, "DUNESIM_TEST_PAUSE_IN_CHECKPOINT: no stop in 5 minutes\n");
+      std::_Exit(EXIT_FAILURE);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 }  // namespace
 
 std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& source,
@@ -293,6 +328,7 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
     write_checkpoint_header(root, source, progress, rows.total, size, rank == 0, props);
     write_layout(root, topo);
     write_particles(root, comm_, particles, rows, props);
+    if (rank == 0) pause_if_a_test_asks(directory, stop_requested_);
     write_grid_fields(root, topo, fields, props);
   };
   // What closing the file wrote, then the rename, are on disk before `latest` moves.

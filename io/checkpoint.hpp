@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,7 +41,10 @@ struct CellField {
 class CheckpointWriter {
  public:
   // Keeps the `keep` (>= 1) newest checkpoints in `directory`, which is created when needed.
-  CheckpointWriter(MPI_Comm comm, std::string directory, int keep);
+  // `stop_requested` (whether the run was asked to stop) only serves the test hook
+  // DUNESIM_TEST_PAUSE_IN_CHECKPOINT (io/README.md): it ends the hook's pause.
+  CheckpointWriter(MPI_Comm comm, std::string directory, int keep,
+                   std::function<bool()> stop_requested = {});
 
   // Collective. Writes <directory>/checkpoint_<steps>.h5 through a .tmp file that is synced
   // to disk before it is renamed, then points <directory>/checkpoint_latest at it, and only
@@ -56,6 +60,7 @@ class CheckpointWriter {
   MPI_Comm comm_;
   std::string directory_;
   int keep_;
+  std::function<bool()> stop_requested_;
 };
 
 // Collective. The checkpoint a restart reads: `which` is "latest" (the file that

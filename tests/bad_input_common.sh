@@ -1,4 +1,5 @@
-# Sourced by the tests that give dunesim hostile input (files, options, signals).
+# Sourced by the tests that give dunesim hostile input (files, options, signals). It sources
+# tests/timeouts.sh, so they have `scaled` as well.
 #
 # take_dunesim_argument "$@"
 #   Sets `exe` to the script's one argument, the dunesim executable.
@@ -10,8 +11,10 @@
 # expect_failure STATUS TEXT COMMAND...
 #   Runs COMMAND under mpiexec on 2 ranks (a script's first call also on 1 rank: the error path
 #   of a lone rank once, the ranks' agreement every time). Passes only if each run ends within
-#   60 s, prints TEXT, and every rank exits with STATUS: a rank that hangs, or exits 0 while
-#   another reports the error, is the kind of bug these tests guard against.
+#   `scaled 60` s, prints TEXT, and every rank exits with STATUS: a rank that hangs, or exits 0
+#   while another reports the error, is the kind of bug these tests guard against.
+
+. "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
 fail() {
   echo "FAIL: $*" >&2
@@ -34,16 +37,17 @@ enter_temporary_directory() {
 
 expect_failure_ranks="1 2"
 expect_failure() {
-  local status=$1 text=$2 ranks output exit_code got
+  local status=$1 text=$2 limit ranks output exit_code got
   shift 2
+  limit=$(scaled 60)
   for ranks in $expect_failure_ranks; do
     # Each rank reports its own exit status, which mpiexec alone would not show.
-    output=$(timeout -k 10 60 mpiexec -n "$ranks" --oversubscribe \
+    output=$(timeout -k 10 "$limit" mpiexec -n "$ranks" --oversubscribe \
       sh -c '"$@"; echo "rank-exit $?"' sh "$@" 2>&1)
     exit_code=$?
     printf '%s\n' "$output"
     if [ "$exit_code" -eq 124 ] || [ "$exit_code" -eq 137 ]; then
-      fail "$ranks rank(s): timed out after 60 s: $*"
+      fail "$ranks rank(s): timed out after $limit s: $*"
     fi
     printf '%s\n' "$output" | grep -qF -- "$text" ||
       fail "$ranks rank(s): the output lacks: $text"

@@ -8,6 +8,7 @@
 # exits 0 while another reports the error, is exactly the bug this guards against; one launch
 # checks them all, each file in turn on every rank.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
 if [ "$#" -ne 3 ]; then
   echo "usage: $0 DUNESIM_EXE BAD_CASES_DIR EXPECTATIONS" >&2
@@ -21,13 +22,14 @@ files=()
 for pair in "${pairs[@]}"; do files+=("$dir/${pair%%=*}.toml"); done
 
 # Each rank reports its own exit status, which mpiexec alone would not show.
-output=$(timeout 120 mpiexec -n "$ranks" --oversubscribe \
+limit=$(scaled 120)
+output=$(timeout "$limit" mpiexec -n "$ranks" --oversubscribe \
   sh -c 'exe=$1; shift; "$exe" check "$@"; echo "rank-exit $?"' sh "$exe" "${files[@]}" 2>&1)
 status=$?
 printf '%s\n' "$output"
 
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-  echo "FAIL: timed out after 120 s" >&2
+  echo "FAIL: timed out after $limit s" >&2
   exit 1
 fi
 failures=0

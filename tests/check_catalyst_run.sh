@@ -14,6 +14,7 @@
 # water_content and saturation: S = water_content / porosity for the sand, some
 # of it wet, and 1 for water.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
 if [ "$#" -ne 3 ]; then
   echo "usage: $0 DUNESIM_EXE CASE WET_CASE" >&2
@@ -26,10 +27,11 @@ extract_script=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/postproc/catalys
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+limit=$(scaled 90)  # s, for each run
 
 # -noreset: by default Xvfb resets whenever its last client disconnects, and a rank that
 # connects during the reset is refused ("bad X server connection"), failing the run.
-timeout 90 xvfb-run -a -s "-noreset -screen 0 1280x1024x24" \
+timeout "$limit" xvfb-run -a -s "-noreset -screen 0 1280x1024x24" \
   mpiexec -n 2 --oversubscribe -x DISPLAY \
   "$exe" run "$case_file" --output "$work/out" --max-steps 20 --quiet
 
@@ -112,7 +114,7 @@ PY
   printf '\n[catalyst]\nscripts = ["%s"]\ninterval_steps = 10\nparticle_stride = 3\n' \
     "$extract_script"
 } > "$work/wet.toml"
-timeout 90 mpiexec -n 2 --oversubscribe "$exe" run "$work/wet.toml" --output "$work/wet" \
+timeout "$limit" mpiexec -n 2 --oversubscribe "$exe" run "$work/wet.toml" --output "$work/wet" \
   --max-steps 20 --no-frames --quiet
 
 /usr/bin/python3 - "$work/wet.toml" "$work/wet/catalyst/reduced_000020.pvtu" <<'PY'

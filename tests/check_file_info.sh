@@ -5,6 +5,7 @@
 # `dunesim info` to describe each (kind, time, step, particle count, datasets, and for the
 # checkpoint its ranks and case), and to fail naming the file for one that is neither.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
 if [ "$#" -ne 1 ]; then
   echo "usage: $0 DUNESIM_EXE" >&2
@@ -52,7 +53,7 @@ min = [0.0, 0.0, 0.0]
 max = [0.1, 0.1, 0.1]
 EOF_CASE
 # 5 x 5 x 5 cells of water, 8 particles each.
-timeout 120 mpiexec -n 2 --oversubscribe "$exe" run info.toml --quiet --max-steps 2 ||
+timeout "$(scaled 120)" mpiexec -n 2 --oversubscribe "$exe" run info.toml --quiet --max-steps 2 ||
   fail "the run failed"
 
 frame=$("$exe" info out/info_000002.h5) || fail "info on a frame failed"
@@ -69,7 +70,8 @@ printf '%s\n' "$checkpoint" | grep -qE '^ranks: 2 \(layout [0-9] x [0-9] x [0-9]
   { printf '%s\n' "$checkpoint"; fail "checkpoint summary lacks the ranks and grid"; }
 
 # Under mpiexec too: only rank 0 prints.
-both=$(timeout 60 mpiexec -n 2 --oversubscribe "$exe" info out/info_000002.h5) || fail "info under mpiexec failed"
+both=$(timeout "$(scaled 60)" mpiexec -n 2 --oversubscribe "$exe" info out/info_000002.h5) ||
+  fail "info under mpiexec failed"
 [ "$(printf '%s\n' "$both" | grep -c '^kind: frame 2$')" -eq 1 ] || fail "info printed more than once"
 
 error=$("$exe" info info.toml 2>&1) && fail "info on a case file succeeded"

@@ -63,7 +63,7 @@ expect_failure 2 "key 'source[0].file': mesh mesh.obj: line 21:" \
 rm -rf rank0/mesh.obj rank1/mesh.obj
 cp "$cube" rank0/mesh.obj
 mkdir rank1/mesh.obj
-output=$(timeout -k 10 60 mpiexec -n 2 --oversubscribe \
+output=$(timeout -k 10 "$(scaled 60)" mpiexec -n 2 --oversubscribe \
   "${in_rank_directory[@]}" "$exe" run case.toml --quiet --max-steps 1 --output "$work/out_good" 2>&1) ||
   fail "a run whose mesh only rank 0 can read failed: $output"
 [ -e out_good/case_000000.h5 ] || fail "the run with rank 0's mesh wrote no first frame"

@@ -10,7 +10,7 @@ take_dunesim_argument "$@"  # the test binary, here
 
 # Each rank reports its own exit status, which mpiexec alone would not show.
 run_on_two_ranks() {
-  timeout -k 10 60 mpiexec -n 2 --oversubscribe -x DUNESIM_FAIL_ON_RANK \
+  timeout -k 10 "$(scaled 60)" mpiexec -n 2 --oversubscribe -x DUNESIM_FAIL_ON_RANK \
     sh -c '"$@"; echo "rank-exit $?"' sh "$exe" --gtest_color=no 2>&1
 }
 

@@ -41,7 +41,8 @@ expect_failure 2 "case_typo.toml: key 'pressure.petsc_options': PETSc never read
 expect_failure 2 '--petsc "-pc_hypre_boomeramg_P_max 2": PETSc never read -pc_hypre_boomeramg_P_max' \
   "$exe" run tiny.toml --quiet --petsc "-pc_hypre_boomeramg_P_max 2"
 # Options that only the solve reads, and one that dunesim also sets by default, are read.
-timeout -k 10 60 mpiexec -n 2 --oversubscribe "$exe" run tiny.toml --quiet --max-steps 2 \
-  --output accepted --petsc "-ksp_converged_reason -pc_type hypre -pc_hypre_boomeramg_P_max 2" ||
+timeout -k 10 "$(scaled 60)" mpiexec -n 2 --oversubscribe "$exe" run tiny.toml --quiet \
+  --max-steps 2 --output accepted \
+  --petsc "-ksp_converged_reason -pc_type hypre -pc_hypre_boomeramg_P_max 2" ||
   fail "a run with options that the solver reads failed"
 echo "PASS"

@@ -12,6 +12,7 @@
 #   cone_slump.py on a tiny cone (its table of summits).
 # Without pvbatch or xvfb-run the render is skipped, except when CI=true.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 if [ "$#" -ne 4 ]; then
   echo "usage: $0 DUNESIM_EXE GREEN_AMPT_EXE PVBATCH POSTPROC_DIR" >&2
   exit 2
@@ -26,6 +27,7 @@ fail() {
 }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+limit=$(scaled 120)  # s, for each run
 cd "$work" || exit 1
 
 write_case() {  # FILE DIRECTORY OUTPUT_LINES
@@ -67,7 +69,7 @@ EOF_CASE
 write_case full.toml full ''
 write_case reduced.toml reduced $'precision = "single"\nparticle_stride = 3'
 for run in full reduced; do
-  timeout 120 mpiexec -n 2 --oversubscribe "$dunesim" run "$run.toml" --quiet > "$run.log" 2>&1 ||
+  timeout "$limit" mpiexec -n 2 --oversubscribe "$dunesim" run "$run.toml" --quiet > "$run.log" 2>&1 ||
     { cat "$run.log"; fail "dunesim run $run.toml"; }
 done
 
@@ -107,7 +109,7 @@ PY
 grep -qi "summit" cone.log || { cat cone.log; fail "cone_slump.py printed no summits"; }
 
 if command -v "$pvbatch" > /dev/null && command -v xvfb-run > /dev/null; then
-  timeout 120 xvfb-run -a -s "-noreset -screen 0 1280x1024x24" "$pvbatch" \
+  timeout "$limit" xvfb-run -a -s "-noreset -screen 0 1280x1024x24" "$pvbatch" \
     "$postproc/render_saturation.py" full/wet.xmf wet.png > render.log 2>&1 ||
     { cat render.log; fail "render_saturation.py"; }
   /usr/bin/python3 - <<'PY' || fail "render_saturation.py's picture"

@@ -22,13 +22,35 @@ catches() {
 
 # The dunesim processes under the launcher (mpiexec -> sh -> dunesim), once there are $2.
 rank_pids() {
-  local launcher=$1 ranks=$2 pids
-  for _ in $(seq 600); do
+  local launcher=$1 ranks=$2 pids deadline=$((SECONDS + $(scaled 30)))
+  while [ "$SECONDS" -lt "$deadline" ]; do
     pids=$(for shell in $(pgrep -P "$launcher"); do pgrep -P "$shell"; done)
     [ "$(printf '%s\n' $pids | grep -c .)" -eq "$ranks" ] && { echo $pids; return 0; }
     sleep 0.05
   done
   return 1
+}
+
+# wait_for_handlers PID SECONDS SIGNAL...: waits until process PID catches every SIGNAL
+# (numbers). Returns 1 if the process ends first, 2 once SECONDS have passed (a generous
+# bound on a wait for an event, not a schedule).
+wait_for_handlers() {
+  local pid=$1 deadline=$((SECONDS + $2)) signal
+  shift 2
+  for signal in "$@"; do
+    until catches "$pid" "$signal"; do
+      [ -e "/proc/$pid" ] || return 1
+      [ "$SECONDS" -lt "$deadline" ] || return 2
+      sleep 0.01
+    done
+  done
+}
+
+# Ends a run that the test gives up on, so that it does not outlive the script.
+abandon_run() {
+  kill -KILL $pids "$launcher" 2> /dev/null
+  wait "$launcher" 2> /dev/null
+  cat run.log
 }
 
 for ranks in 1 2; do
@@ -37,16 +59,21 @@ for ranks in 1 2; do
   mpiexec -n "$ranks" --oversubscribe sh -c '"$@"; echo "rank-exit $?"' sh \
     "$exe" run big.toml --quiet > run.log 2>&1 &
   launcher=$!
-  pids=$(rank_pids "$launcher" "$ranks") || fail "$ranks rank(s): the ranks did not start"
-  # PETSc is up once it catches SIGSYS (31); the stop handlers follow at once (15 is
-  # SIGTERM). They get 0.3 s by the clock, then the signal goes anyway: seeding takes longer.
+  pids=$(rank_pids "$launcher" "$ranks") ||
+    { abandon_run; fail "$ranks rank(s): the ranks did not start within $(scaled 30) s"; }
+  # The signal goes once every rank catches SIGTERM (15) and SIGUSR1 (10), the signals of its
+  # stop handlers (nothing catches SIGTERM before them: PETSc leaves it to Open MPI); reading
+  # the case and seeding follow their installation. Handlers that never show fail the test.
+  limit=$(scaled 60)
   for pid in $pids; do
-    for _ in $(seq 1200); do catches "$pid" 31 && break; sleep 0.01; done
-    catches "$pid" 31 || fail "$ranks rank(s): PETSc did not start"
-  done
-  deadline=$(($(date +%s%N) + 300000000))
-  for pid in $pids; do
-    until catches "$pid" 15 || [ "$(date +%s%N)" -gt "$deadline" ]; do sleep 0.01; done
+    wait_for_handlers "$pid" "$limit" 15 10
+    case $? in
+      1) abandon_run
+         fail "$ranks rank(s): rank process $pid ended before it caught SIGTERM and SIGUSR1" ;;
+      2) abandon_run
+         fail "$ranks rank(s): rank process $pid did not catch SIGTERM and SIGUSR1 within" \
+           "$limit s (SigCgt in /proc/$pid/status): no stop handlers during start-up" ;;
+    esac
   done
   kill -"$signal" $pids
   wait "$launcher"

@@ -18,6 +18,7 @@
 # volume). Without VTK's Python modules it exits 77
 # (skipped), except under CI (CI=true).
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
 if [ "$#" -ne 5 ] || [[ "$1" != ranks && "$1" != bad_input && "$1" != flags ]]; then
   echo "usage: $0 ranks|bad_input|flags DUNESIM_EXE DUNESIM_SURFACE_EXE CASE CHECK_SCRIPT" >&2
@@ -41,9 +42,10 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+limit=$(scaled 120)  # s, for each run
 cd "$work"
 
-timeout 120 mpiexec -n 2 --oversubscribe "$dunesim" run "$case_file" --output run --max-steps 6 \
+timeout "$limit" mpiexec -n 2 --oversubscribe "$dunesim" run "$case_file" --output run --max-steps 6 \
   --quiet
 frame=$(ls run/*.h5 | sort | tail -n 1)
 stem=$(basename "$frame" .h5)
@@ -52,7 +54,7 @@ echo "frame $frame: $particles particles"
 
 if [ "$mode" = ranks ]; then
   for ranks in 1 2 4; do
-    timeout 120 mpiexec -n "$ranks" --oversubscribe "$surface" "$frame" --out "out$ranks" --merge
+    timeout "$limit" mpiexec -n "$ranks" --oversubscribe "$surface" "$frame" --out "out$ranks" --merge
   done
   # The case's two moist layers: S = 0.1 below, 0.35 above (nothing moves the water).
   "$python" "$check_script" "$stem" "$particles" 0.01 0.1 0.35 out1 out2 out4
@@ -63,10 +65,10 @@ if [ "$mode" = flags ]; then
   for flags in "" "--resolution 1" "--material sand" "--blobby"; do
     dir=out_$(echo "$flags" | tr -d ' -')
     # shellcheck disable=SC2086  # the flags are words
-    timeout 120 mpiexec -n 2 --oversubscribe "$surface" "$frame" --out "$dir" --merge $flags
+    timeout "$limit" mpiexec -n 2 --oversubscribe "$surface" "$frame" --out "$dir" --merge $flags
   done
   status=0
-  timeout 120 mpiexec -n 2 --oversubscribe bash -c '"$@"; echo "$?" >> statuses' _ \
+  timeout "$limit" mpiexec -n 2 --oversubscribe bash -c '"$@"; echo "$?" >> statuses' _ \
     "$surface" "$frame" --out out_water --merge --material water 2> water.err || true
   cat water.err
   grep -qF "no material named 'water' (it has: sand)" water.err ||
@@ -101,7 +103,7 @@ PY
 fi
 
 # ---- bad input, on 2 ranks ----
-timeout 120 mpiexec -n 2 --oversubscribe "$surface" "$frame" --out out2 --merge
+timeout "$limit" mpiexec -n 2 --oversubscribe "$surface" "$frame" --out out2 --merge
 cp "$frame" good.h5
 head -c 100000 "$frame" > truncated.h5
 "$python" - <<'PY'
@@ -116,7 +118,7 @@ with h5py.File("no_cell_size.h5", "a") as f:
     del f["grid"]
 PY
 # Each rank appends its exit status, so that every rank's is seen (mpiexec reports one).
-timeout 120 mpiexec -n 2 --oversubscribe bash -c '"$@"; echo "$?" >> statuses' _ \
+timeout "$limit" mpiexec -n 2 --oversubscribe bash -c '"$@"; echo "$?" >> statuses' _ \
   "$surface" missing.h5 truncated.h5 no_position.h5 no_cell_size.h5 good.h5 --out bad --merge \
   2> bad.err || true
 cat bad.err
@@ -139,7 +141,7 @@ for output in good.pvtp good_0.vtp good_1.vtp good.vtp good.ply; do
   [ -s "bad/$output" ] || { echo "FAIL: the good frame's bad/$output is missing" >&2; fail=1; }
 done
 # Given --cell-size, the frame without one gives the same surface as the original.
-timeout 120 mpiexec -n 2 --oversubscribe "$surface" no_cell_size.h5 --cell-size 0.01 --out given \
+timeout "$limit" mpiexec -n 2 --oversubscribe "$surface" no_cell_size.h5 --cell-size 0.01 --out given \
   --merge
 cmp given/no_cell_size.vtp "out2/$stem.vtp" || { echo "FAIL: --cell-size 0.01 differs" >&2; fail=1; }
 for output in missing truncated no_position no_cell_size; do

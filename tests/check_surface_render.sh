@@ -14,6 +14,7 @@
 # grey background, outline and text).
 # Without pvbatch or xvfb-run it exits 77 (skipped), or fails when CI=true: CI must run it.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
 if [ "$#" -ne 5 ]; then
   echo "usage: $0 DUNESIM_EXE DUNESIM_SURFACE_EXE PVBATCH RENDER_SCRIPT CASE" >&2
@@ -38,14 +39,15 @@ done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+limit=$(scaled 120)  # s, for each run
 cd "$work"
 
-timeout 120 mpiexec -n 2 --oversubscribe "$dunesim" run "$case_file" --output run --quiet
+timeout "$limit" mpiexec -n 2 --oversubscribe "$dunesim" run "$case_file" --output run --quiet
 frames=(run/*.h5)
 last=${frames[-1]}
 stem=$(basename "$last" .h5)
 # Into run/surf, so that the renderer finds the surface's frame (for its time) one folder up.
-timeout 120 mpiexec -n 2 --oversubscribe "$surface" "$last" --out run/surf
+timeout "$limit" mpiexec -n 2 --oversubscribe "$surface" "$last" --out run/surf
 
 # check_png PNG WIDTH HEIGHT: the size from the header, then "not blank" from the pixels.
 check_png() {
@@ -113,7 +115,7 @@ PY
 # ---- a frame by speed and its surface, with a movie ----
 unset DISPLAY
 status=0
-timeout 120 "$pvbatch" "$render" "$last" "run/surf/$stem.pvtp" --out pictures --color speed \
+timeout "$limit" "$pvbatch" "$render" "$last" "run/surf/$stem.pvtp" --out pictures --color speed \
   --size 320x200 --movie pictures/series.mp4 > render.out 2> render.err || status=$?
 cat render.out render.err
 if [ "$status" -ne 0 ]; then
@@ -132,7 +134,7 @@ fi
 
 # ---- a missing frame before a good one, by material ----
 status=0
-timeout 120 "$pvbatch" "$render" missing.h5 "${frames[0]}" --out partial --color material \
+timeout "$limit" "$pvbatch" "$render" missing.h5 "${frames[0]}" --out partial --color material \
   --size 240x160 > partial.out 2> partial.err || status=$?
 cat partial.out partial.err
 if [ "$status" -ne 1 ]; then

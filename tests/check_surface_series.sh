@@ -18,13 +18,15 @@ fi
 surface=$4
 slurm_test_begin "$1" "$2" "$3"
 
-# The array's tasks are jobs of their own; wait until none is left in the queue, then
-# require each to have completed with status 0.
-wait_for_array() {
-  local id=$1 deadline=$((SECONDS + $2)) task
+# The array's tasks are jobs of their own; wait until none is left in the queue (at most
+# `scaled SECONDS`), then require each to have completed with status 0.
+wait_for_array() {  # ID SECONDS
+  local id=$1 limit deadline task
+  limit=$(scaled "$2")
+  deadline=$((SECONDS + limit))
   while [ -n "$(squeue -h -r -j "$id" 2> /dev/null)" ]; do
     if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "FAIL: array $id still queued or running after $2 s" >&2
+      echo "FAIL: array $id still queued or running after $limit s" >&2
       squeue -r -j "$id" >&2
       exit 1
     fi

@@ -7,6 +7,7 @@
 # each, the point arrays velocity, id, material and rank, and the frame times 0, 0.01, 0.02, 0.03 s.
 # Without PVPYTHON it exits 77 (skipped), or fails when CI=true: CI must run it.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
 if [ "$#" -ne 3 ]; then
   echo "usage: $0 DUNESIM_EXE PVPYTHON CHECK_SCRIPT" >&2
@@ -54,6 +55,7 @@ min = [0.0, 0.0, 0.0]
 max = [0.1, 0.1, 0.1]
 CASE
 
-timeout 60 mpiexec -n 2 --oversubscribe "$exe" run "$work/tiny.toml" --output "$work/out" --quiet
+timeout "$(scaled 60)" mpiexec -n 2 --oversubscribe "$exe" run "$work/tiny.toml" \
+  --output "$work/out" --quiet
 "$pvpython" "$check_script" "$work/out/tiny.xmf" --points 1000 --arrays velocity,id,material,rank \
   --times 0,0.01,0.02,0.03

@@ -2,9 +2,9 @@
 # Usage: checkpoint_restart.sh DUNESIM_EXE MODE [RANKS_BEFORE RANKS_AFTER]
 #
 # Runs the real dunesim command under mpiexec on a tiny water box in a temporary directory:
-#   kill            SIGKILL a 2-rank run while it writes a checkpoint (it polls for the .tmp
-#                   file); `latest` must name a complete checkpoint and --restart latest must
-#                   run to the end.
+#   kill            SIGKILL a 2-rank run while it writes a checkpoint (paused there by the
+#                   writer's test hook DUNESIM_TEST_PAUSE_IN_CHECKPOINT, io/README.md); `latest`
+#                   must name a complete checkpoint and --restart latest must run to the end.
 #   signal          SIGUSR1 to mpiexec, SIGTERM to the ranks and SIGTERM to mpiexec mid-run:
 #                   each must stop the run with a new complete checkpoint (and exit status
 #                   75 where Open MPI's mpiexec passes the ranks' status on).
@@ -26,6 +26,7 @@ exe=$1
 mode=$2
 wet_case=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cases/wet_soak.toml
 python=/usr/bin/python3  # Debian's h5py is installed for the system interpreter
+. "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/dunesim_checkpoint_XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -100,14 +101,17 @@ EOF
 case "$mode" in
   kill)
     write_case 0.5 1
-    # Starts a 2-rank run in its own session, polls for a checkpoint write in progress once a
-    # first checkpoint is complete, then SIGKILLs mpiexec's process group and the ranks' (Open
-    # MPI puts each rank in a process group of its own).
-    "$python" - "$exe" <<'EOF' || fail "no checkpoint write was caught"
+    # Starts a 2-rank run in its own session with the writer's test hook set (io/README.md):
+    # rank 0 stops half-way through the first checkpoint that follows a complete one and
+    # creates the file `paused`. Once it is there, SIGKILLs mpiexec's process group and the
+    # ranks' (Open MPI puts each rank in a process group of its own).
+    "$python" - "$exe" "$(scaled 60)" <<'EOF' || fail "no checkpoint write was caught"
 import os, signal, subprocess, sys, time
-exe, directory = sys.argv[1], "out/checkpoints"
+exe, limit, directory = sys.argv[1], int(sys.argv[2]), "out/checkpoints"
+paused = os.path.abspath("paused")
 launcher = subprocess.Popen(["mpiexec", "-n", "2", "--oversubscribe", exe, "run", "tiny.toml",
-                             "--quiet"], stdout=subprocess.DEVNULL, start_new_session=True)
+                             "--quiet"], stdout=subprocess.DEVNULL, start_new_session=True,
+                            env=dict(os.environ, DUNESIM_TEST_PAUSE_IN_CHECKPOINT=paused))
 def children(pid):
     found = []
     for entry in os.listdir("/proc"):
@@ -119,30 +123,32 @@ def children(pid):
             except (OSError, IndexError, ValueError):
                 pass
     return found
-deadline = time.time() + 60
-ranks = []
-while time.time() < deadline and launcher.poll() is None:
-    if len(ranks) < 2:
-        ranks = children(launcher.pid)
-    time.sleep(0.001)
-    try:
-        names = os.listdir(directory)
-    except FileNotFoundError:
-        continue
-    if "checkpoint_latest" in names and any(n.endswith(".h5.tmp") for n in names):
-        groups = set()
-        for pid in ranks + [launcher.pid]:
-            try:
-                groups.add(os.getpgid(pid))
-            except ProcessLookupError:
-                pass
-        for group in groups - {os.getpgid(0)}:
-            os.killpg(group, signal.SIGKILL)
-        launcher.wait()
-        print("killed while writing", [n for n in names if n.endswith(".tmp")])
-        sys.exit(0)
-launcher.kill()
-sys.exit(1)
+def kill_run():
+    groups = set()
+    for pid in children(launcher.pid) + [launcher.pid]:
+        try:
+            groups.add(os.getpgid(pid))
+        except ProcessLookupError:
+            pass
+    for group in groups - {os.getpgid(0)}:
+        os.killpg(group, signal.SIGKILL)
+    launcher.wait()
+# The limit bounds a wait for the event; it is not when the kill happens.
+give_up = time.monotonic() + limit
+while not os.path.exists(paused):
+    if launcher.poll() is not None:
+        sys.exit(f"FAIL: the run ended (status {launcher.returncode}) without pausing in a"
+                 " checkpoint write")
+    if time.monotonic() > give_up:
+        kill_run()
+        sys.exit(f"FAIL: the run did not pause in a checkpoint write within {limit} s")
+    time.sleep(0.01)
+names = os.listdir(directory)
+kill_run()
+temporary = [n for n in names if n.endswith(".h5.tmp")]
+if "checkpoint_latest" not in names or not temporary:
+    sys.exit(f"FAIL: paused without checkpoint_latest and a .h5.tmp file: {names}")
+print("killed while writing", temporary)
 EOF
     step=$(check_latest out/checkpoints) || fail "checkpoint_latest does not name a complete checkpoint"
     echo "latest checkpoint: step $step"
@@ -170,8 +176,11 @@ with h5py.File('out/tiny_000025.h5', 'r') as f:
       OMPI_MCA_odls_base_sigkill_timeout=3 mpiexec -n 2 --oversubscribe "$exe" run tiny.toml \
         --quiet > "$way.log" 2>&1 &
       launcher=$!  # mpiexec itself: a shell function in the background would be a subshell
-      for _ in $(seq 600); do [ -e out/tiny_000003.h5 ] && break; sleep 0.05; done
-      [ -e out/tiny_000003.h5 ] || fail "$way: the run did not start"
+      # The run's end time is far off: it is still running when the signal is sent.
+      limit=$(scaled 30)
+      deadline=$((SECONDS + limit))
+      until [ -e out/tiny_000003.h5 ] || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.05; done
+      [ -e out/tiny_000003.h5 ] || fail "$way: the run wrote no frame 3 within $limit s"
       case "$way" in
         usr1_to_mpiexec) kill -USR1 "$launcher" ;;
         term_to_ranks) kill -TERM $(ps -o pid= --ppid "$launcher") ;;

@@ -1,13 +1,16 @@
 # shellcheck shell=bash
 # Sourced by the Slurm tests (bash): the local cluster of the slurm_start fixture, and
-# waiting for jobs.
+# waiting for jobs. It sources tests/timeouts.sh, so they have `scaled` as well.
 #
 #   slurm_test_begin EXE CONF_FILE WORK_DIR
 #                                the arguments every Slurm test takes: sets exe and work,
 #                                connects to the cluster, and enters a fresh WORK_DIR
 #   slurm_connect CONF_FILE      export SLURM_CONF from the fixture's file
-#   wait_for_job ID SECONDS      wait until job ID has ended; sets job_state and job_exit
+#   wait_for_job ID SECONDS      wait until job ID has ended, at most `scaled SECONDS`; sets
+#                                job_state and job_exit
 #   job_field ID FIELD           a field of `scontrol show job`, e.g. JobState
+
+. "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
 slurm_connect() {
   if [ ! -s "$1" ]; then
@@ -37,7 +40,9 @@ job_field() {
 # (300 s), long enough for these tests. job_state and job_exit are for the caller.
 # shellcheck disable=SC2034
 wait_for_job() {
-  local id=$1 deadline=$((SECONDS + $2))
+  local id=$1 limit deadline
+  limit=$(scaled "$2")
+  deadline=$((SECONDS + limit))
   while [ "$SECONDS" -lt "$deadline" ]; do
     job_state=$(job_field "$id" JobState)
     case "$job_state" in
@@ -49,7 +54,7 @@ wait_for_job() {
     esac
     sleep 0.5
   done
-  echo "FAIL: job $id still $job_state after $2 s" >&2
+  echo "FAIL: job $id still $job_state after $limit s" >&2
   scontrol show job "$id" >&2
   return 1
 }

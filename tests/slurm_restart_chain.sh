@@ -6,13 +6,20 @@
 # write a checkpoint and exit 75, its job must submit the next one, and that job must
 # resume and finish the case. The final frame must equal, bit for bit (particles sorted by
 # id), that of an uninterrupted run on the same number of ranks.
+# Part-way is an event, not a moment: the first job runs with the checkpoint writer's test
+# hook (DUNESIM_TEST_PAUSE_IN_CHECKPOINT, io/README.md), which holds it in its second
+# checkpoint until the signal has arrived, so it cannot finish first on any machine.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 source "$repo/tests/slurm_common.sh"
 slurm_test_begin "$@"
-case_file=$repo/tests/cases/slurm_tiny.toml
-# Long enough (about 20 frames) to interrupt part-way on a busy machine.
+# tests/cases/slurm_tiny.toml with a checkpoint every 5 steps, for the hook to pause in.
+case_file=$work/slurm_tiny.toml
+{
+  cat "$repo/tests/cases/slurm_tiny.toml"
+  printf '\n[checkpoint]\ninterval_steps = 5\n'
+} > "$case_file"
 run_options=(--end-time 1.0 --quiet)
 ranks=2
 
@@ -21,16 +28,23 @@ frames=(reference/slurm_tiny_*.h5)
 final=$(basename "${frames[-1]}")
 
 # The lead of --signal is coarse (Slurm checks time limits about once a minute), so the test
-# sends the signal itself, to the batch shell exactly as --signal=B:USR1 does.
-first=$("$repo/slurm/submit.py" "$case_file" --ranks "$ranks" --time 0:15:00 --launcher mpirun \
-  --exe "$exe" --output chain -- "${run_options[@]}")
+# sends the signal itself, to the batch shell exactly as --signal=B:USR1 does. The job's
+# environment, and the next job's, carries the hook; the next job's run does not pause, as
+# `paused` then exists.
+paused=$work/paused
+first=$(DUNESIM_TEST_PAUSE_IN_CHECKPOINT=$paused "$repo/slurm/submit.py" "$case_file" \
+  --ranks "$ranks" --time 0:15:00 --launcher mpirun --exe "$exe" --output chain -- \
+  "${run_options[@]}")
 echo "submitted job $first"
-deadline=$((SECONDS + 120))
-until [ -e chain/slurm_tiny_000002.h5 ]; do
+limit=$(scaled 120)
+deadline=$((SECONDS + limit))
+until [ -e "$paused" ]; do
   state=$(job_field "$first" JobState)
   if [ "$SECONDS" -ge "$deadline" ] || { [ "$state" != PENDING ] && [ "$state" != RUNNING ]; }; then
     show_logs chain/slurm-"$first".out
-    echo "FAIL: job $first is $state and has not written its second frame" >&2
+    echo "FAIL: job $first is $state and its run has not paused in a checkpoint (waited at" \
+      "most $limit s for $paused)" >&2
+    scancel "$first" 2> /dev/null || true
     exit 1
   fi
   sleep 0.1
@@ -40,7 +54,7 @@ wait_for_job "$first" 120
 show_logs chain/slurm-"$first".out chain/slurm_chain.log
 
 if grep -q "job $first (link 1): finished" chain/slurm_chain.log; then
-  echo "FAIL: the run finished before the signal arrived; lengthen the case" >&2
+  echo "FAIL: the first run finished although it was stopped by SIGUSR1 in a checkpoint" >&2
   exit 1
 fi
 if [ ! -e chain/checkpoints/checkpoint_latest ]; then

@@ -5,11 +5,15 @@
 #
 #   slurm/local/start.sh            needs root (the daemons run as root)
 #
+# It waits up to 30 s for the node to become idle, times DUNESIM_TIMEOUT_SCALE if set
+# (tests/timeouts.sh: a sanitizer build's tests set it).
+#
 # The last line printed is `export SLURM_CONF=DIR/slurm.conf`: every client (sbatch, srun,
 # squeue, scontrol, sinfo) needs it. Stop the cluster with `slurm/local/stop.sh DIR`.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../tests/timeouts.sh"
 if [ "$(id -u)" -ne 0 ]; then
   echo "start.sh: the local cluster runs its daemons as root; run as root" >&2
   exit 1
@@ -60,7 +64,9 @@ munged --socket="$dir/munge.socket.2" --key-file="$dir/munge.key" \
 slurmctld -i
 slurmd
 
-for _ in $(seq 1 150); do
+limit=$(scaled 30)
+deadline=$((SECONDS + limit))
+while [ "$SECONDS" -lt "$deadline" ]; do
   if [ "$(sinfo -h -o %T 2>/dev/null)" = idle ]; then
     echo "start.sh: one-node cluster '$host' is up in $dir"
     echo "export SLURM_CONF=$SLURM_CONF"
@@ -68,7 +74,7 @@ for _ in $(seq 1 150); do
   fi
   sleep 0.2
 done
-echo "start.sh: the node did not become idle within 30 s" >&2
+echo "start.sh: the node did not become idle within $limit s" >&2
 sinfo >&2 || true
 tail -n 20 "$dir"/*.log >&2 || true
 "$here/stop.sh" "$dir" >&2

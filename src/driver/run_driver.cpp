@@ -408,7 +408,8 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   if (any_rank(topo, stop_signals.requested()))
     return stopped_during_start_up(sim, options, root);
   FrameWriter writer = open_frame_series(start, comm);
-  CheckpointWriter checkpoints(comm, checkpoint_directory(config), config.checkpoint.keep);
+  CheckpointWriter checkpoints(comm, checkpoint_directory(config), config.checkpoint.keep,
+                               [&] { return stop_signals.requested(); });
 #if DUNESIM_WITH_CATALYST
   std::unique_ptr<CatalystAdaptor> catalyst = start_catalyst(config, comm);
 #endif
