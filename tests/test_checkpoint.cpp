@@ -91,7 +91,8 @@ constexpr int kStepsBefore = 15;  // crosses a particle sort (every 10 steps) on
 constexpr int kStepsAfter = 15;
 
 // A restart on another rank count against the run it continues: the same particles, each
-// once, and positions and velocities within the rank-count bounds (see Restart tests below).
+// once, of the same materials, and positions, velocities, affine velocities and water
+// contents within the rank-count bounds (see Restart tests below).
 void expect_same_run_within_rank_count_bounds(const Simulation& run, const Simulation& reference,
                                               double cell_size) {
   const test::RunComparison comparison = test::compare_with_reference(run, reference);
@@ -100,6 +101,9 @@ void expect_same_run_within_rank_count_bounds(const Simulation& run, const Simul
                                   std::to_string(comparison.position));
   EXPECT_LT(comparison.position, test::kRankCountToleranceCells * cell_size);
   EXPECT_LT(comparison.velocity, test::kRankCountToleranceCells * cell_size / 0.004);
+  EXPECT_LT(comparison.affine, test::kRankCountToleranceCells / 0.004);
+  EXPECT_LT(comparison.water, test::kRankCountToleranceWater);
+  EXPECT_EQ(comparison.other_material, 0) << "particles of another material";
 }
 
 }  // namespace
@@ -364,8 +368,9 @@ TEST(Restart, RigidPlasticSandContinuesBitForBit) {
 
 // Another rank count changes summation orders and the solver's numbering, like running on
 // another number of ranks from the start: the bound of that comparison
-// (kRankCountToleranceCells) applies to positions, and the same bound per 4 ms step (a
-// typical step here) to velocities.
+// (kRankCountToleranceCells) applies to positions, the same bound per 4 ms step (a
+// typical step here) to velocities, and that per cell to affine velocities (APIC's velocity
+// differences across a cell); water contents are held to kRankCountToleranceWater.
 TEST(Restart, WrittenOnAllRanksContinuesOnOne) {
   SKIP_IN_A_ONE_RANK_JOB();
   const std::string dir = fresh_directory("all_to_one");
