@@ -26,6 +26,15 @@ namespace dunesim::test {
 // fraction of a cell within a few steps.
 constexpr double kRankCountToleranceCells = 1e-3;
 
+// How far a particle's water content (in particle volumes: 1 for a whole water particle, n S
+// <= n for sand) may end up from the same particle's on another number of ranks. Water moves
+// between particles at rates set by the cells' saturations around them, a field that varies
+// by at most its whole range (1 particle volume) across a cell; a particle within
+// kRankCountToleranceCells of its place sees it within that fraction of its range, and so
+// ends within that fraction of a particle volume. A restart or a migration that drops,
+// misplaces or mixes up a particle's water changes it by the water itself (0.01 to 1 mid-soak).
+constexpr double kRankCountToleranceWater = kRankCountToleranceCells;
+
 // How a run differs from a one-rank reference run of the same case. Every figure is global
 // (the same on every rank of the run), so every rank reaches the same verdict.
 struct RunComparison {
@@ -35,9 +44,11 @@ struct RunComparison {
   int64_t unknown = 0;              // particles of the run whose id the reference does not have
   int64_t missing = 0;              // reference particles that no rank of the run holds
   int64_t duplicated = 0;           // reference particles that the run holds more than once
+  int64_t other_material = 0;       // matched particles of another material than the reference's
   double position = 0;  // largest difference in a coordinate, over matched particles (m)
   double velocity = 0;  // largest difference in a velocity component (m/s)
   double affine = 0;    // largest difference in an affine velocity component (APIC, 1/s)
+  double water = 0;     // largest difference in water content (particle volumes)
 };
 
 namespace detail {
@@ -57,6 +68,8 @@ inline RunComparison compare_local(const Particles& p, const Particles& r,
     }
     const size_t q = found->second;
     ++held[q];
+    c.other_material += p.material[n] != r.material[q];
+    c.water = std::max(c.water, std::abs(p.water_content[n] - r.water_content[q]));
     c.position = std::max({c.position, std::abs(p.x[n] - r.x[q]), std::abs(p.y[n] - r.y[q]),
                            std::abs(p.z[n] - r.z[q])});
     c.velocity =
@@ -94,6 +107,8 @@ inline RunComparison compare_with_reference(const Simulation& sim, const Simulat
   c.position = global_max(topo, c.position);
   c.velocity = global_max(topo, c.velocity);
   c.affine = global_max(topo, c.affine);
+  c.water = global_max(topo, c.water);
+  c.other_material = global_sum(topo, c.other_material);
   return c;
 }
 
