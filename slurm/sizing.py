@@ -75,6 +75,29 @@ TOKEN_RE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\],]|[^\s\[\],]+')
 SIZE_SUFFIX = {"": 1, "K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30, "T": 2 ** 40}
 GIB = 2.0 ** 30
 
+# ---- Limits: dunesim's own, and those of the model ----
+# io/case_config.cpp (read_domain): 4 to kMaxCellsPerAxis cells per axis, the domain a whole
+# number of cells (to 1e-6 of its size), at most kMaxCells in all.
+MIN_CELLS_PER_AXIS = 4
+MAX_CELLS_PER_AXIS = 1.0e6
+MAX_CELLS = 1.0e10
+# src/driver/physics_budget.hpp (kMaxSteps): dunesim refuses a case that needs more steps
+# to its end; a --flow-speed that would need more is no run dunesim makes either.
+MAX_STEPS = 1e8
+# Particle ids are 64-bit signed integers.
+MAX_PARTICLES = 2.0 ** 63
+# The network a plan may assume: 1 MB/s to 100 TB/s per link, 1 ns to 1 s per message.
+BANDWIDTH_RANGE = (1e-3, 1e5)   # GB/s
+LATENCY_RANGE = (1e-3, 1e6)     # microseconds
+# Exit status of a refused input (dunesim's own for a bad case or option).
+EXIT_USAGE = 2
+
+
+def refuse(message):
+    """Prints `submit.py: message` and exits with EXIT_USAGE."""
+    print("submit.py: " + message, file=sys.stderr)
+    sys.exit(EXIT_USAGE)
+
 
 def memory_size(text):
     """Bytes of a size written as Slurm writes memory: 256G, 512M, 1T (binary units)."""
@@ -135,6 +158,42 @@ def check_sizing_values(parser, args):
         parser.error("--flow-speed must be a finite speed >= 0, got {}".format(args.flow_speed))
     if args.ranks_per_node < 1 or (args.nodes is not None and args.nodes < 1):
         parser.error("--ranks-per-node and --nodes must be at least 1")
+    if args.particles is not None and args.particles > MAX_PARTICLES:
+        parser.error("--particles must be at most {:.4g} (64-bit particle ids), got "
+                     "{:g}".format(MAX_PARTICLES, args.particles))
+    for name, value, (low, high), unit in (("--bandwidth", args.bandwidth, BANDWIDTH_RANGE, "GB/s"),
+                                           ("--latency", args.latency, LATENCY_RANGE, "us")):
+        if not low <= value <= high:
+            parser.error("{} must be between {:g} and {:g} {}, got {:g}".format(
+                name, low, high, unit, value))
+
+
+def check_grid(size, cell_size, what):
+    """The cell counts of the domain at `cell_size`, refused (naming `what`: the key or the
+    option that set it) where dunesim's read_domain would refuse them."""
+    if not (math.isfinite(cell_size) and cell_size > 0):
+        refuse("{}: expected a finite cell size > 0, got {!r}".format(what, cell_size))
+    cells = []
+    for axis, length in zip("xyz", size):
+        along = " along {} (size {:g} m)".format(axis, length)
+        count = length / cell_size  # inf where it overflows: refused below, never rounded
+        if not count <= MAX_CELLS_PER_AXIS + 0.5:
+            refuse("{}: {:g} m gives {:.4g} cells{}; at most {:g} are allowed".format(
+                what, cell_size, count, along, MAX_CELLS_PER_AXIS))
+        count = int(round(count))
+        if count < MIN_CELLS_PER_AXIS:
+            refuse("{}: {:g} m gives {} cell(s){}; at least {} are needed".format(
+                what, cell_size, count, along, MIN_CELLS_PER_AXIS))
+        if not abs(count * cell_size - length) < 1e-6 * length:
+            refuse("{}: {:g} m does not divide the domain into whole cells: {:g} m{} is "
+                   "{:.6g} cells".format(what, cell_size, length, along.split(" (")[0],
+                                        length / cell_size))
+        cells.append(count)
+    total = float(cells[0]) * cells[1] * cells[2]
+    if total > MAX_CELLS:
+        refuse("{}: {:g} m gives {} x {} x {} = {:.4g} cells; at most {:g} are allowed".format(
+            what, cell_size, cells[0], cells[1], cells[2], total, MAX_CELLS))
+    return cells
 
 
 def domain_of(lines, case_file):
@@ -148,16 +207,23 @@ def domain_of(lines, case_file):
             continue
         if section != "domain":
             continue
-        match = SIZE_RE.match(line)
-        if match:
-            size = [float(match.group(i).replace("_", "")) for i in (1, 2, 3)]
-        match = CELL_SIZE_RE.match(line)
-        if match:
-            cell_size = float(match.group(2).replace("_", ""))
-            cell_line = index
+        try:
+            match = SIZE_RE.match(line)
+            if match:
+                size = [float(match.group(i).replace("_", "")) for i in (1, 2, 3)]
+            match = CELL_SIZE_RE.match(line)
+            if match:
+                cell_size = float(match.group(2).replace("_", ""))
+                cell_line = index
+        except ValueError:
+            refuse("{}: line {}: not a number: {}".format(case_file, index + 1, line.strip()))
     if size is None or cell_size is None:
-        sys.exit("submit.py: {}: needs [domain] size = [x, y, z] and cell_size = h, each on "
-                 "one line".format(case_file))
+        refuse("{}: needs [domain] size = [x, y, z] and cell_size = h, each on one "
+               "line".format(case_file))
+    for axis, length in zip("xyz", size):
+        if not (math.isfinite(length) and length > 0):
+            refuse("{}: key 'domain.size': expected finite sizes > 0, got {!r} along "
+                   "{}".format(case_file, length, axis))
     return size, cell_size, cell_line
 
 
@@ -232,7 +298,103 @@ def read_case(path):
         with open(path) as f:
             return simple_toml(f.read())
     except (OSError, ValueError) as error:  # tomllib's TOMLDecodeError is a ValueError
-        sys.exit("submit.py: {}: {}".format(path, error))
+        refuse("{}: {}".format(path, error))
+
+
+# ---- submit.py's own rules on the case, where no dunesim is at hand ----
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def non_finite_key(value, key):
+    """The first key (dunesim's spelling: material[0].porosity) holding nan or inf."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            found = non_finite_key(item, name if not key else key + "." + name)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            tables = isinstance(item, dict)
+            found = non_finite_key(item, "{}[{}]".format(key, index) if tables else key)
+            if found:
+                return found
+    elif isinstance(value, float) and not math.isfinite(value):
+        return key, value
+    return None
+
+
+def check_case_values(case, case_file):
+    """A subset of `dunesim check`: every number finite, and the values the sizing reads of
+    the right type and range (the time step's, the materials' and the shapes'), so that
+    sizing a case dunesim would refuse ends in a message naming the key, not a traceback.
+    """
+    def fail(key, expected, value):
+        refuse("{}: key '{}': expected {}, got {!r}".format(case_file, key, expected, value))
+
+    def number(table, name, prefix, positive=True, required=False):
+        if name not in table:
+            if required:
+                refuse("{}: key '{}{}' is required".format(case_file, prefix, name))
+            return
+        value = table[name]
+        if not is_number(value):
+            fail(prefix + name, "a number", value)
+        if positive and not value > 0:
+            fail(prefix + name, "a value > 0", value)
+
+    def vector(table, name, prefix, length=3, required=True):
+        if name not in table:
+            if required:
+                refuse("{}: key '{}{}' is required".format(case_file, prefix, name))
+            return
+        value = table[name]
+        if not (isinstance(value, list) and all(is_number(v) for v in value) and
+                (length is None or len(value) == length)):
+            fail(prefix + name, "{} numbers".format(length or "a list of"), value)
+
+    found = non_finite_key(case, "")
+    if found:
+        fail(found[0], "a finite number", found[1])
+    for name in ("time", "physics", "domain"):
+        if not isinstance(case.get(name, {}), dict):
+            fail(name, "a table", case[name])
+    time = case.get("time", {})
+    number(time, "end", "time.", required=True)
+    number(time, "cfl", "time.")
+    number(time, "max_dt", "time.")
+    vector(case.get("physics", {}), "gravity", "physics.", required=False)
+    for kind in ("material", "source", "collider"):
+        tables = case.get(kind, [])
+        if not (isinstance(tables, list) and all(isinstance(t, dict) for t in tables)):
+            fail(kind, "an array of tables ([[{}]])".format(kind), tables)
+    for index, material in enumerate(case.get("material", [])):
+        prefix = "material[{}].".format(index)
+        number(material, "density", prefix)
+        number(material, "shear_modulus", prefix)
+    for kind in ("source", "collider"):
+        for index, shape in enumerate(case.get(kind, [])):
+            prefix = "{}[{}].".format(kind, index)
+            if shape.get("rain_rate"):
+                continue
+            name = shape.get("shape")
+            if name == "block":
+                vector(shape, "min", prefix)
+                vector(shape, "max", prefix)
+            elif name in ("sphere", "cylinder"):
+                vector(shape, "center", prefix)
+                number(shape, "radius", prefix, required=True)
+                if name == "cylinder":
+                    number(shape, "height", prefix, required=True)
+            elif name == "heightfield":
+                vector(shape, "profile_x", prefix, length=None)
+                vector(shape, "profile_height", prefix, length=len(shape["profile_x"]))
+                xs = shape["profile_x"]
+                if len(xs) < 2 or any(not b > a for a, b in zip(xs, xs[1:])):
+                    fail(prefix + "profile_x", "at least 2 increasing x", xs)
+            elif name != "mesh":
+                fail(prefix + "shape", "block, sphere, cylinder, heightfield or mesh", name)
 
 
 # ---- Sizing: the volume the sources fill ----
@@ -335,9 +497,8 @@ def estimate_particles(case, size, cell_size, case_file):
                      "is counted")
     meshes = [i for i, s in enumerate(case.get("source", [])) if s.get("shape") == "mesh"]
     if meshes:
-        sys.exit("submit.py: {}: source {} is a mesh, whose volume this estimate cannot "
-                 "tell; give the particle count with --particles N".format(case_file,
-                                                                           meshes[0]))
+        refuse("{}: source {} is a mesh, whose volume this estimate cannot tell; give the "
+               "particle count with --particles N".format(case_file, meshes[0]))
     solids = [c for c in case.get("collider", []) if c.get("shape") != "mesh"]
     if len(solids) < len(case.get("collider", [])):
         notes.append("mesh colliders are not subtracted: the count is an upper bound")
@@ -349,16 +510,17 @@ def estimate_particles(case, size, cell_size, case_file):
 
 # ---- Sizing: time step, memory, step time ----
 
-def steps_per_second(case, cell_size, flow_speed):
-    """Steps per simulated second, dunesim's stable_dt() at the assumed flow speed."""
+def steps_per_second(case, cell_size, flow_speed, elastic=True, gravity=True):
+    """Steps per simulated second, dunesim's stable_dt() at the assumed flow speed (without
+    the elastic sands' limit, or the flow's, for check_step_count)."""
     time = case.get("time", {})
-    gravity = math.sqrt(sum(g * g for g in case.get("physics", {}).get("gravity",
-                                                                        [0, 0, -9.81])))
     dt = time.get("max_dt", 0.01)
-    speed = flow_speed + math.sqrt(gravity * cell_size)
-    if speed > 0:
-        dt = min(dt, time.get("cfl", 1.0) * cell_size / speed)
-    for material in case.get("material", []):
+    if gravity:
+        g = math.sqrt(sum(g * g for g in case.get("physics", {}).get("gravity", [0, 0, -9.81])))
+        speed = flow_speed + math.sqrt(g * cell_size)
+        if speed > 0:
+            dt = min(dt, time.get("cfl", 1.0) * cell_size / speed)
+    for material in case.get("material", []) if elastic else []:
         if material.get("rheology") == "elastic_plastic":
             wave_speed = math.sqrt(material.get("shear_modulus", 2e5) /
                                    material.get("density", 1600.0))
@@ -456,14 +618,25 @@ def plan_cell_size(args, size, cell_size):
     return args.cell_size if args.cell_size is not None else cell_size
 
 
-def grid_notes(size, cell_size, cells):
-    notes = []
-    if any(abs(n * cell_size - s) >= 1e-6 * s for n, s in zip(cells, size)):
-        notes.append("dunesim refuses this cell size: the domain is not a whole number of "
-                     "cells")
-    if min(cells) < 4 or max(cells) > 1000000 or cells[0] * cells[1] * cells[2] > 1e10:
-        notes.append("dunesim refuses this grid: 4 to 1000000 cells per axis, 1e10 in all")
-    return notes
+def check_counts(args, cells):
+    """Rank, node and iteration counts against the grid of `cells` (refused naming the
+    option): dunesim gives every rank a block of at least one cell."""
+    count = float(cells[0]) * cells[1] * cells[2]
+    grid = "the grid has {} x {} x {} = {:.4g} cells, and every rank needs at least one".format(
+        cells[0], cells[1], cells[2], count)
+    for name, value in (("--ranks", args.ranks), ("--nodes", args.nodes),
+                        ("--ranks-per-node", args.ranks_per_node)):
+        if value is not None and value > count:
+            refuse("{} {}: more than the grid's cells; {}".format(name, value, grid))
+    for ranks in args.project or []:
+        if ranks > count:
+            refuse("--project: {} ranks: more than the grid's cells; {}".format(ranks, grid))
+    if args.nodes is not None and args.ranks is not None and args.nodes > args.ranks:
+        refuse("--nodes {} is more than --ranks {}: every node runs at least one rank".format(
+            args.nodes, args.ranks))
+    if args.cg_iterations > count:
+        refuse("--cg-iterations {:g}: more than the grid's {:.4g} cells (CG's bound in exact "
+               "arithmetic)".format(args.cg_iterations, count))
 
 
 def choose_layout(particles, args):
@@ -477,16 +650,37 @@ def choose_layout(particles, args):
     per_particle, per_rank = memory_model()
     room = args.memory_per_node - per_rank * args.ranks_per_node
     if room <= 0:
-        sys.exit("submit.py: {} ranks need {:.1f} GiB a node before any particle, more than "
-                 "--memory-per-node".format(args.ranks_per_node,
-                                            per_rank * args.ranks_per_node / GIB))
+        refuse("--memory-per-node {:.4g} GiB: {} ranks (--ranks-per-node) need {:.1f} GiB a "
+               "node before any particle".format(args.memory_per_node / GIB,
+                                                 args.ranks_per_node,
+                                                 per_rank * args.ranks_per_node / GIB))
     nodes = max(1, int(math.ceil(per_particle * particles / room)))
     return nodes * args.ranks_per_node, nodes
+
+
+def check_figures(args, figures):
+    """Refuses a plan whose figures overflowed (the checks on the options are meant to keep
+    them finite): names what did and the options behind it."""
+    bad = sorted(name for name, value in figures.items() if not math.isfinite(value))
+    if bad:
+        refuse("{}: the plan's {} came out as {}: the options (--particles {}, --flow-speed {:g}, "
+               "--bandwidth {:g}, --latency {:g}, --cg-iterations {:g}) are beyond what the model "
+               "can size".format(args.case, ", ".join(bad), figures[bad[0]], args.particles,
+                                 args.flow_speed, args.bandwidth, args.latency,
+                                 args.cg_iterations))
 
 
 def print_plan(args, run):
     particles, cell_count = run["particles"], run["cell_count"]
     ranks, nodes = choose_layout(particles, args)
+    if ranks > cell_count:
+        why = ("--nodes {} x --ranks-per-node {}".format(nodes, args.ranks_per_node)
+               if args.nodes is not None else
+               "{}: {:.4g} particles need {} nodes of {} ranks (--memory-per-node {:.4g} "
+               "GiB)".format(args.case, particles, nodes, args.ranks_per_node,
+                             args.memory_per_node / GIB))
+        refuse("{}: {} ranks, more than the grid's {:.4g} cells; every rank needs at least "
+               "one".format(why, ranks, cell_count))
     parts = step_seconds(particles, cell_count, ranks, args)
     step = total_seconds(parts)
     memory = memory_per_rank(particles, ranks)
@@ -494,6 +688,9 @@ def print_plan(args, run):
     per_particle, per_rank = memory_model()
     wall = step * run["steps"]
     end = run["end"]
+    check_figures(args, {"seconds per step": step, "memory per rank": memory,
+                         "wall seconds": wall * (end or 1.0),
+                         "efficiency": efficiency(particles, cell_count, ranks, args)})
     print("Sizing of {} (a model from measured costs, not a measurement)".format(args.case))
     print("  cell size            {:.6g} m".format(run["cell_size"]))
     print("  grid                 {} x {} x {} = {:.4g} cells".format(*run["cells"], cell_count))
@@ -533,6 +730,8 @@ def print_projection(args, run):
     for ranks in args.project:
         parts = step_seconds(particles, cell_count, ranks, args)
         step = total_seconds(parts)
+        check_figures(args, {"seconds per step at {} ranks".format(ranks): step,
+                             "wall seconds at {} ranks".format(ranks): step * run["steps"]})
         print("{:>7} {:>6} {:>12.4g} {:>10.2f} {:>10.4g} {:>10.4g} {:>11.3g} {:>12.4g} "
               "{:>10.3f} {:>11.4g}".format(
                   ranks, int(math.ceil(ranks / args.ranks_per_node)), particles / ranks,
@@ -541,17 +740,38 @@ def print_projection(args, run):
                   efficiency(particles, cell_count, ranks, args), step * run["steps"]))
 
 
-def size_run(args):
-    """What --plan needs to know of the case: grid, particles, steps per simulated second."""
-    case = read_case(args.case)
-    with open(args.case) as f:
-        size, cell_size, _ = domain_of(f.read().splitlines(), args.case)
-    cell_size = plan_cell_size(args, size, cell_size)
-    cells = [int(round(s / cell_size)) for s in size]
+def check_step_count(args, case, cell_size, steps):
+    """dunesim's bound on the steps to the case's end (kMaxSteps, as its
+    check_physics_budget counts them: the step of a fall from rest, and each elastic sand's
+    own limit), then the same bound for the steps the plan assumes at --flow-speed."""
+    end = case.get("time", {}).get("end", 1.0)
+    at_rest = steps_per_second(case, cell_size, 0.0, elastic=False)
+    for index, material in enumerate(case.get("material", [])):
+        if material.get("rheology") != "elastic_plastic":
+            continue
+        modulus = material.get("shear_modulus", 2e5)
+        elastic = steps_per_second({"material": [material], "time": {"max_dt": math.inf}},
+                                   cell_size, 0.0, gravity=False)
+        if elastic > at_rest and end * elastic > MAX_STEPS:
+            refuse("{}: key 'material[{}].shear_modulus': {:g} Pa takes {:.4g} steps to the "
+                   "end of {:g} s at cell size {:g} m (at most {:g})".format(
+                       args.case, index, modulus, end * elastic, end, cell_size, MAX_STEPS))
+    if end * at_rest > MAX_STEPS:
+        refuse("{}: key 'time.end': {:g} s takes {:.4g} steps at cell size {:g} m (at most "
+               "{:g})".format(args.case, end, end * at_rest, cell_size, MAX_STEPS))
+    if end * steps > MAX_STEPS:
+        refuse("--flow-speed {:g}: a flow that fast takes {:.4g} steps to the case's end of "
+               "{:g} s at cell size {:g} m; dunesim runs at most {:g}".format(
+                   args.flow_speed, end * steps, end, cell_size, MAX_STEPS))
+
+
+def size_run(args, case, size, cell_size, cells):
+    """What --plan needs to know of the case: grid, particles, steps per simulated second.
+    `case`, `size`, `cell_size` (the one planned) and `cells` have been checked."""
+    steps = steps_per_second(case, cell_size, args.flow_speed)
+    check_step_count(args, case, cell_size, steps)
     run = {"cell_size": cell_size, "cells": cells, "cell_count": float(cells[0]) * cells[1] *
-           cells[2], "notes": grid_notes(size, cell_size, cells),
-           "steps": steps_per_second(case, cell_size, args.flow_speed),
-           "end": case.get("time", {}).get("end")}
+           cells[2], "notes": [], "steps": steps, "end": case.get("time", {}).get("end")}
     if args.particles is not None:
         run["particles"], run["estimated"] = args.particles, False
     else:
@@ -559,13 +779,12 @@ def size_run(args):
         run["notes"] += notes
         run["estimated"] = True
     if run["particles"] <= 0:
-        sys.exit("submit.py: {}: no source fills anything at the start; give --particles "
-                 "N".format(args.case))
+        refuse("{}: no source fills anything at the start; give --particles N".format(args.case))
     return run
 
 
-def plan(args):
-    run = size_run(args)
+def plan(args, case, size, cell_size, cells):
+    run = size_run(args, case, size, cell_size, cells)
     print_plan(args, run)
     if args.project:
         print_projection(args, run)

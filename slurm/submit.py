@@ -32,23 +32,53 @@ are measured (the dune, a dry sand run, on a 2-core machine); the network and th
 counts are assumptions. It is a model, not a measurement: see slurm/README.md. The sizing
 is slurm/sizing.py.
 
+Before it sizes or submits anything, submit.py checks its input and refuses what dunesim
+would refuse: a case file that is missing or not a regular file; a case that `dunesim check`
+refuses (the executable of --exe, else DUNESIM_EXE, else build/dunesim in this folder, as the
+job runs it), and with --cell-size or --weak-from a refined copy of it (in a temporary
+folder); where there is no executable, its own rules, a subset of dunesim check's: the grid
+(4 to 1e6 cells per axis, whole cells, at most 1e10 in all), every number finite, and the
+values the sizing reads of the right type and range. dunesim check's one refusal that is
+about the machine it runs on (a grid larger than this machine's memory) is not one: the
+job runs elsewhere, and the plan sizes the memory. Every numeric option must be finite and
+positive, rank and node counts (and CG iterations) at most the grid's cells, the steps to the
+case's end at --flow-speed within dunesim's 1e8, the network figures within the ranges of
+sizing.py. See slurm/README.md.
+
+Exit status:
+  0  submitted (the job id printed), dry run printed, or plan printed
+  2  refused input: a bad option, a missing or unreadable case, a case dunesim check (or
+     submit.py's rules) refuses, or values beyond what dunesim runs; the message names the
+     file, key or option. Nothing is submitted or written.
+  other  sbatch's own status when it refuses the job (1; its message on stderr), or 127 when
+     there is no sbatch; chain.sh's 1 when the output folder cannot be made.
+
 Standard library only; any python3 >= 3.6.
 """
 import argparse
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
+import traceback
 
-from sizing import (CELL_SIZE_RE, add_sizing_options, check_sizing_values, domain_of, plan,
-                    weak_cell_size)
+from sizing import (CELL_SIZE_RE, EXIT_USAGE, add_sizing_options, check_case_values,
+                    check_counts, check_grid, check_sizing_values, domain_of, plan,
+                    plan_cell_size, read_case, refuse)
 
 SLURM_DIR = os.path.dirname(os.path.abspath(__file__))
 
 # Keys whose strings are file names read relative to the case file.
 PATH_LINE_RE = re.compile(r"^\s*(file|scripts)\s*=")
 STRING_RE = re.compile(r'"([^"\\]*)"')
+# How long `dunesim check` may take (a case with large meshes reads them all).
+CHECK_SECONDS = 300
+# dunesim check's refusal of a grid too large for this machine's memory (src/driver/
+# memory_budget.cpp): the machine that submits is not the one that runs.
+MEMORY_REFUSAL = "of memory each rank has on its node"
 
 
 def parse_args(argv):
@@ -104,31 +134,113 @@ def refined_case_text(lines, cell_line, cell_size, case_dir):
     return "\n".join(out) + "\n"
 
 
-def main():
-    args = parse_args(sys.argv[1:])
-    if args.plan:
-        return plan(args)
+def dunesim_executable(args):
+    """(path, named): --exe, else DUNESIM_EXE, else build/dunesim in this folder (what the job
+    runs, see dunesim.sbatch); `named` when the user chose it, which must then exist."""
+    if args.exe:
+        return args.exe, "--exe " + args.exe
+    if os.environ.get("DUNESIM_EXE"):
+        return os.environ["DUNESIM_EXE"], "DUNESIM_EXE=" + os.environ["DUNESIM_EXE"]
+    return os.path.join("build", "dunesim"), None
+
+
+def dunesim_check(exe, case_file, shown_as):
+    """`dunesim check case_file`: None when it passes, else its message (with `case_file`
+    spelled `shown_as`). "memory" when its one complaint is this machine's memory."""
+    try:
+        result = subprocess.run([exe, "check", case_file], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, universal_newlines=True,
+                                timeout=CHECK_SECONDS)
+    except subprocess.TimeoutExpired:
+        return "dunesim check did not finish in {} s".format(CHECK_SECONDS)
+    except OSError as error:
+        return "cannot run {}: {}".format(exe, error)
+    if result.returncode == 0:
+        return None
+    said = result.stdout.strip().replace(case_file, shown_as)
+    if result.returncode == EXIT_USAGE and MEMORY_REFUSAL in said:
+        return "memory"
+    return said or "dunesim check ended with status {} and said nothing".format(
+        result.returncode)
+
+
+def validate(args):
+    """Refuses (status 2, the message naming the file, key or option) what dunesim would
+    refuse or the sizing cannot size; returns (case, lines, size, cell size, cells) with the
+    cell size that will run. `dunesim check` judges the case where the executable exists (and
+    a refined copy of it for --cell-size or --weak-from); else submit.py's own rules, a
+    subset of dunesim check's: the grid, every number finite, the values the sizing reads."""
+    if not os.path.isfile(args.case):
+        refuse("{}: {}".format(args.case, "not a regular file" if os.path.exists(args.case)
+                               else "no such file"))
+    try:
+        with open(args.case) as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        refuse("{}: cannot read it: {}".format(args.case, error))
+    exe, named = dunesim_executable(args)
+    have_exe = os.path.isfile(exe) and os.access(exe, os.X_OK)
+    if named and not have_exe:
+        refuse("{}: not an executable file".format(named))
+    judged = False
+    if have_exe:
+        exe = os.path.abspath(exe)
+        said = dunesim_check(exe, args.case, args.case)
+        if said not in (None, "memory"):
+            refuse("dunesim check refuses the case:\n" + said)
+        judged = said is None
+    case = read_case(args.case)
+    size, cell_size, _ = domain_of(lines, args.case)
+    if not judged:
+        check_case_values(case, args.case)
+    cells = check_grid(size, cell_size, "{}: key 'domain.cell_size'".format(args.case))
+    if args.weak_from is not None and args.weak_from > float(cells[0]) * cells[1] * cells[2]:
+        refuse("--weak-from {}: more ranks than the case's {} x {} x {} cells".format(
+            args.weak_from, *cells))
+    new_size = plan_cell_size(args, size, cell_size)
+    if new_size != cell_size:
+        option = ("--cell-size {!r}".format(args.cell_size) if args.cell_size is not None else
+                  "--weak-from {} (cell size {:.6g} m on {} ranks)".format(
+                      args.weak_from, new_size, args.ranks))
+        cells = check_grid(size, new_size, option)
+        if have_exe:
+            folder = tempfile.mkdtemp(prefix="submit-check-")
+            try:
+                copy = os.path.join(folder, os.path.basename(args.case))
+                with open(copy, "w") as f:
+                    f.write(refined_case_text(lines, domain_of(lines, args.case)[2], new_size,
+                                              os.path.dirname(os.path.abspath(args.case))))
+                said = dunesim_check(exe, copy, "{} with {}".format(args.case, option))
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+            if said not in (None, "memory"):
+                refuse("dunesim check refuses the case with {}:\n{}".format(option, said))
+    check_counts(args, cells)
+    return case, lines, size, new_size, cells
+
+
+def submit(args, lines, cell_size):
     stem = os.path.splitext(os.path.basename(args.case))[0]
     output = args.output or os.path.join("output", "{}-np{}".format(stem, args.ranks))
     case_file = args.case
 
     if args.cell_size is not None or args.weak_from is not None:
-        with open(args.case) as f:
-            lines = f.read().splitlines()
-        size, cell_size, cell_line = domain_of(lines, args.case)
+        size, old_size, cell_line = domain_of(lines, args.case)
         if args.weak_from is not None:
-            new_size, ratio = weak_cell_size(size, cell_size, args.weak_from, args.ranks)
+            ratio = (old_size / cell_size) ** 3 * args.weak_from / args.ranks
             print("submit.py: {} ranks: cell_size {} -> {:.6g} (particles per rank {:.3f} x "
-                  "those on {} ranks)".format(args.ranks, cell_size, new_size, ratio,
+                  "those on {} ranks)".format(args.ranks, old_size, cell_size, ratio,
                                                args.weak_from), file=sys.stderr)
-        else:
-            new_size = args.cell_size
         case_file = os.path.join(output, stem + ".toml")
         if not args.dry_run:
-            os.makedirs(output, exist_ok=True)
-            case_dir = os.path.dirname(os.path.abspath(args.case))
-            with open(case_file, "w") as f:
-                f.write(refined_case_text(lines, cell_line, new_size, case_dir))
+            try:
+                os.makedirs(output, exist_ok=True)
+                case_dir = os.path.dirname(os.path.abspath(args.case))
+                with open(case_file, "w") as f:
+                    f.write(refined_case_text(lines, cell_line, cell_size, case_dir))
+            except OSError as error:
+                refuse("--output {}: cannot write the refined case there: {}".format(output,
+                                                                                    error))
 
     env = dict(os.environ)
     env_shown = []
@@ -160,6 +272,23 @@ def main():
         sys.exit(result.returncode)
     printed = result.stdout.strip()
     print(" ".join(env_shown + [printed]) if args.dry_run else printed)
+
+
+def main():
+    args = parse_args(sys.argv[1:])
+    try:
+        case, lines, size, cell_size, cells = validate(args)
+        if args.plan:
+            return plan(args, case, size, cell_size, cells)
+        return submit(args, lines, cell_size)
+    except (ArithmeticError, ValueError, TypeError, KeyError, IndexError) as error:
+        # The last line of defence: the checks above are meant to refuse every input that
+        # gets here. Say what failed and where, so that the gap can be closed.
+        where = traceback.extract_tb(sys.exc_info()[2])[-1]
+        refuse("{}: cannot size or submit this case: {}: {} (at {} line {}, in {}); the checks "
+               "missed an input they should refuse: please report it".format(
+                   args.case, type(error).__name__, error, os.path.basename(where.filename),
+                   where.lineno, where.name))
 
 
 if __name__ == "__main__":
