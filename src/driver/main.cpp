@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <limits>
@@ -150,6 +151,10 @@ int print_file_summary(const std::string& file, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First of all: a batch system may send SIGTERM or SIGUSR1 at any moment, also while MPI
+  // starts; the request is kept until the run (or check and info, which give the signal its
+  // default action back) looks at it.
+  dunesim::install_stop_signal_handlers();
   CLI::App app{"dunesim: sand and water as particles on a distributed MAC grid"};
   app.require_subcommand(1);
   std::string case_file;
@@ -186,6 +191,10 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
+  // `check` and `info` end as the signal ends them, as any command would.
+  if (!run->parsed())
+    if (const int signal = dunesim::restore_stop_signal_handlers()) std::raise(signal);
+
   if (info->parsed()) {
     int status = print_file_summary(info_file, rank);
     MPI_Finalize();
@@ -196,6 +205,9 @@ int main(int argc, char** argv) {
   // PETSc's default handler prints on rank 0 only and makes the other ranks sleep and exit(0),
   // leaving rank 0 in MPI_Finalize: errors come back as codes, which the ranks agree on.
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  // PETSc may install signal handlers of its own (it leaves SIGTERM to Open MPI, and SIGUSR1
+  // alone): the stop handlers stay in place, a signal caught so far still counts.
+  if (run->parsed()) dunesim::install_stop_signal_handlers();
   options.petsc_options = petsc_options;
   const int status = check->parsed()
                          ? check_cases(checked_files, rank)
