@@ -12,6 +12,7 @@
 #include "io/case_schema.hpp"
 #include "io/triangle_mesh.hpp"
 #include "src/driver/physics_budget.hpp"
+#include "src/driver/run_driver.hpp"
 #include "src/sand/sand_plasticity.hpp"
 
 namespace dunesim {
@@ -1134,6 +1135,23 @@ TEST(PhysicsBudget, RefusesSubstepsAndStepsBeyondItsBound) {
   const std::string stiff =
       budget_error("rheology = \"elastic_plastic\"\nshear_modulus = 1e300\n");
   EXPECT_NE(stiff.find("material[0].shear_modulus"), std::string::npos) << stiff;
+}
+
+// The progress line's durations (format_duration, src/driver/run_driver.hpp): an ETA from a
+// step of 1e-151 s must not overflow into "-2562047788015215:-30:-8".
+TEST(ProgressLine, DurationsStayReadableForAnyValue) {
+  EXPECT_EQ(format_duration(0), "00:00:00");
+  EXPECT_EQ(format_duration(59.6), "00:01:00");
+  EXPECT_EQ(format_duration(3723), "01:02:03");
+  EXPECT_EQ(format_duration(99 * 3600 + 59 * 60 + 59), "99:59:59");
+  EXPECT_EQ(format_duration(100 * 3600), "4d 04:00:00");
+  EXPECT_EQ(format_duration(2.1e8), "2430d 13:20:00");
+  EXPECT_EQ(format_duration(3.2e9), "more than 100 years");
+  EXPECT_EQ(format_duration(1e300), "more than 100 years");
+  EXPECT_EQ(format_duration(std::numeric_limits<double>::infinity()), "more than 100 years");
+  EXPECT_EQ(format_duration(std::nan("")), "more than 100 years");
+  EXPECT_EQ(format_duration(-1), "--");
+  EXPECT_EQ(format_duration(-std::numeric_limits<double>::infinity()), "--");
 }
 
 // Richards' pore water: its soil keys only with it, its conductivity required, the

@@ -22,14 +22,23 @@
 
 namespace dunesim {
 
-namespace {
-
 std::string format_duration(double seconds) {
-  long s = long(std::lround(seconds));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  if (std::isnan(seconds)) return "more than 100 years";
+  if (seconds < 0) return "--";
+  constexpr double kHundredYears = 100 * 365.25 * 86400;
+  if (seconds > kHundredYears) return "more than 100 years";
+  const long s = long(std::lround(seconds));
+  const long hours = s / 3600, minutes = (s / 60) % 60;
+  char buf[48];
+  if (hours > 99)
+    std::snprintf(buf, sizeof buf, "%ldd %02ld:%02ld:%02ld", hours / 24, hours % 24, minutes,
+                  s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", hours, minutes, s % 60);
   return buf;
 }
+
+namespace {
 
 // The case's settings with the command line's on top.
 CaseConfig with_options(CaseConfig config, const RunOptions& options) {

@@ -43,6 +43,11 @@ struct RunResult {
   int sand_solve_round_limit = 0;
 };
 
+// A wall-clock duration for the progress line: "HH:MM:SS" up to 99 hours, "Nd HH:MM:SS"
+// above, "more than 100 years" beyond that or when not a number (an ETA from steps too small
+// to end), "--" when negative.
+std::string format_duration(double seconds);
+
 // Collective. Frames go to <output>/<name>_NNNNNN.h5 with the series <output>/<name>.xmf,
 // and the timing report to <output>/timing.json. Checkpoints go to the case's checkpoint
 // directory (<output>/checkpoints by default) as its [checkpoint] table says, and when
