@@ -1135,6 +1135,53 @@ TEST(PhysicsBudget, RefusesSubstepsAndStepsBeyondItsBound) {
   const std::string stiff =
       budget_error("rheology = \"elastic_plastic\"\nshear_modulus = 1e300\n");
   EXPECT_NE(stiff.find("material[0].shear_modulus"), std::string::npos) << stiff;
+  // The capillary diffusion substep is dx^2 / (6 k_p): 4.2e-6 s for k_p = 100 m^2/s, 2400
+  // substeps of the 0.01 s step (refused); k_p = 1 takes 24.
+  EXPECT_EQ(budget_error(wet + "propagation_rate = 1\n"), "");
+  const std::string capillary = budget_error(wet + "propagation_rate = 100\n");
+  EXPECT_NE(capillary.find("material[0].propagation_rate"), std::string::npos) << capillary;
+  EXPECT_NE(capillary.find("2400 substeps a step"), std::string::npos) << capillary;
+  // [time] end = 1e7 s is 1e9 steps of 0.01 s (the frames at a 1e4 s interval are few).
+  std::string long_run;
+  try {
+    check_physics_budget(parse_case_text(
+        kDomain + "[time]\nend = 1e7\n[output]\ninterval = 1e4\n" + kWater + kSource, "x.toml"));
+  } catch (const CaseError& e) { long_run = e.what(); }
+  EXPECT_NE(long_run.find("time.end"), std::string::npos) << long_run;
+  EXPECT_NE(long_run.find("1e+09 steps of 0.01 s"), std::string::npos) << long_run;
+}
+
+// --end-time is the end the budget counts when it is given: a case that the budget passes
+// to its own end (1e13 Pa steps at 2.5e-7 s: 2e6 steps to 0.5 s, 4e6 to 1 s) is refused to a
+// later one (4e9 steps to 1000 s), naming --end-time.
+TEST(PhysicsBudget, CountsStepsToTheCommandLinesEndTime) {
+  const std::string sand = kDomain + kTime +
+                           "[[material]]\nname = \"sand\"\nkind = \"sand\"\n"
+                           "rheology = \"elastic_plastic\"\nshear_modulus = 1e13\n"
+                           "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\n"
+                           "min = [0, 0, 0]\nmax = [0.2, 0.2, 0.1]\n";
+  const CaseConfig config = parse_case_text(sand, "x.toml");
+  EXPECT_NO_THROW(check_physics_budget(config));
+  EXPECT_NO_THROW(check_physics_budget(config, 1));
+  try {
+    check_physics_budget(config, 1000);
+    ADD_FAILURE() << "--end-time 1000 passed the budget";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("--end-time 1000"), std::string::npos) << what;
+    EXPECT_NE(what.find("material[0].shear_modulus"), std::string::npos) << what;
+    EXPECT_NE(what.find("steps to --end-time 1000 s"), std::string::npos) << what;
+  }
+  // Water alone: 1e7 s is 1e9 steps of max_dt (0.01 s).
+  const CaseConfig water = parse_case_text(kDomain + kTime + kWater + kSource, "w.toml");
+  try {
+    check_physics_budget(water, 1e7);
+    ADD_FAILURE() << "--end-time 1e7 passed the budget";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--end-time 1e+07: 1e+07 s takes at least 1e+09 steps"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // The progress line's durations (format_duration, src/driver/run_driver.hpp): an ETA from a

@@ -84,21 +84,23 @@ void check_petsc_options(const dunesim::CaseConfig& config, const std::string& c
 // every rank.
 int check_or_run(const std::string& case_file, bool check_only,
                  const dunesim::RunOptions& options, const std::string& petsc_options, int rank) {
-  // From here a run takes SIGTERM and SIGUSR1 as requests to stop, start-up included (reading
-  // the case and its meshes, seeding, reading a checkpoint): run_case checks them once
-  // start-up ends, instead of the ranks dying of the signal.
+  // A run takes SIGTERM and SIGUSR1 as requests to stop, start-up included (main installed
+  // the handlers before MPI started; reading the case and its meshes, seeding, reading a
+  // checkpoint follow): run_case checks them once start-up ends, instead of the ranks dying
+  // of the signal.
   std::optional<dunesim::StopSignals> stop_signals;
   if (!check_only) stop_signals.emplace();
   try {
     dunesim::CaseConfig config = dunesim::load_case(case_file, MPI_COMM_WORLD);
     dunesim::check_grid_fits_memory(config, MPI_COMM_WORLD);
-    dunesim::check_physics_budget(config);
+    if (!check_only) check_run_options(config, options);
+    // The run ends at --end-time when it is given: its step count is the one to bound.
+    dunesim::check_physics_budget(config, check_only ? -1 : options.end_time);
     check_petsc_options(config, petsc_options);
     if (check_only) {
       if (rank == 0) std::printf("%s: ok\n", case_file.c_str());
       return 0;
     }
-    check_run_options(config, options);
     const dunesim::RunResult result =
         dunesim::run_case(config, options, MPI_COMM_WORLD, *stop_signals);
     return result.stopped ? kExitStopped : 0;

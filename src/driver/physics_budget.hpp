@@ -14,8 +14,10 @@ namespace dunesim {
 constexpr double kMaxPercolationSubsteps = 1000;
 constexpr double kMaxSteps = 1e8;
 
-// Throws CaseError naming the material's key when the budget above is exceeded. The same on
-// every rank: it reads only the case.
-void check_physics_budget(const CaseConfig& config);
+// Throws CaseError naming the material's key when the budget above is exceeded. With
+// `end_time_option` > 0 (`dunesim run --end-time`) the run ends then instead of at the case's
+// [time] end, and a step count beyond the bound is a UsageError naming --end-time. The same
+// on every rank: it reads only the case.
+void check_physics_budget(const CaseConfig& config, double end_time_option = -1);
 
 }  // namespace dunesim
