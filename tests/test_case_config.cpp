@@ -1184,6 +1184,43 @@ TEST(PhysicsBudget, CountsStepsToTheCommandLinesEndTime) {
   }
 }
 
+// What a diverged pressure solve names (extreme_material_parameters): at 5 cm cells and
+// dt = 0.01 s, each figure against its bound, and nothing for parameters within them.
+TEST(PhysicsBudget, NamesTheMaterialParametersBeyondTheirStableRange) {
+  const std::string sand_source =
+      "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
+      "0.1]\n";
+  const std::string sand = kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
+  auto extreme = [&](const std::string& keys, double dt) {
+    return extreme_material_parameters(parse_case_text(sand + keys + sand_source, "x.toml"), dt);
+  };
+  const std::string wet = "porosity = 0.4\nideal_saturation = 0.4\n";
+  EXPECT_EQ(extreme(wet + "conductivity = 1e-3\npropagation_rate = 1e-4\n", 0.01), "");
+  EXPECT_EQ(extreme("", 0.01), "");
+  // k_p dt / dx^2 = 1e300 * 0.01 / 0.0025 = 4e300.
+  const std::string capillary = extreme(wet + "propagation_rate = 1e300\n", 0.01);
+  EXPECT_NE(capillary.find("material[0].propagation_rate = 1e+300 m^2/s"), std::string::npos)
+      << capillary;
+  EXPECT_NE(capillary.find("propagation_rate dt / dx^2 = 4e+300"), std::string::npos)
+      << capillary;
+  EXPECT_EQ(capillary.find("conductivity"), std::string::npos) << capillary;
+  // The pores drain in n (1 - S') dx / K = 1.2e-6 s at K = 1e4 m/s: 8333 times within dt.
+  const std::string drained = extreme(wet + "conductivity = 1e4\n", 0.01);
+  EXPECT_NE(drained.find("material[0].conductivity = 1e+04 m/s"), std::string::npos) << drained;
+  EXPECT_NE(drained.find("8333 times within dt"), std::string::npos) << drained;
+  // mu dt / (rho dx^2) = 1e6 * 0.01 / (rho 0.0025) is 4e6 / rho, far beyond 1/6.
+  const std::string viscous = extreme(wet + "mud_viscosity = 1e6\n", 0.01);
+  EXPECT_NE(viscous.find("material[0].mud_viscosity = 1e+06 Pa s"), std::string::npos) << viscous;
+  EXPECT_NE(viscous.find("mud_viscosity dt / (density dx^2) = "), std::string::npos) << viscous;
+  EXPECT_EQ(extreme(wet + "mud_viscosity = 1e-3\n", 0.01), "");
+  // The elastic wave step at 1e300 Pa is about 1e-151 s.
+  const std::string stiff =
+      extreme("rheology = \"elastic_plastic\"\nshear_modulus = 1e300\n", 1e-3);
+  EXPECT_NE(stiff.find("material[0].shear_modulus = 1e+300 Pa"), std::string::npos) << stiff;
+  EXPECT_NE(stiff.find("its elastic waves allow steps of"), std::string::npos) << stiff;
+  EXPECT_EQ(extreme("rheology = \"elastic_plastic\"\n", 1e-3), "");
+}
+
 // The progress line's durations (format_duration, src/driver/run_driver.hpp): an ETA from a
 // step of 1e-151 s must not overflow into "-2562047788015215:-30:-8".
 TEST(ProgressLine, DurationsStayReadableForAnyValue) {

@@ -106,4 +106,38 @@ void check_physics_budget(const CaseConfig& config, double end_time_option) {
   }
 }
 
+std::string extreme_material_parameters(const CaseConfig& config, double dt) {
+  const double dx = config.cell_size;
+  std::string lines;
+  auto add = [&](size_t m, const std::string& key, const std::string& value,
+                 const std::string& figure) {
+    lines += "\n  material[" + std::to_string(m) + "]." + key + " = " + value + ": " + figure;
+  };
+  const std::string at = " at dt = " + number(dt) + " s and cell_size " + number(dx) + " m";
+  for (size_t m = 0; m < config.materials.size(); ++m) {
+    const MaterialSpec& material = config.materials[m];
+    if (material.kind != MaterialKind::Sand) continue;
+    const WetSandSpec& wet = material.wet;
+    const MaterialLimits limits = material_limits(material, dx);
+    if (dt > limits.diffusion_step)
+      add(m, "propagation_rate", number(wet.propagation_rate) + " m^2/s",
+          "propagation_rate dt / dx^2 = " + number(wet.propagation_rate * dt / (dx * dx)) + at +
+              " (stable up to " + number(kStableDiffusionNumber) + ")");
+    if (dt > limits.drainage_step)
+      add(m, "conductivity", number(wet.conductivity) + " m/s",
+          "drains a cell's pores in " + number(limits.drainage_step) + " s, " +
+              number(dt / limits.drainage_step) + " times within dt" + at);
+    if (dt > limits.viscous_step)
+      add(m, "mud_viscosity", number(wet.mud_viscosity) + " Pa s",
+          "mud_viscosity dt / (density dx^2) = " +
+              number(wet.mud_viscosity * dt / (material.density * dx * dx)) + at +
+              " (stable up to " + number(kStableDiffusionNumber) + ")");
+    if (dt > limits.elastic_step)
+      add(m, "shear_modulus", number(material.rheology.shear_modulus) + " Pa",
+          "its elastic waves allow steps of " + number(limits.elastic_step) + " s, " +
+              number(dt / limits.elastic_step) + " times shorter than dt" + at);
+  }
+  return lines;
+}
+
 }  // namespace dunesim

@@ -52,8 +52,10 @@ std::string format_duration(double seconds);
 // and the timing report to <output>/timing.json. Checkpoints go to the case's checkpoint
 // directory (<output>/checkpoints by default) as its [checkpoint] table says, and when
 // `stop_signals` saw SIGTERM or SIGUSR1, after which the run stops at once (result.stopped).
-// A signal during start-up (seeding, reading a checkpoint, or before: the caller installs
-// the handlers before it reads the case) stops the run before it writes anything.
+// A signal during start-up (seeding, reading a checkpoint, or before: `dunesim` installs the
+// handlers as the first statement of main, before MPI starts) stops the run before it writes
+// anything. A pressure solve that diverges throws std::runtime_error naming the material
+// parameters beyond their stable range (extreme_material_parameters), the same on every rank.
 RunResult run_case(const CaseConfig& config, const RunOptions& options, MPI_Comm comm,
                    const StopSignals& stop_signals);
 
