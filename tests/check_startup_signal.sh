@@ -4,7 +4,10 @@
 # SIGTERM (1 rank) and SIGUSR1 (2 ranks) sent to the ranks while they seed 4 million
 # particles must stop the run cleanly: every rank exits with 75, rank 0 says that it stopped
 # during start-up with nothing to save, and nothing is written. Without handlers during
-# start-up the signal kills the ranks (143, 138).
+# start-up the signal kills the ranks (143, 138). Then SIGUSR1 sent to mpiexec (which
+# forwards it to the ranks) the moment every rank process runs dunesim and catches any signal
+# at all (the first handler a rank installs: dunesim's own when main installs them first,
+# else Open MPI's while MPI starts) must end the same way.
 set -u
 . "$(dirname "$0")/bad_input_common.sh"
 take_dunesim_argument "$@"
@@ -84,4 +87,55 @@ for ranks in 1 2; do
     fail "$ranks rank(s): expected every rank to exit with 75 after SIG$signal"
   [ ! -e out ] || fail "$ranks rank(s): a run stopped during start-up wrote output"
 done
+
+# Every dunesim rank process under the launcher $1 ($2 of them) once each runs the dunesim
+# executable (not the forked shell before its exec) and catches some signal (SigCgt not 0).
+# Returns 1 if the launcher ends first, 2 after $(scaled 30) s.
+first_handlers() {
+  local launcher=$1 ranks=$2 deadline=$((SECONDS + $(scaled 30))) pids pid ready target
+  target=$(readlink -f "$exe")
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    [ -e "/proc/$launcher" ] || return 1
+    pids=$(for shell in $(pgrep -P "$launcher"); do pgrep -P "$shell"; done)
+    ready=0
+    for pid in $pids; do
+      [ "$(readlink -f "/proc/$pid/exe" 2> /dev/null)" = "$target" ] || continue
+      mask=$(awk '/^SigCgt:/ {print $2}' "/proc/$pid/status" 2> /dev/null)
+      [ -n "$mask" ] && (( 0x$mask != 0 )) && ready=$((ready + 1))
+    done
+    [ "$ready" -eq "$ranks" ] && { echo $pids; return 0; }
+    sleep 0.005
+  done
+  return 2
+}
+
+ranks=2
+rm -rf out
+# The ranks' shells ignore the forwarded SIGUSR1 (a trapped signal has its default action
+# again in dunesim after exec), so each can still report its rank's status.
+mpiexec -n "$ranks" --oversubscribe sh -c 'trap : USR1; "$@"; echo "rank-exit $?"' sh \
+  "$exe" run big.toml --quiet > run.log 2>&1 &
+launcher=$!
+pids=$(first_handlers "$launcher" "$ranks")
+case $? in
+  1) wait "$launcher"; cat run.log
+     fail "early SIGUSR1: the run ended before its ranks caught any signal (the test's" \
+       "premise: the signal must come during start-up)" ;;
+  2) pids=$(for shell in $(pgrep -P "$launcher"); do pgrep -P "$shell"; done)
+     abandon_run
+     fail "early SIGUSR1: the $ranks rank processes did not run dunesim and catch a signal" \
+       "within $(scaled 30) s" ;;
+esac
+kill -USR1 "$launcher"
+wait "$launcher"
+cat run.log
+grep -qx "rank-exit 0" run.log &&
+  fail "early SIGUSR1: a rank finished the run: the signal came after start-up, so this" \
+    "run does not test an early signal (the test's premise failed)"
+[ "$(grep -cx 'rank-exit 75' run.log)" -eq "$ranks" ] ||
+  fail "early SIGUSR1 to mpiexec: expected every rank to exit with 75 (rank statuses:" \
+    "$(grep '^rank-exit' run.log | tr '\n' ' '))"
+grep -qF "dunesim: stopped by a signal during start-up, before step 1: nothing to save" run.log ||
+  fail "early SIGUSR1 to mpiexec: no start-up stop message"
+[ ! -e out ] || fail "early SIGUSR1: a run stopped during start-up wrote output"
 echo "PASS"

@@ -12,6 +12,7 @@
 #include "io/case_schema.hpp"
 #include "io/triangle_mesh.hpp"
 #include "src/driver/physics_budget.hpp"
+#include "src/driver/run_driver.hpp"
 #include "src/sand/sand_plasticity.hpp"
 
 namespace dunesim {
@@ -1134,6 +1135,107 @@ TEST(PhysicsBudget, RefusesSubstepsAndStepsBeyondItsBound) {
   const std::string stiff =
       budget_error("rheology = \"elastic_plastic\"\nshear_modulus = 1e300\n");
   EXPECT_NE(stiff.find("material[0].shear_modulus"), std::string::npos) << stiff;
+  // The capillary diffusion substep is dx^2 / (6 k_p): 4.2e-6 s for k_p = 100 m^2/s, 2400
+  // substeps of the 0.01 s step (refused); k_p = 1 takes 24.
+  EXPECT_EQ(budget_error(wet + "propagation_rate = 1\n"), "");
+  const std::string capillary = budget_error(wet + "propagation_rate = 100\n");
+  EXPECT_NE(capillary.find("material[0].propagation_rate"), std::string::npos) << capillary;
+  EXPECT_NE(capillary.find("2400 substeps a step"), std::string::npos) << capillary;
+  // [time] end = 1e7 s is 1e9 steps of 0.01 s (the frames at a 1e4 s interval are few).
+  std::string long_run;
+  try {
+    check_physics_budget(parse_case_text(
+        kDomain + "[time]\nend = 1e7\n[output]\ninterval = 1e4\n" + kWater + kSource, "x.toml"));
+  } catch (const CaseError& e) { long_run = e.what(); }
+  EXPECT_NE(long_run.find("time.end"), std::string::npos) << long_run;
+  EXPECT_NE(long_run.find("1e+09 steps of 0.01 s"), std::string::npos) << long_run;
+}
+
+// --end-time is the end the budget counts when it is given: a case that the budget passes
+// to its own end (1e13 Pa steps at 2.5e-7 s: 2e6 steps to 0.5 s, 4e6 to 1 s) is refused to a
+// later one (4e9 steps to 1000 s), naming --end-time.
+TEST(PhysicsBudget, CountsStepsToTheCommandLinesEndTime) {
+  const std::string sand = kDomain + kTime +
+                           "[[material]]\nname = \"sand\"\nkind = \"sand\"\n"
+                           "rheology = \"elastic_plastic\"\nshear_modulus = 1e13\n"
+                           "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\n"
+                           "min = [0, 0, 0]\nmax = [0.2, 0.2, 0.1]\n";
+  const CaseConfig config = parse_case_text(sand, "x.toml");
+  EXPECT_NO_THROW(check_physics_budget(config));
+  EXPECT_NO_THROW(check_physics_budget(config, 1));
+  try {
+    check_physics_budget(config, 1000);
+    ADD_FAILURE() << "--end-time 1000 passed the budget";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("--end-time 1000"), std::string::npos) << what;
+    EXPECT_NE(what.find("material[0].shear_modulus"), std::string::npos) << what;
+    EXPECT_NE(what.find("steps to --end-time 1000 s"), std::string::npos) << what;
+  }
+  // Water alone: 1e7 s is 1e9 steps of max_dt (0.01 s).
+  const CaseConfig water = parse_case_text(kDomain + kTime + kWater + kSource, "w.toml");
+  try {
+    check_physics_budget(water, 1e7);
+    ADD_FAILURE() << "--end-time 1e7 passed the budget";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--end-time 1e+07: 1e+07 s takes at least 1e+09 steps"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// What a diverged pressure solve names (extreme_material_parameters): at 5 cm cells and
+// dt = 0.01 s, each figure against its bound, and nothing for parameters within them.
+TEST(PhysicsBudget, NamesTheMaterialParametersBeyondTheirStableRange) {
+  const std::string sand_source =
+      "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
+      "0.1]\n";
+  const std::string sand = kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";
+  auto extreme = [&](const std::string& keys, double dt) {
+    return extreme_material_parameters(parse_case_text(sand + keys + sand_source, "x.toml"), dt);
+  };
+  const std::string wet = "porosity = 0.4\nideal_saturation = 0.4\n";
+  EXPECT_EQ(extreme(wet + "conductivity = 1e-3\npropagation_rate = 1e-4\n", 0.01), "");
+  EXPECT_EQ(extreme("", 0.01), "");
+  // k_p dt / dx^2 = 1e300 * 0.01 / 0.0025 = 4e300.
+  const std::string capillary = extreme(wet + "propagation_rate = 1e300\n", 0.01);
+  EXPECT_NE(capillary.find("material[0].propagation_rate = 1e+300 m^2/s"), std::string::npos)
+      << capillary;
+  EXPECT_NE(capillary.find("propagation_rate dt / dx^2 = 4e+300"), std::string::npos)
+      << capillary;
+  EXPECT_EQ(capillary.find("conductivity"), std::string::npos) << capillary;
+  // The pores drain in n (1 - S') dx / K = 1.2e-6 s at K = 1e4 m/s: 8333 times within dt.
+  const std::string drained = extreme(wet + "conductivity = 1e4\n", 0.01);
+  EXPECT_NE(drained.find("material[0].conductivity = 1e+04 m/s"), std::string::npos) << drained;
+  EXPECT_NE(drained.find("8333 times within dt"), std::string::npos) << drained;
+  // mu dt / (rho dx^2) = 1e6 * 0.01 / (rho 0.0025) is 4e6 / rho, far beyond 1/6.
+  const std::string viscous = extreme(wet + "mud_viscosity = 1e6\n", 0.01);
+  EXPECT_NE(viscous.find("material[0].mud_viscosity = 1e+06 Pa s"), std::string::npos) << viscous;
+  EXPECT_NE(viscous.find("mud_viscosity dt / (density dx^2) = "), std::string::npos) << viscous;
+  EXPECT_EQ(extreme(wet + "mud_viscosity = 1e-3\n", 0.01), "");
+  // The elastic wave step at 1e300 Pa is about 1e-151 s.
+  const std::string stiff =
+      extreme("rheology = \"elastic_plastic\"\nshear_modulus = 1e300\n", 1e-3);
+  EXPECT_NE(stiff.find("material[0].shear_modulus = 1e+300 Pa"), std::string::npos) << stiff;
+  EXPECT_NE(stiff.find("its elastic waves allow steps of"), std::string::npos) << stiff;
+  EXPECT_EQ(extreme("rheology = \"elastic_plastic\"\n", 1e-3), "");
+}
+
+// The progress line's durations (format_duration, src/driver/run_driver.hpp): an ETA from a
+// step of 1e-151 s must not overflow into "-2562047788015215:-30:-8".
+TEST(ProgressLine, DurationsStayReadableForAnyValue) {
+  EXPECT_EQ(format_duration(0), "00:00:00");
+  EXPECT_EQ(format_duration(59.6), "00:01:00");
+  EXPECT_EQ(format_duration(3723), "01:02:03");
+  EXPECT_EQ(format_duration(99 * 3600 + 59 * 60 + 59), "99:59:59");
+  EXPECT_EQ(format_duration(100 * 3600), "4d 04:00:00");
+  EXPECT_EQ(format_duration(2.1e8), "2430d 13:20:00");
+  EXPECT_EQ(format_duration(3.2e9), "more than 100 years");
+  EXPECT_EQ(format_duration(1e300), "more than 100 years");
+  EXPECT_EQ(format_duration(std::numeric_limits<double>::infinity()), "more than 100 years");
+  EXPECT_EQ(format_duration(std::nan("")), "more than 100 years");
+  EXPECT_EQ(format_duration(-1), "--");
+  EXPECT_EQ(format_duration(-std::numeric_limits<double>::infinity()), "--");
 }
 
 // Richards' pore water: its soil keys only with it, its conductivity required, the

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <limits>
@@ -83,21 +84,23 @@ void check_petsc_options(const dunesim::CaseConfig& config, const std::string& c
 // every rank.
 int check_or_run(const std::string& case_file, bool check_only,
                  const dunesim::RunOptions& options, const std::string& petsc_options, int rank) {
-  // From here a run takes SIGTERM and SIGUSR1 as requests to stop, start-up included (reading
-  // the case and its meshes, seeding, reading a checkpoint): run_case checks them once
-  // start-up ends, instead of the ranks dying of the signal.
+  // A run takes SIGTERM and SIGUSR1 as requests to stop, start-up included (main installed
+  // the handlers before MPI started; reading the case and its meshes, seeding, reading a
+  // checkpoint follow): run_case checks them once start-up ends, instead of the ranks dying
+  // of the signal.
   std::optional<dunesim::StopSignals> stop_signals;
   if (!check_only) stop_signals.emplace();
   try {
     dunesim::CaseConfig config = dunesim::load_case(case_file, MPI_COMM_WORLD);
     dunesim::check_grid_fits_memory(config, MPI_COMM_WORLD);
-    dunesim::check_physics_budget(config);
+    if (!check_only) check_run_options(config, options);
+    // The run ends at --end-time when it is given: its step count is the one to bound.
+    dunesim::check_physics_budget(config, check_only ? -1 : options.end_time);
     check_petsc_options(config, petsc_options);
     if (check_only) {
       if (rank == 0) std::printf("%s: ok\n", case_file.c_str());
       return 0;
     }
-    check_run_options(config, options);
     const dunesim::RunResult result =
         dunesim::run_case(config, options, MPI_COMM_WORLD, *stop_signals);
     return result.stopped ? kExitStopped : 0;
@@ -150,6 +153,10 @@ int print_file_summary(const std::string& file, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First of all: a batch system may send SIGTERM or SIGUSR1 at any moment, also while MPI
+  // starts; the request is kept until the run (or check and info, which give the signal its
+  // default action back) looks at it.
+  dunesim::install_stop_signal_handlers();
   CLI::App app{"dunesim: sand and water as particles on a distributed MAC grid"};
   app.require_subcommand(1);
   std::string case_file;
@@ -186,6 +193,10 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
+  // `check` and `info` end as the signal ends them, as any command would.
+  if (!run->parsed())
+    if (const int signal = dunesim::restore_stop_signal_handlers()) std::raise(signal);
+
   if (info->parsed()) {
     int status = print_file_summary(info_file, rank);
     MPI_Finalize();
@@ -196,6 +207,9 @@ int main(int argc, char** argv) {
   // PETSc's default handler prints on rank 0 only and makes the other ranks sleep and exit(0),
   // leaving rank 0 in MPI_Finalize: errors come back as codes, which the ranks agree on.
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  // PETSc may install signal handlers of its own (it leaves SIGTERM to Open MPI, and SIGUSR1
+  // alone): the stop handlers stay in place, a signal caught so far still counts.
+  if (run->parsed()) dunesim::install_stop_signal_handlers();
   options.petsc_options = petsc_options;
   const int status = check->parsed()
                          ? check_cases(checked_files, rank)

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
+#include "src/driver/run_driver.hpp"
 #include "src/sand/sand_model.hpp"
 #include "src/wet/percolation.hpp"
 
@@ -28,27 +30,54 @@ double longest_step(const CaseConfig& config) {
   return dt;
 }
 
-// The key of a pore-water parameter that sets the substep limit `limit`.
-std::string percolation_key(const WetSandSpec& wet, double dx, double limit) {
-  const bool by_diffusion =
-      wet.propagation_rate > 0 && dx * dx / (6 * wet.propagation_rate) <= limit;
-  return by_diffusion ? "propagation_rate" : "conductivity";
+// The explicit bound on a diffusion number nu dt / dx^2 in three dimensions.
+constexpr double kStableDiffusionNumber = 1.0 / 6;
+
+// The longest step each of a material's parameters allows on cells of dx, infinite where the
+// parameter plays no part: the pore water's capillary diffusion, dx^2 / (6 propagation_rate),
+// and drainage, n (1 - S') dx / conductivity (percolation_substep_limit is the shorter of the
+// two); the mud's viscosity, density dx^2 / (6 mud_viscosity); the sand model's elastic waves.
+struct MaterialLimits {
+  double diffusion_step, drainage_step, viscous_step, elastic_step;
+};
+
+MaterialLimits material_limits(const MaterialSpec& material, double dx) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const WetSandSpec& wet = material.wet;
+  MaterialLimits limits{inf, inf, inf, inf};
+  if (wet.holds_water()) {
+    WetSandSpec diffusion = wet, drainage = wet;
+    diffusion.conductivity = 0;
+    drainage.propagation_rate = 0;
+    limits.diffusion_step = percolation_substep_limit(diffusion, dx);
+    limits.drainage_step = percolation_substep_limit(drainage, dx);
+    if (wet.mud_viscosity > 0)
+      limits.viscous_step =
+          kStableDiffusionNumber * material.density * dx * dx / wet.mud_viscosity;
+  }
+  limits.elastic_step = make_sand_model(material)->time_step_limit(dx);
+  return limits;
 }
 
 }  // namespace
 
-void check_physics_budget(const CaseConfig& config) {
+void check_physics_budget(const CaseConfig& config, double end_time_option) {
   const double dx = config.cell_size, dt = longest_step(config);
+  const bool by_option = end_time_option > 0;
+  const double end_time = by_option ? end_time_option : config.end_time;
+  const std::string end_name = by_option ? "--end-time " + number(end_time) + " s" : "[time] end";
   for (size_t m = 0; m < config.materials.size(); ++m) {
     const MaterialSpec& material = config.materials[m];
     if (material.kind != MaterialKind::Sand) continue;
     const std::string prefix = "material[" + std::to_string(m) + "].";
+    const MaterialLimits limits = material_limits(material, dx);
     const double limit = percolation_substep_limit(material.wet, dx);
     // Richards' pore water is implicit: its conductivity cuts no step.
     const bool explicit_pore_water = material.wet.pore_flow == PoreFlow::Diffusion;
     if (material.wet.holds_water() && explicit_pore_water && std::isfinite(limit) &&
         dt / limit > kMaxPercolationSubsteps) {
-      const std::string key = percolation_key(material.wet, dx, limit);
+      const std::string key =
+          limits.diffusion_step <= limits.drainage_step ? "propagation_rate" : "conductivity";
       const double value =
           key == "conductivity" ? material.wet.conductivity : material.wet.propagation_rate;
       throw CaseError(config.file, prefix + key,
@@ -56,19 +85,59 @@ void check_physics_budget(const CaseConfig& config) {
                           " substeps a step at cell_size " + number(dx) + " m (at most " +
                           number(kMaxPercolationSubsteps) + "); use a smaller value");
     }
-    const double model_limit = make_sand_model(material)->time_step_limit(dx);
-    if (model_limit < dt && config.end_time / model_limit > kMaxSteps)
-      throw CaseError(config.file, prefix + "shear_modulus",
-                      number(material.rheology.shear_modulus) + " Pa limits the step to " +
-                          number(model_limit) + " s, " + number(config.end_time / model_limit) +
-                          " steps to [time] end (at most " + number(kMaxSteps) +
-                          "); use a smaller shear_modulus");
+    const double model_limit = limits.elastic_step;
+    if (model_limit < dt && end_time / model_limit > kMaxSteps) {
+      const std::string problem =
+          number(material.rheology.shear_modulus) + " Pa limits the step to " +
+          number(model_limit) + " s, " + number(end_time / model_limit) + " steps to " +
+          end_name + " (at most " + number(kMaxSteps) + "); use a smaller shear_modulus";
+      if (by_option)
+        throw UsageError("--end-time " + number(end_time) + ": " + config.file + ": key '" +
+                         prefix + "shear_modulus': " + problem + " or a shorter --end-time");
+      throw CaseError(config.file, prefix + "shear_modulus", problem);
+    }
   }
-  if (config.end_time / dt > kMaxSteps)
-    throw CaseError(config.file, "time.end",
-                    number(config.end_time) + " s takes at least " +
-                        number(config.end_time / dt) + " steps of " + number(dt) +
-                        " s (at most " + number(kMaxSteps) + ")");
+  if (end_time / dt > kMaxSteps) {
+    const std::string problem = number(end_time) + " s takes at least " + number(end_time / dt) +
+                                " steps of " + number(dt) + " s (at most " + number(kMaxSteps) +
+                                ")";
+    if (by_option) throw UsageError("--end-time " + number(end_time) + ": " + problem);
+    throw CaseError(config.file, "time.end", problem);
+  }
+}
+
+std::string extreme_material_parameters(const CaseConfig& config, double dt) {
+  const double dx = config.cell_size;
+  std::string lines;
+  auto add = [&](size_t m, const std::string& key, const std::string& value,
+                 const std::string& figure) {
+    lines += "\n  material[" + std::to_string(m) + "]." + key + " = " + value + ": " + figure;
+  };
+  const std::string at = " at dt = " + number(dt) + " s and cell_size " + number(dx) + " m";
+  for (size_t m = 0; m < config.materials.size(); ++m) {
+    const MaterialSpec& material = config.materials[m];
+    if (material.kind != MaterialKind::Sand) continue;
+    const WetSandSpec& wet = material.wet;
+    const MaterialLimits limits = material_limits(material, dx);
+    if (dt > limits.diffusion_step)
+      add(m, "propagation_rate", number(wet.propagation_rate) + " m^2/s",
+          "propagation_rate dt / dx^2 = " + number(wet.propagation_rate * dt / (dx * dx)) + at +
+              " (stable up to " + number(kStableDiffusionNumber) + ")");
+    if (dt > limits.drainage_step)
+      add(m, "conductivity", number(wet.conductivity) + " m/s",
+          "drains a cell's pores in " + number(limits.drainage_step) + " s, " +
+              number(dt / limits.drainage_step) + " times within dt" + at);
+    if (dt > limits.viscous_step)
+      add(m, "mud_viscosity", number(wet.mud_viscosity) + " Pa s",
+          "mud_viscosity dt / (density dx^2) = " +
+              number(wet.mud_viscosity * dt / (material.density * dx * dx)) + at +
+              " (stable up to " + number(kStableDiffusionNumber) + ")");
+    if (dt > limits.elastic_step)
+      add(m, "shear_modulus", number(material.rheology.shear_modulus) + " Pa",
+          "its elastic waves allow steps of " + number(limits.elastic_step) + " s, " +
+              number(dt / limits.elastic_step) + " times shorter than dt" + at);
+  }
+  return lines;
 }
 
 }  // namespace dunesim

@@ -12,9 +12,11 @@
 #include "io/checkpoint.hpp"
 #include "io/frame_writer.hpp"
 #include "io/timing_report.hpp"
+#include "src/driver/physics_budget.hpp"
 #include "src/driver/simulation.hpp"
 #include "src/driver/simulation_checkpoint.hpp"
 #include "src/driver/stop_signals.hpp"
+#include "src/pressure/pressure_solver.hpp"
 
 #if DUNESIM_WITH_CATALYST
 #include "io/catalyst_adaptor.hpp"
@@ -22,13 +24,30 @@
 
 namespace dunesim {
 
+std::string format_duration(double seconds) {
+  if (std::isnan(seconds)) return "more than 100 years";
+  if (seconds < 0) return "--";
+  constexpr double kHundredYears = 100 * 365.25 * 86400;
+  if (seconds > kHundredYears) return "more than 100 years";
+  const long s = long(std::lround(seconds));
+  const long hours = s / 3600, minutes = (s / 60) % 60;
+  char buf[48];
+  if (hours > 99)
+    std::snprintf(buf, sizeof buf, "%ldd %02ld:%02ld:%02ld", hours / 24, hours % 24, minutes,
+                  s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", hours, minutes, s % 60);
+  return buf;
+}
+
 namespace {
 
-std::string format_duration(double seconds) {
-  long s = long(std::lround(seconds));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-  return buf;
+// What a diverged pressure solve at step dt adds to its message: the material parameters
+// beyond their stable range for this grid, or that none is.
+std::string diverged_solve_causes(const CaseConfig& config, double dt) {
+  const std::string extreme = extreme_material_parameters(config, dt);
+  if (extreme.empty()) return "; no material parameter is beyond its stable range for this grid";
+  return "; material parameters beyond their stable range for this grid:" + extreme;
 }
 
 // The case's settings with the command line's on top.
@@ -431,7 +450,11 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
   while (run_continues(sim, config)) {
     const double dt =
         outputs.clip(sim.time(), std::min(sim.stable_dt(), config.end_time - sim.time()));
-    sim.step(dt);
+    try {
+      sim.step(dt);
+    } catch (const PressureSolveDiverged& e) {
+      throw std::runtime_error(std::string(e.what()) + diverged_solve_causes(config, dt));
+    }
     last_dt = dt;
     if (!petsc_options_checked && sim.last_pressure_solve().unknowns > 0) {
       check_petsc_options_were_read(config, options, comm);

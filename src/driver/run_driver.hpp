@@ -43,12 +43,19 @@ struct RunResult {
   int sand_solve_round_limit = 0;
 };
 
+// A wall-clock duration for the progress line: "HH:MM:SS" up to 99 hours, "Nd HH:MM:SS"
+// above, "more than 100 years" beyond that or when not a number (an ETA from steps too small
+// to end), "--" when negative.
+std::string format_duration(double seconds);
+
 // Collective. Frames go to <output>/<name>_NNNNNN.h5 with the series <output>/<name>.xmf,
 // and the timing report to <output>/timing.json. Checkpoints go to the case's checkpoint
 // directory (<output>/checkpoints by default) as its [checkpoint] table says, and when
 // `stop_signals` saw SIGTERM or SIGUSR1, after which the run stops at once (result.stopped).
-// A signal during start-up (seeding, reading a checkpoint, or before: the caller installs
-// the handlers before it reads the case) stops the run before it writes anything.
+// A signal during start-up (seeding, reading a checkpoint, or before: `dunesim` installs the
+// handlers as the first statement of main, before MPI starts) stops the run before it writes
+// anything. A pressure solve that diverges throws std::runtime_error naming the material
+// parameters beyond their stable range (extreme_material_parameters), the same on every rank.
 RunResult run_case(const CaseConfig& config, const RunOptions& options, MPI_Comm comm,
                    const StopSignals& stop_signals);
 

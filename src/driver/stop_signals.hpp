@@ -5,10 +5,19 @@
 
 namespace dunesim {
 
-// Installs the handlers for its lifetime and restores the previous ones afterwards; `dunesim
-// run` installs them before it reads the case, so that a signal during start-up stops the run
-// cleanly too. The handler only sets a flag (async-signal-safe); run_case polls it once
-// start-up ends and after every step.
+// Installs the stop handlers, keeping any request already caught: `dunesim` calls it as the
+// first statement of main, before MPI starts, so that a signal at any moment of start-up is
+// caught, and again after PETSc starts (puts them back if anything replaced them). The
+// handler only sets a flag (async-signal-safe).
+void install_stop_signal_handlers();
+
+// Gives SIGTERM and SIGUSR1 back the dispositions they had before the first
+// install_stop_signal_handlers. Returns the signal caught meanwhile (0 if none): commands that
+// do not stop cleanly (`check`, `info`) raise it again, to end as the signal ends them.
+int restore_stop_signal_handlers();
+
+// The handlers for its lifetime (installed if they are not, restored afterwards); a request
+// caught before it exists counts. run_case polls it once start-up ends and after every step.
 class StopSignals {
  public:
   StopSignals();
@@ -18,10 +27,6 @@ class StopSignals {
 
   // True once either signal arrived on this process (ranks agree on it with any_rank).
   bool requested() const;
-
- private:
-  struct sigaction previous_term_ {
-  }, previous_usr1_{};
 };
 
 }  // namespace dunesim

@@ -452,11 +452,11 @@ PressureSolveStats PressureSolver::run_krylov(const Array3<double>& rhs, Array3<
   KSPGetIterationNumber(ksp_, &its);
   KSPGetResidualNorm(ksp_, &rnorm);
   if (reason < 0)
-    throw std::runtime_error("pressure solve diverged (PETSc reason " +
-                             std::string(KSPConvergedReasons[reason]) + ") after " +
-                             std::to_string(its) +
-                             " iterations; try a smaller cfl or other "
-                             "[pressure] petsc_options");
+    throw PressureSolveDiverged("pressure solve diverged (PETSc reason " +
+                                std::string(KSPConvergedReasons[reason]) + ") after " +
+                                std::to_string(its) +
+                                " iterations; try a smaller cfl or other "
+                                "[pressure] petsc_options");
   PressureSolveStats stats;
   stats.iterations = int(its);
   stats.residual_norm = double(rnorm);

@@ -8,6 +8,8 @@
 #pragma once
 #include <petscksp.h>
 
+#include <stdexcept>
+
 #include <string>
 #include <vector>
 
@@ -20,6 +22,13 @@
 #include "src/pressure/multigrid_preconditioner.hpp"
 
 namespace dunesim {
+
+// The Krylov solve ended without converging (KSP's reason < 0). The reason is collective, so
+// every rank throws it at the same solve; the driver adds the case's likely causes.
+class PressureSolveDiverged : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct PressureSolveStats {
   int iterations = 0;
