@@ -148,21 +148,26 @@ std::vector<std::string> link_names(hid_t group) {
   return names;
 }
 
-// An upper bound on a checkpoint's size: the datasets write() creates.
+}  // namespace
+
 uint64_t checkpoint_file_bytes(const CheckpointCase& source, int64_t particle_count,
                                const Particles& particles, const Topology& topo,
                                const std::vector<CellField>& fields) {
-  std::vector<uint64_t> datasets{uint64_t(source.text.size()), 8 * uint64_t(topo.size()),
-                                 8 * uint64_t(topo.size())};
+  // In the order write() creates them.
+  std::vector<DatasetSize> datasets{{uint64_t(source.text.size()), 1},
+                                    {8 * uint64_t(topo.size()), 8},
+                                    {8 * uint64_t(topo.size()), 8}};
   particles.for_each_array([&](const auto& array) {
-    datasets.push_back(sizeof(typename std::decay_t<decltype(array)>::value_type) *
-                       uint64_t(particle_count));
+    const uint64_t element = sizeof(typename std::decay_t<decltype(array)>::value_type);
+    datasets.push_back({element * uint64_t(particle_count), element});
   });
   const Index3& cells = topo.global_cells();
-  const uint64_t cell_count = uint64_t(cells[0]) * uint64_t(cells[1]) * uint64_t(cells[2]);
-  datasets.insert(datasets.end(), fields.size(), 8 * cell_count);
+  const uint64_t slab = 8 * uint64_t(cells[0]) * uint64_t(cells[1]);
+  datasets.insert(datasets.end(), fields.size(), DatasetSize{slab * uint64_t(cells[2]), slab});
   return estimated_file_bytes(datasets, Checksums::Fletcher32);
 }
+
+namespace {
 
 H5Handle open_group(hid_t parent, const char* name) {
   if (H5Lexists(parent, name, H5P_DEFAULT) <= 0)

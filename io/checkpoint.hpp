@@ -38,6 +38,12 @@ struct CellField {
   Array3<double>* array = nullptr;  // covers at least the rank's owned cells
 };
 
+// An upper bound on the size of the checkpoint CheckpointWriter::write makes of these
+// (estimated_file_bytes: the room it checks for before writing).
+uint64_t checkpoint_file_bytes(const CheckpointCase& source, int64_t particle_count,
+                               const Particles& particles, const Topology& topo,
+                               const std::vector<CellField>& fields);
+
 class CheckpointWriter {
  public:
   // Keeps the `keep` (>= 1) newest checkpoints in `directory`, which is created when needed.

@@ -79,14 +79,28 @@ std::vector<std::string> grid_field_names(hid_t file) {
   return names;
 }
 
-// An upper bound on a frame's size: the datasets write() creates, in the same order.
-uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, size_t fields) {
+}  // namespace
+
+uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, size_t fields,
+                          bool single_precision) {
   const uint64_t n = uint64_t(particles);
-  std::vector<uint64_t> datasets{24 * n, 24 * n, 8 * n, n, 8 * n, 4 * n, 8 * n, 4 * n};
-  const uint64_t cell_count = uint64_t(cells[0]) * uint64_t(cells[1]) * uint64_t(cells[2]);
-  datasets.insert(datasets.end(), fields, 8 * cell_count);
+  const uint64_t real = single_precision ? 4 : 8;
+  // In the order write() creates them: position, velocity, water_content, id, material,
+  // saturation, connectivity, rank, then the grid fields.
+  std::vector<DatasetSize> datasets{{3 * real * n, 3 * real},
+                                    {3 * real * n, 3 * real},
+                                    {real * n, real},
+                                    {8 * n, 8},
+                                    {n, 1},
+                                    {4 * n, 4},
+                                    {8 * n, 8},
+                                    {4 * n, 4}};
+  const uint64_t slab = 8 * uint64_t(cells[0]) * uint64_t(cells[1]);
+  datasets.insert(datasets.end(), fields, DatasetSize{slab * uint64_t(cells[2]), slab});
   return estimated_file_bytes(datasets, Checksums::No);
 }
+
+namespace {
 
 const char* const kXdmfHeader =
     "<?xml version=\"1.0\" ?>\n"
@@ -213,7 +227,8 @@ std::string FrameWriter::write(const Particles& all_particles, double time, int6
     if (error) throw std::runtime_error("cannot rename the finished frame: " + error.message());
   };
   write_parallel_file(comm_, final_path, FlushToDisk::No,
-                      frame_file_bytes(rows.total, global_cells_, grid_fields.size()),
+                      frame_file_bytes(rows.total, global_cells_, grid_fields.size(),
+                                       options_.single_precision),
                       write_contents, publish);
 
   FrameRecord record{h5_name, time, rows.total, {}, options_.single_precision ? 4 : 8};

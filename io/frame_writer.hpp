@@ -4,6 +4,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +44,12 @@ struct FrameOptions {
 
 // The particles of `p` whose id is a multiple of `stride` (all of them for stride 1), in order.
 Particles particles_with_stride(const Particles& p, int64_t stride);
+
+// An upper bound on the size of a frame of `particles` particles (those the stride keeps) and
+// `grid_fields` fields of `cells` (estimated_file_bytes: the room FrameWriter::write checks
+// for before writing).
+uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, size_t grid_fields,
+                          bool single_precision);
 
 class FrameWriter {
  public:

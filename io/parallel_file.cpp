@@ -36,6 +36,7 @@ void write_parallel_file(MPI_Comm comm, const std::string& path, FlushToDisk flu
   MPI_Comm_rank(comm, &rank);
   const std::string temporary_path = path + ".tmp";
   QuietHdf5Errors quiet;
+  check_writable_directory(comm, path);
   check_room_for(comm, path, expected_bytes);
   H5Handle file;
   try {

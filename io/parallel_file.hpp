@@ -17,8 +17,9 @@ enum class FlushToDisk : bool { No, Yes };
 
 // Collective. Writes a file shared by all ranks so that it appears under `path` only once it
 // is complete:
-//   1. check_room_for(`expected_bytes`, see estimated_file_bytes): no HDF5 call is made for a
-//      file that would not fit;
+//   1. check_writable_directory, then check_room_for(`expected_bytes`, see
+//      estimated_file_bytes): no HDF5 call is made for a file that could not be created or
+//      would not fit;
 //   2. the ranks create `path`.tmp (create_parallel_file) and `write` fills it (its dataset
 //      writes agree across ranks: write_dataset);
 //   3. the file is flushed (FlushToDisk::Yes) and closed;

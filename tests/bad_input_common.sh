@@ -13,6 +13,8 @@
 #   of a lone rank once, the ranks' agreement every time). Passes only if each run ends within
 #   `scaled 60` s, prints TEXT, and every rank exits with STATUS: a rank that hangs, or exits 0
 #   while another reports the error, is the kind of bug these tests guard against.
+#   mpiexec runs under the command in the array `expect_failure_launcher` (empty: none), e.g.
+#   setpriv to run it as another user.
 
 . "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
@@ -36,14 +38,15 @@ enter_temporary_directory() {
 }
 
 expect_failure_ranks="1 2"
+expect_failure_launcher=()
 expect_failure() {
   local status=$1 text=$2 limit ranks output exit_code got
   shift 2
   limit=$(scaled 60)
   for ranks in $expect_failure_ranks; do
     # Each rank reports its own exit status, which mpiexec alone would not show.
-    output=$(timeout -k 10 "$limit" mpiexec -n "$ranks" --oversubscribe \
-      sh -c '"$@"; echo "rank-exit $?"' sh "$@" 2>&1)
+    output=$(timeout -k 10 "$limit" "${expect_failure_launcher[@]}" mpiexec -n "$ranks" \
+      --oversubscribe sh -c '"$@"; echo "rank-exit $?"' sh "$@" 2>&1)
     exit_code=$?
     printf '%s\n' "$output"
     if [ "$exit_code" -eq 124 ] || [ "$exit_code" -eq 137 ]; then

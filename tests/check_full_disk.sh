@@ -7,7 +7,10 @@
 # ranks, every rank with status 3 and a message naming the file, when the next frame does
 # not fit, and again when the next checkpoint does not fit (with --no-frames). The frames,
 # XDMF series and checkpoint written before must be left as they were, no partial file may
-# remain, and the checkpoint must still restart the run.
+# remain, and the checkpoint must still restart the run. The room check's estimate must let
+# a small run write its frame and checkpoint under a limit of 1.3 times its frame's size, and
+# a read-only output directory under the limit must be reported on every rank as "permission
+# denied", not as a lack of room.
 #
 # Without agreement on every collective write, 2 ranks hung in HDF5 (one rank left a failed
 # write, the other went on into the next), and 1 rank crashed in MPI_Finalize after HDF5
@@ -62,4 +65,39 @@ mpiexec -n 2 --oversubscribe "$exe" run full.toml --restart latest --max-steps 2
   --quiet || fail "the checkpoint written before the failures does not restart"
 [ "$(cat out/checkpoints/checkpoint_latest)" = checkpoint_000000002.h5 ] ||
   fail "the restarted run did not write checkpoint_000000002.h5"
+
+# The room check's estimate is tight: a small run (2,048 particles: frames of 176 KB and a
+# smaller checkpoint, which an estimate with 1 MiB to spare refused) fits under a limit of 1.3
+# times its frame's size. Open MPI's 4 MiB shared-memory file would not: its ranks talk over
+# TCP here.
+write_water_case small.toml
+printf '[checkpoint]\ninterval_steps = 1\n' >> small.toml
+mpiexec -n 2 --oversubscribe "$exe" run small.toml --output small --max-steps 1 --quiet ||
+  fail "the small run without a file size limit failed"
+frame_bytes=$(stat -c %s small/small_000000.h5)
+tight_limit=(bash -c 'trap "" XFSZ; ulimit -f "$0" && exec "$@"' $((frame_bytes * 13 / 10 / 1024)))
+mpiexec -n 2 --oversubscribe --mca btl self,tcp "${tight_limit[@]}" "$exe" run small.toml \
+  --output tight --max-steps 1 --quiet ||
+  fail "a run under a file size limit of 1.3 times its $frame_bytes-byte frame failed"
+for written in tight/small_000000.h5 tight/checkpoints/checkpoint_000000001.h5; do
+  [ -s "$written" ] || fail "the run under 1.3 times its frame's size did not write $written"
+done
+
+# A read-only output directory on a full disk is reported as read-only: that is what to fix
+# first. Root ignores a directory's permissions, so as root mpiexec and the ranks run as
+# nobody (setpriv, util-linux), who may read the build (a world-readable tree) and this
+# directory but not write into read_only/. (An immutable directory, chattr +i, refuses root
+# too, but needs CAP_LINUX_IMMUTABLE and an ext4-like file system, and is left behind
+# undeletable if the script dies.)
+mkdir read_only
+chmod 555 read_only
+if [ "$(id -u)" = 0 ]; then
+  chmod 755 "$work"
+  expect_failure_launcher=(env HOME="$work" setpriv --reuid=nobody --regid=nogroup
+    --clear-groups)
+fi
+expect_failure 3 "read_only/full_000000.h5: cannot write into read_only: permission denied" \
+  "${with_file_limit[@]}" "$exe" run full.toml --output read_only --max-steps 1 --quiet
+expect_failure_launcher=()
+[ -z "$(ls -A read_only)" ] || fail "files written into the read-only directory: $(ls read_only)"
 echo "PASS"

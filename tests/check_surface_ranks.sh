@@ -9,7 +9,9 @@
 # truncated copy, a frame without /particles/position and one without a cell size, next to a
 # good frame: exit status 3 on every rank, each named on stderr with what is wrong, and the
 # good frame's surfaces written all the same; given --cell-size, the frame without one gives
-# the same surface as the original. `flags`, on 2 ranks: --resolution 1 gives a closed
+# the same surface as the original; and a piece file that rank 1 cannot write (its path is
+# a directory), then the merged .vtp likewise: exit 3 on every rank naming the path, and no
+# .pvtp index. `flags`, on 2 ranks: --resolution 1 gives a closed
 # surface with fewer than half the triangles of the default 2 (each sample spacing doubled:
 # about a quarter), --material sand (the frame's only material) the default's surface,
 # --material water exit 3 on every rank naming the materials the frame has, and --blobby the
@@ -150,5 +152,24 @@ for output in missing truncated no_position no_cell_size; do
     fail=1
   fi
 done
+# A file that cannot be written, on one rank only (rank 1's piece) and on rank 0 alone (the
+# merged surface): its path is a directory. The frame fails on every rank with status 3,
+# naming the path, and no index names a piece that is not there.
+mkdir -p blocked_piece/good_1.vtp blocked_merged/good.vtp
+for blocked in blocked_piece/good_1.vtp blocked_merged/good.vtp; do
+  out=$(dirname "$blocked")
+  rm -f statuses
+  timeout "$limit" mpiexec -n 2 --oversubscribe bash -c '"$@"; echo "$?" >> statuses' _ \
+    "$surface" good.h5 --out "$out" --merge 2> "$out.err" || true
+  cat "$out.err"
+  grep -qF -- "$blocked:" "$out.err" ||
+    { echo "FAIL: $blocked is a directory: stderr does not name it" >&2; fail=1; }
+  if [ "$(sort statuses | tr '\n' ' ')" != "3 3 " ]; then
+    echo "FAIL: $blocked is a directory: exit statuses $(tr '\n' ' ' < statuses), expected 3 3" >&2
+    fail=1
+  fi
+done
+[ ! -e blocked_piece/good.pvtp ] ||
+  { echo "FAIL: blocked_piece/good.pvtp written, naming a piece that is not there" >&2; fail=1; }
 [ "$fail" = 0 ] && echo "PASS"
 exit "$fail"

@@ -169,6 +169,38 @@ TEST(CheckpointFile, RoundTripsEveryAttributeAndGridField) {
   });
 }
 
+// The room a checkpoint asks for before it is written (checkpoint_file_bytes) against the
+// file then written: never less, and at most 1.25 times it plus 64 KiB. Every chunk of a
+// checksummed dataset is stored whole, the last one too, so a dataset just over one chunk
+// takes two; a grid of 120 x 100 x 30 cells is stored in chunks of ten 96,000-byte z-slabs.
+TEST(CheckpointFile, RoomAskedForIsATightUpperBoundOfTheFile) {
+  struct Shape {
+    int64_t particles;
+    Index3 cells;
+  };
+  for (const Shape& shape : {Shape{2048, {8, 8, 8}}, Shape{150000, {120, 100, 30}}}) {
+    const int64_t particles = shape.particles;
+    const std::string dir = fresh_directory("room_" + std::to_string(particles));
+    Topology topo(MPI_COMM_WORLD, shape.cells, 1);
+    const int rank = world_rank(), size = world_size();
+    const int64_t first = particles * rank / size;
+    const int64_t count = particles * (rank + 1) / size - first;
+    Particles written = numbered_particles(first, count);
+    Array3<double> pressure(topo.local(Stagger::Cell), Stagger::Cell, 1.0);
+    const CheckpointCase source{"cases/x.toml", "x", std::string(3000, '#')};
+    const std::vector<CellField> fields{{"pressure", &pressure}};
+    CheckpointWriter writer(MPI_COMM_WORLD, dir, 1);
+    const std::string path = writer.write(topo, source, {0.5, 7, 0.01, 1}, written, fields);
+    const uint64_t asked = checkpoint_file_bytes(source, particles, written, topo, fields);
+    if (rank != 0) continue;
+    const uint64_t real = fs::file_size(path);
+    RecordProperty("bytes_" + std::to_string(particles), std::to_string(real));
+    RecordProperty("asked_bytes_" + std::to_string(particles), std::to_string(asked));
+    EXPECT_GE(asked, real) << particles << " particles";
+    EXPECT_LE(asked, real + real / 4 + (64 << 10)) << particles << " particles";
+  }
+}
+
 TEST(CheckpointFile, KeepsTheNewestAndLatestNamesTheLast) {
   const std::string dir = fresh_directory("rotation");
   Topology topo(MPI_COMM_WORLD, {8, 6, 5}, 1);

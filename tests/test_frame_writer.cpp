@@ -415,6 +415,47 @@ TEST(FrameWriter, DirectoryThatCannotBeCreatedThrowsOnEveryRank) {
                std::runtime_error);
 }
 
+// The room a frame asks for before it is written (frame_file_bytes) against the file then
+// written: never less, so a frame that passes the room check fits, and at most 1.25 times it
+// plus 64 KiB, so a nearly full disk is not refused while there is room. Small frames are
+// mostly metadata; in large ones datasets of 1 MiB and more start on 1 MiB boundaries and the
+// gaps before them fill, or not, with smaller datasets.
+TEST(FrameWriter, RoomAskedForIsATightUpperBoundOfTheFile) {
+  struct Frame {
+    const char* name;
+    int64_t particles;  // over all ranks
+    bool single_precision;
+    std::array<int, 3> cells;
+    bool with_grid;
+  };
+  const Frame frames[] = {{"small", 2048, false, {8, 8, 8}, false},
+                          {"medium", 70000, false, {8, 8, 8}, false},
+                          {"large", 150000, false, {8, 8, 8}, false},
+                          {"large_single", 150000, true, {8, 8, 8}, false},
+                          {"grid", 20000, false, {64, 64, 64}, true}};
+  for (const Frame& frame : frames) {
+    const std::string dir = fresh_directory(std::string("room_") + frame.name);
+    const int rank = comm_rank(), size = comm_size();
+    const int64_t first = frame.particles * rank / size;
+    const int64_t count = frame.particles * (rank + 1) / size - first;
+    FrameWriter writer(MPI_COMM_WORLD, dir, frame.name, {"water", "sand"}, frame.cells, 0.1, {},
+                       FrameOptions{frame.single_precision, 1});
+    const Box owned = owned_block(frame.cells);
+    Array3<double> pressure(owned.grown(2), Stagger::Cell, 1.0);
+    std::vector<GridFieldView> fields;
+    if (frame.with_grid) fields.push_back(GridFieldView{"pressure", &pressure, owned});
+    const std::string path = writer.write(make_particles(first, count, 0), 0.5, 3, fields);
+    if (rank != 0) continue;
+    const uint64_t real = fs::file_size(path);
+    const uint64_t asked =
+        frame_file_bytes(frame.particles, frame.cells, fields.size(), frame.single_precision);
+    RecordProperty(std::string(frame.name) + "_bytes", std::to_string(real));
+    RecordProperty(std::string(frame.name) + "_asked_bytes", std::to_string(asked));
+    EXPECT_GE(asked, real) << frame.name;
+    EXPECT_LE(asked, real + real / 4 + (64 << 10)) << frame.name;
+  }
+}
+
 RunTimings sample_timings(int rank) {
   RunTimings t;
   t.case_name = "dune \"one\"\\two";

@@ -1,26 +1,61 @@
 #include "postproc/surface/mesh_files.hpp"
 
 #include <vtkCellArray.h>
+#include <fmt/format.h>
 #include <vtkDataArray.h>
+#include <vtkErrorCode.h>
 #include <vtkPointData.h>
 #include <vtkSmartPointer.h>
 #include <vtkXMLPolyDataWriter.h>
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <system_error>
 
 #include "io/xml_escape.hpp"
 
 namespace dunesim {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// Throws naming `path` if something that is not a regular file is there (a directory, a
+// socket): writing would fail, or would not leave a mesh file under that name.
+void refuse_non_regular(const std::string& path, const char* what) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status) || fs::is_regular_file(status)) return;
+  throw std::runtime_error(fmt::format("{}: cannot write {}: {} is there", path, what,
+                                       fs::is_directory(status) ? "a directory" : "not a file"));
+}
+
+// Throws naming `path` unless a regular, non-empty file is there now.
+void require_written(const std::string& path, const char* what) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error) || fs::file_size(path, error) == 0 || error)
+    throw std::runtime_error(fmt::format("{}: could not write {}: no file was left", path, what));
+}
+
+}  // namespace
+
 void write_vtp(vtkPolyData* mesh, const std::string& path) {
+  refuse_non_regular(path, "the surface");
   auto writer = vtkSmartPointer<vtkXMLPolyDataWriter>::New();
   writer->SetFileName(path.c_str());
   writer->SetInputData(mesh);
   writer->SetDataModeToAppended();
-  if (writer->Write() != 1) throw std::runtime_error(path + ": could not write the surface");
+  // Write() returns 1 even when the file could not be opened (VTK 9.1): the error code, and
+  // the file, tell.
+  const int written = writer->Write();
+  const unsigned long code = writer->GetErrorCode();
+  if (written != 1 || code != vtkErrorCode::NoError)
+    throw std::runtime_error(fmt::format("{}: could not write the surface ({})", path,
+                                         vtkErrorCode::GetStringFromErrorCode(code)));
+  require_written(path, "the surface");
 }
 
 namespace {
@@ -57,7 +92,9 @@ void write_ply_faces(vtkPolyData* mesh, std::ofstream& out) {
 void write_ply(vtkPolyData* mesh, const std::string& path) {
   if (mesh->GetNumberOfPoints() > INT32_MAX)
     throw std::runtime_error(path + ": too many vertices for PLY's 32-bit indices");
+  refuse_non_regular(path, "the surface");
   std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error(path + ": could not open it to write the surface");
   out << "ply\nformat binary_little_endian 1.0\ncomment dunesim_surface\n"
       << "element vertex " << mesh->GetNumberOfPoints() << "\n"
       << "property float x\nproperty float y\nproperty float z\n"
@@ -68,10 +105,13 @@ void write_ply(vtkPolyData* mesh, const std::string& path) {
   write_ply_faces(mesh, out);
   out.close();
   if (!out) throw std::runtime_error(path + ": could not write the surface");
+  require_written(path, "the surface");
 }
 
 void write_pvtp(const std::vector<std::string>& piece_files, const std::string& path) {
+  refuse_non_regular(path, "the surface's index");
   std::ofstream out(path);
+  if (!out) throw std::runtime_error(path + ": could not open it to write the surface's index");
   out << "<?xml version=\"1.0\"?>\n"
       << "<VTKFile type=\"PPolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
          "header_type=\"UInt64\">\n"
@@ -87,6 +127,7 @@ void write_pvtp(const std::vector<std::string>& piece_files, const std::string& 
   out << "  </PPolyData>\n</VTKFile>\n";
   out.close();
   if (!out) throw std::runtime_error(path + ": could not write the surface's index");
+  require_written(path, "the surface's index");
 }
 
 }  // namespace dunesim

@@ -1,6 +1,9 @@
 // Surface meshes on disk: VTK XML poly data (.vtp) and its parallel index (.pvtp) for
 // ParaView, binary PLY with vertex normals for renderers. Each writer throws
-// std::runtime_error naming the file when it cannot write it.
+// std::runtime_error naming the file when it cannot write it: something other than a regular
+// file at the path (a directory) is refused before writing, and a writer that reports no
+// error (VTK's Write() returns success on a file it could not open) must have left a
+// non-empty regular file there.
 #pragma once
 #include <vtkPolyData.h>
 
