@@ -1208,6 +1208,8 @@ TEST(PhysicsBudget, NamesTheMaterialParametersBeyondTheirStableRange) {
   const std::string drained = extreme(wet + "conductivity = 1e4\n", 0.01);
   EXPECT_NE(drained.find("material[0].conductivity = 1e+04 m/s"), std::string::npos) << drained;
   EXPECT_NE(drained.find("8333 times within dt"), std::string::npos) << drained;
+  // Richards' pore water is implicit: the same conductivity limits nothing there.
+  EXPECT_EQ(extreme(wet + "conductivity = 1e4\npore_flow = \"richards\"\n", 0.01), "");
   // mu dt / (rho dx^2) = 1e6 * 0.01 / (rho 0.0025) is 4e6 / rho, far beyond 1/6.
   const std::string viscous = extreme(wet + "mud_viscosity = 1e6\n", 0.01);
   EXPECT_NE(viscous.find("material[0].mud_viscosity = 1e+06 Pa s"), std::string::npos) << viscous;

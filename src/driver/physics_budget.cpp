@@ -35,26 +35,28 @@ constexpr double kStableDiffusionNumber = 1.0 / 6;
 
 // The longest step each of a material's parameters allows on cells of dx, infinite where the
 // parameter plays no part: the pore water's capillary diffusion, dx^2 / (6 propagation_rate),
-// and drainage, n (1 - S') dx / conductivity (percolation_substep_limit is the shorter of the
-// two); the mud's viscosity, density dx^2 / (6 mud_viscosity); the sand model's elastic waves.
+// and drainage, n (1 - S') dx / conductivity, and the percolation's substep for both
+// (percolation_substep_limit; none for Richards' implicit pore water); the mud's viscosity,
+// density dx^2 / (6 mud_viscosity); the sand model's elastic waves.
 struct MaterialLimits {
-  double diffusion_step, drainage_step, viscous_step, elastic_step;
+  double diffusion_step, drainage_step, pore_water_substep, viscous_step, elastic_step;
 };
 
 MaterialLimits material_limits(const MaterialSpec& material, double dx) {
   const double inf = std::numeric_limits<double>::infinity();
   const WetSandSpec& wet = material.wet;
-  MaterialLimits limits{inf, inf, inf, inf};
-  if (wet.holds_water()) {
+  MaterialLimits limits{inf, inf, inf, inf, inf};
+  // Richards' pore water is implicit: its conductivity cuts no step.
+  if (wet.holds_water() && wet.pore_flow == PoreFlow::Diffusion) {
     WetSandSpec diffusion = wet, drainage = wet;
     diffusion.conductivity = 0;
     drainage.propagation_rate = 0;
     limits.diffusion_step = percolation_substep_limit(diffusion, dx);
     limits.drainage_step = percolation_substep_limit(drainage, dx);
-    if (wet.mud_viscosity > 0)
-      limits.viscous_step =
-          kStableDiffusionNumber * material.density * dx * dx / wet.mud_viscosity;
+    limits.pore_water_substep = percolation_substep_limit(wet, dx);
   }
+  if (wet.holds_water() && wet.mud_viscosity > 0)
+    limits.viscous_step = kStableDiffusionNumber * material.density * dx * dx / wet.mud_viscosity;
   limits.elastic_step = make_sand_model(material)->time_step_limit(dx);
   return limits;
 }
@@ -71,11 +73,8 @@ void check_physics_budget(const CaseConfig& config, double end_time_option) {
     if (material.kind != MaterialKind::Sand) continue;
     const std::string prefix = "material[" + std::to_string(m) + "].";
     const MaterialLimits limits = material_limits(material, dx);
-    const double limit = percolation_substep_limit(material.wet, dx);
-    // Richards' pore water is implicit: its conductivity cuts no step.
-    const bool explicit_pore_water = material.wet.pore_flow == PoreFlow::Diffusion;
-    if (material.wet.holds_water() && explicit_pore_water && std::isfinite(limit) &&
-        dt / limit > kMaxPercolationSubsteps) {
+    const double limit = limits.pore_water_substep;
+    if (std::isfinite(limit) && dt / limit > kMaxPercolationSubsteps) {
       const std::string key =
           limits.diffusion_step <= limits.drainage_step ? "propagation_rate" : "conductivity";
       const double value =
