@@ -150,12 +150,22 @@ int print_file_summary(const std::string& file, int rank) {
   return status;
 }
 
+// Before main, too: the shared libraries' initialisers (ParaView Catalyst's VTK and Python
+// among them) take about a second before main starts, and a batch system may send SIGTERM or
+// SIGUSR1 then. The dynamic loader runs the executable's .preinit_array before any library's
+// initialiser; sigaction needs nothing initialised.
+void catch_stop_signals_before_the_libraries(int, char**, char**) {
+  dunesim::install_stop_signal_handlers();
+}
+__attribute__((section(".preinit_array"), used)) void (*const kCatchStopSignalsFirst)(
+    int, char**, char**) = catch_stop_signals_before_the_libraries;
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // First of all: a batch system may send SIGTERM or SIGUSR1 at any moment, also while MPI
-  // starts; the request is kept until the run (or check and info, which give the signal its
-  // default action back) looks at it.
+  // A batch system may send SIGTERM or SIGUSR1 at any moment, also while MPI starts; the
+  // request is kept until the run (or check and info, which give the signal its default
+  // action back) looks at it. (Installed again in case a library replaced them.)
   dunesim::install_stop_signal_handlers();
   CLI::App app{"dunesim: sand and water as particles on a distributed MAC grid"};
   app.require_subcommand(1);
