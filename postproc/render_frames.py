@@ -31,7 +31,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ElementTree
+
+# The frame reader lies beside this script; pvbatch does not put the script's folder on the path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dunesim_frames  # noqa: E402
 
 # The virtual X server: -noreset keeps it alive between connections (see render_speed.py).
 XVFB_SERVER_ARGS = "-noreset -screen 0 1280x1024x24"
@@ -125,21 +128,11 @@ def rerun_under_xvfb():
 
 def frames_of_series(path):
     """The particle frames an XDMF series lists, in its order."""
-    if not os.path.isfile(path):
-        raise InputError(f"{path}: no such file")
     try:
-        root = ElementTree.parse(path).getroot()
-    except (OSError, ElementTree.ParseError) as failure:
-        raise InputError(f"{path}: cannot read it as XDMF ({failure})")
-    frames = []
-    for item in root.iter("DataItem"):
-        file_name, _, dataset = (item.text or "").strip().partition(":")
-        if dataset == "/particles/position":
-            frames.append(os.path.join(os.path.dirname(path), file_name))
-    if not frames:
-        raise InputError(f"{path}: lists no particle frames (/particles/position); "
-                         "a grid series (_grid.xmf) is not drawn")
-    return frames
+        return dunesim_frames.frames_of_series(path, dataset="/particles/position")
+    except dunesim_frames.FrameError as failure:
+        hint = "; a grid series (_grid.xmf) is not drawn" if "refers to no" in str(failure) else ""
+        raise InputError(f"{failure}{hint}")
 
 
 def is_piece(path):
@@ -181,56 +174,35 @@ def plan_pictures(inputs):
 # ---- reading: every layer a vtkPolyData with a "legend" (and for particles "speed") array ----
 
 def read_frame(path, particles_too=True):
-    """A frame's time, domain box (None without grid fields) and, with particles_too, its
-    positions, speeds, material indices and material names."""
-    import h5py
-    import numpy as np
-
-    if not os.path.isfile(path):
-        raise InputError(f"{path}: no such file")
+    """A frame's time, domain box (None when the frame does not record it), cell size and,
+    with particles_too, its positions, speeds, material indices and material names."""
     try:
-        with h5py.File(path, "r") as f:
-            grid = f.get("grid")
-            frame = {"time": float(f.attrs["time"]) if "time" in f.attrs else None,
-                     "domain": domain_box(f),
-                     "cell_size": float(grid.attrs["cell_size"]) if grid is not None
-                     and "cell_size" in grid.attrs else None}
-            if particles_too:
-                frame.update(read_particles(f["particles"]))
-    except (OSError, KeyError, ValueError) as failure:
-        raise InputError(f"{path}: cannot read it as a dunesim frame ({failure})")
-    if particles_too and (frame["position"].ndim != 2 or frame["position"].shape[1] != 3):
-        raise InputError(f"{path}: /particles/position is not a list of 3D points")
-    return frame
+        frame = dunesim_frames.Frame(path)
+        scene = {"time": frame.time, "domain": domain_box(frame), "cell_size": frame.cell_size}
+        if particles_too:
+            scene.update(read_particles(frame))
+    except dunesim_frames.FrameError as failure:
+        raise InputError(str(failure))
+    return scene
 
 
-def read_particles(particles):
+def read_particles(frame):
     import numpy as np
 
-    position = particles["position"][...].astype(np.float64)
-    velocity = particles["velocity"][...] if "velocity" in particles else np.zeros_like(position)
-    material, names = np.zeros(len(position), np.uint8), []
-    if "material" in particles:
-        material = particles["material"][...]
-        names = [n.decode() if isinstance(n, bytes) else str(n)
-                 for n in particles["material"].attrs.get("names", [])]
-    # Indices beyond the names (a frame without @names) still get a legend entry.
-    names += [f"material {i}" for i in range(len(names), int(material.max(initial=0)) + 1)]
-    return {"position": position, "speed": np.linalg.norm(velocity, axis=1),
+    material = frame.material_indices()
+    # Indices beyond the names (a frame without them) still get a legend entry.
+    names = frame.material_names + [f"material {i}" for i in range(
+        len(frame.material_names), int(material.max(initial=0)) + 1)]
+    return {"position": frame.positions().astype(np.float64), "speed": frame.speeds(),
             "material": material, "names": names}
 
 
 def domain_box(frame):
-    """The domain (origin 0) from the grid's shape (nz, ny, nx) and cell size, if recorded."""
-    grid = frame.get("grid")
-    if grid is None or "cell_size" not in grid.attrs:
+    """The frame's domain as [xmin, xmax, ymin, ymax, zmin, zmax], or None."""
+    if frame.domain is None:
         return None
-    shapes = [grid[name].shape for name in grid if len(grid[name].shape) == 3]
-    if not shapes:
-        return None
-    cell = float(grid.attrs["cell_size"])
-    nz, ny, nx = shapes[0]
-    return [0.0, nx * cell, 0.0, ny * cell, 0.0, nz * cell]
+    lower, upper = frame.domain
+    return [float(value) for pair in zip(lower, upper) for value in pair]
 
 
 def read_surface(path):

@@ -56,6 +56,7 @@ shape = "block"
 min = [0.1, 0.0, 0.0]
 max = [0.16, 0.08, 0.06]
 EOF_CASE
-timeout "$(scaled 120)" mpiexec -n 2 --oversubscribe "$dunesim" run wet.toml --quiet > run.log 2>&1 ||
+limit=$(scaled 120)  # s, for the run
+timeout "$limit" mpiexec -n 2 --oversubscribe "$dunesim" run wet.toml --quiet > run.log 2>&1 ||
   { cat run.log; echo "FAIL: dunesim run wet.toml" >&2; exit 1; }
 /usr/bin/python3 "$checks" "$postproc" run
