@@ -78,8 +78,9 @@ import re
 import subprocess
 import sys
 
-import h5py
 import numpy as np
+
+import dunesim_frames
 
 # The collapse has ended when the grains' mean kinetic energy has fallen below this share of
 # its peak (flow_end).
@@ -200,12 +201,16 @@ def case_text(geometry, template, a, radius, cell_size, output, end, interval):
     return text
 
 
-def measure_deposit(geometry, frame, cell_size):
-    """The frame's Deposit."""
-    with h5py.File(frame, "r") as f:
-        position = f["particles/position"][:]
-        speed = np.linalg.norm(f["particles/velocity"][:], axis=1)
-        time = float(f.attrs["time"])
+def measure_deposit(geometry, path, cell_size):
+    """The Deposit of the frame at `path`, measured in cells of the frame's own size where it
+    records one, else of `cell_size` (m, the case's)."""
+    try:
+        frame = dunesim_frames.Frame(path)
+        position, speed = frame.positions(), frame.speeds()
+    except dunesim_frames.FrameError as failure:
+        sys.exit(f"column_collapse_study: {failure}")
+    cell_size = frame.cell_size or cell_size
+    time = frame.time
     r = geometry.distance(position)
     ring = cell_size / 2
     counts = np.bincount((r / ring).astype(int))

@@ -17,14 +17,14 @@ lines to the sand material (the options of docs/findings/README.md), e.g. 'trans
 Needs /usr/bin/python3 with numpy and h5py.
 """
 import argparse
-import glob
 import math
 import os
 import subprocess
+import sys
 
-import h5py
 import numpy as np
 
+import dunesim_frames
 from column_collapse_study import whole_cells
 
 CASE = """[case]
@@ -66,9 +66,8 @@ def write_quarter_cone(path, radius, height, segments=24):
 
 
 def summit_and_slope(frame, dx):
-    with h5py.File(frame, "r") as f:
-        position = f["particles/position"][:]
-        time = float(f.attrs["time"])
+    """The frame's summit (m) and flank slope (degrees) at cell size dx (m)."""
+    position = frame.positions("sand")
     r = np.hypot(position[:, 0], position[:, 1])
     ring = (r / dx).astype(int)
     tops = np.full(ring.max() + 1, np.nan)
@@ -78,7 +77,7 @@ def summit_and_slope(frame, dx):
     mids = (np.arange(len(tops)) + 0.5) * dx
     flank = (tops > 0.2 * summit) & (tops < 0.8 * summit)
     slope = -np.polyfit(mids[flank], tops[flank], 1)[0] if flank.sum() > 2 else float("nan")
-    return time, summit, math.degrees(math.atan(slope))
+    return summit, math.degrees(math.atan(slope))
 
 
 def main():
@@ -105,9 +104,14 @@ def main():
                             material_lines="\n".join(args.material_line)))
     subprocess.run(["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
                     case, "--quiet"], check=True)
-    for frame in sorted(glob.glob(os.path.join(work, "frames", "*.h5"))):
-        time, summit, slope = summit_and_slope(frame, args.cell_size)
-        print(f"t = {time:.2f} s: summit {summit:.4f} m, flank {slope:.1f} degrees")
+    try:
+        run = dunesim_frames.open_run(os.path.join(work, "frames"))
+        dx = run.cell_size or args.cell_size  # the frames' own where they record it
+        for frame in run:
+            summit, slope = summit_and_slope(frame, dx)
+            print(f"t = {frame.time:.2f} s: summit {summit:.4f} m, flank {slope:.1f} degrees")
+    except dunesim_frames.FrameError as failure:
+        sys.exit(f"cone_slump.py: error: {failure}")
 
 
 if __name__ == "__main__":
