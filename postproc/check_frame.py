@@ -3,8 +3,9 @@
 
 Usage: check_frame.py FRAME.h5 [FRAME.h5 ...]
 
-Prints the root attributes and every dataset (shape, type) of each file, then checks the
-particle datasets against each other. Exits with status 1 if any file is inconsistent.
+Prints the root attributes and every dataset (shape, type) of each file, the materials and
+the cell size as postproc/dunesim_frames.py reads them, then checks the particle datasets
+against each other. Exits with status 1 if any file is inconsistent.
 Needs h5py and numpy (on Debian: /usr/bin/python3 with python3-h5py).
 """
 import sys
@@ -12,7 +13,9 @@ import sys
 import h5py
 import numpy as np
 
-PARTICLE_DATASETS = ("position", "velocity", "id", "material", "connectivity")
+import dunesim_frames
+
+PARTICLE_DATASETS = ("position", "velocity", "id", "material")
 
 
 def text(value):
@@ -33,8 +36,22 @@ def summarise(f):
     f.visititems(show)
 
 
-def problems(f):
-    """Every way in which the particle datasets disagree with each other or the attributes."""
+def frame_metadata(path):
+    """The material names as the reader finds them (from /run, else the material dataset's
+    @names) and a line saying them and the cell size; the names are None and the line says
+    why when the reader cannot open the file."""
+    try:
+        frame = dunesim_frames.Frame(path)
+    except dunesim_frames.FrameError as failure:
+        return None, f"  reader: {failure}"
+    cell = "unknown" if frame.cell_size is None else f"{frame.cell_size:g} m"
+    names = ", ".join(frame.material_names) or "none recorded"
+    return frame.material_names, f"  materials: {names}; cell size {cell}"
+
+
+def problems(f, names):
+    """Every way in which the particle datasets disagree with each other or the attributes;
+    `names` are the material names (None: unknown)."""
     found = []
     if "particles" not in f:
         return ["no /particles group"]
@@ -53,8 +70,9 @@ def problems(f):
     for name in ("position", "velocity"):
         if group[name].shape != (n, 3):
             shapes.append(f"/particles/{name} has shape {group[name].shape}, expected ({n}, 3)")
+    # connectivity (0 .. N-1, for XDMF) is checked where the frame has it.
     for name in ("material", "connectivity"):
-        if group[name].shape != (n,):
+        if name in group and group[name].shape != (n,):
             shapes.append(f"/particles/{name} has shape {group[name].shape}, expected ({n},)")
     if shapes:
         return found + shapes  # the checks below compare rows and need matching shapes
@@ -62,14 +80,13 @@ def problems(f):
     ids = group["id"][...]
     if np.unique(ids).size != n:
         found.append(f"{n - np.unique(ids).size} duplicate particle ids")
-    if not np.array_equal(group["connectivity"][...], np.arange(n)):
+    if "connectivity" in group and not np.array_equal(group["connectivity"][...], np.arange(n)):
         found.append("/particles/connectivity is not 0 .. N-1")
     for name in ("position", "velocity"):
         bad = np.count_nonzero(~np.isfinite(group[name][...]).all(axis=1))
         if bad:
             found.append(f"{bad} particles with non-finite {name}")
-    names = group["material"].attrs.get("names")
-    if names is not None and n:
+    if names and n:
         highest = int(group["material"][...].max())
         if highest >= len(names):
             found.append(f"material index {highest} but only {len(names)} material names")
@@ -86,7 +103,9 @@ def main(paths):
         try:
             with h5py.File(path, "r") as f:
                 summarise(f)
-                found = problems(f)
+                names, line = frame_metadata(path)
+                print(line)
+                found = problems(f, names)
         except OSError as error:
             found = [f"cannot read: {error}"]
         for problem in found:
