@@ -195,6 +195,11 @@ class Frame:
         """Global particle ids, int64 array of shape (n,): stable in time, unique per frame."""
         return self._read("id", material)
 
+    def owner_ranks(self, material=None):
+        """The MPI rank that owned each particle when the frame was written, int32 array of
+        shape (n,) (it shows the decomposition)."""
+        return self._read("rank", material)
+
     def selection(self, material=None):
         """Boolean mask of shape (N,) over the frame's rows: the particles of `material` (a
         name or a list of names), or None for every particle."""

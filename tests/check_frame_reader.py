@@ -41,7 +41,8 @@ def raw(path):
     with h5py.File(path, "r") as f:
         group = f["particles"]
         data = {name: group[name][...] for name in
-                ("position", "velocity", "saturation", "water_content", "id", "material")}
+                ("position", "velocity", "saturation", "water_content", "id", "material",
+                 "rank")}
         data["names"] = [n.decode() if isinstance(n, bytes) else n
                          for n in group["material"].attrs["names"]]
         data["time"] = float(f.attrs["time"])
@@ -77,7 +78,7 @@ def check_frame_against_raw(frame):
     check(frame.time == data["time"], f"{where}: time {frame.time}, raw {data['time']}")
     accessors = {"position": frame.positions, "velocity": frame.velocities,
                  "saturation": frame.saturation, "water_content": frame.water_content,
-                 "id": frame.ids}
+                 "id": frame.ids, "rank": frame.owner_ranks}
     for index, name in enumerate(MATERIALS):
         rows = data["material"] == index
         check(rows.any(), f"{where}: no {name} particles in the raw data")
