@@ -73,16 +73,20 @@ for run in full reduced; do
     { cat "$run.log"; fail "dunesim run $run.toml"; }
 done
 
-/usr/bin/python3 - <<'PY' || fail "the reduced frames"
-import h5py, numpy as np
+/usr/bin/python3 - "$postproc" <<'PY' || fail "the reduced frames"
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import dunesim_frames
 def read(path):
-    with h5py.File(path, "r") as f:
-        p = f["particles"]
-        order = np.argsort(p["id"][:])
-        return dict(f.attrs), {k: p[k][:][order] for k in ("id", "position", "velocity", "water_content")}
-full_attrs, full = read("full/wet_000002.h5")
-attrs, reduced = read("reduced/wet_000002.h5")
-assert attrs["particle_stride"] == 3, attrs["particle_stride"]
+    frame = dunesim_frames.Frame(path)
+    order = np.argsort(frame.ids())
+    return frame, {"id": frame.ids()[order], "position": frame.positions()[order],
+                   "velocity": frame.velocities()[order],
+                   "water_content": frame.water_content()[order]}
+_, full = read("full/wet_000002.h5")
+frame, reduced = read("reduced/wet_000002.h5")
+assert frame.particle_stride == 3, frame.particle_stride
 expected = full["id"][full["id"] % 3 == 0]
 assert np.array_equal(reduced["id"], expected), (len(reduced["id"]), len(expected))
 keep = np.isin(full["id"], expected)
