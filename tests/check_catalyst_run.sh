@@ -23,7 +23,8 @@ fi
 exe=$1
 case_file=$2
 wet_case=$3
-extract_script=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/postproc/catalyst/extract_reduced.py
+postproc=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/postproc
+extract_script=$postproc/catalyst/extract_reduced.py
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -73,19 +74,18 @@ fi
 # The extracts against the run's particles. VTK's own XML reader reads the .pvtu and the
 # per-rank pieces it names (no display needed).
 first_frame=$(ls "$work"/out/*_000000.h5)
-/usr/bin/python3 - "$first_frame" "$extracts" <<'PY'
+PYTHONPATH=$postproc${PYTHONPATH:+:$PYTHONPATH} /usr/bin/python3 - "$first_frame" "$extracts" <<'PY'
 import csv
 import sys
 
-import h5py
+import dunesim_frames
 import numpy as np
 from vtkmodules.util.numpy_support import vtk_to_numpy
 from vtkmodules.vtkIOXML import vtkXMLPUnstructuredGridReader
 
 SAMPLE_EVERY = 10  # extract_reduced.py: every 10th particle by id
 frame, extracts = sys.argv[1:3]
-with h5py.File(frame, "r") as f:
-    ids = f["particles/id"][...]
+ids = dunesim_frames.Frame(frame).ids()
 with open(f"{extracts}/statistics.csv") as table:
     counted = {int(row["step"]): int(row["particles"]) for row in csv.DictReader(table)}
 for step, count in counted.items():

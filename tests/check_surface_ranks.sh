@@ -32,6 +32,7 @@ surface=$3
 case_file=$4
 check_script=$5
 python=/usr/bin/python3  # Debian's VTK and h5py are installed for the system interpreter
+postproc=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/postproc  # dunesim_frames.py
 
 if ! "$python" -c "import vtkmodules.vtkIOXML, h5py, numpy" 2> /dev/null; then
   if [ "${CI:-}" = true ]; then
@@ -51,7 +52,8 @@ timeout "$limit" mpiexec -n 2 --oversubscribe "$dunesim" run "$case_file" --outp
   --quiet
 frame=$(ls run/*.h5 | sort | tail -n 1)
 stem=$(basename "$frame" .h5)
-particles=$("$python" -c "import h5py, sys; print(h5py.File(sys.argv[1])['particles/position'].shape[0])" "$frame")
+particles=$(PYTHONPATH=$postproc${PYTHONPATH:+:$PYTHONPATH} "$python" -c \
+  "import sys, dunesim_frames; print(dunesim_frames.Frame(sys.argv[1]).particle_count)" "$frame")
 echo "frame $frame: $particles particles"
 
 if [ "$mode" = ranks ]; then

@@ -29,6 +29,9 @@ exe=$1
 mode=$2
 wet_case=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cases/wet_soak.toml
 python=/usr/bin/python3  # Debian's h5py is installed for the system interpreter
+# Python with postproc/dunesim_frames.py importable, for the checks that read frames.
+postproc=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/postproc
+frames_python=(env "PYTHONPATH=$postproc${PYTHONPATH:+:$PYTHONPATH}" "$python")
 . "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/dunesim_checkpoint_XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -158,10 +161,10 @@ EOF
     run 2 --restart latest > restart.log 2>&1 || { cat restart.log; fail "restart from latest failed"; }
     check_latest out/checkpoints > /dev/null || fail "no complete checkpoint after the restart"
     ls out/checkpoints | grep -q '\.tmp$' && fail "a temporary checkpoint was left behind"
-    "$python" -c "
-import h5py
-with h5py.File('out/tiny_000025.h5', 'r') as f:
-    assert abs(f.attrs['time'] - 0.5) < 1e-12, f.attrs['time']
+    "${frames_python[@]}" -c "
+import dunesim_frames
+time = dunesim_frames.Frame('out/tiny_000025.h5').time
+assert abs(time - 0.5) < 1e-12, time
 " || fail "the restarted run did not reach the end"
     ;;
 
@@ -220,8 +223,8 @@ with h5py.File('out/tiny_000025.h5', 'r') as f:
       position_tolerance=2e-5  # 1e-3 cells of 0.02 m
       velocity_tolerance=2e-3  # the same per step (steps here take 7 to 10 ms)
     fi
-    "$python" - "$position_tolerance" "$velocity_tolerance" <<'EOF' ||
-import sys, glob, os, h5py, numpy as np
+    "${frames_python[@]}" - "$position_tolerance" "$velocity_tolerance" <<'EOF' ||
+import sys, glob, os, dunesim_frames, numpy as np
 position_tolerance, velocity_tolerance = float(sys.argv[1]), float(sys.argv[2])
 whole = sorted(os.path.basename(f) for f in glob.glob("whole/tiny_*.h5"))
 parts = sorted(os.path.basename(f) for f in glob.glob("parts/tiny_*.h5"))
@@ -229,10 +232,10 @@ assert whole == parts, f"frames differ: {whole} vs {parts}"
 xdmf = open("parts/tiny.xmf").read()
 assert xdmf.count("<Time ") == len(parts), "the series does not list every frame"
 def particles(path):
-    with h5py.File(path, "r") as f:
-        order = np.argsort(f["particles/id"][:])
-        return (f.attrs["time"], f.attrs["step"], f["particles/id"][:][order],
-                f["particles/position"][:][order], f["particles/velocity"][:][order])
+    frame = dunesim_frames.Frame(path)
+    order = np.argsort(frame.ids())
+    return (frame.time, frame.step, frame.ids()[order], frame.positions()[order],
+            frame.velocities()[order])
 a, b = particles("whole/" + whole[-1]), particles("parts/" + parts[-1])
 assert a[0] == b[0] and a[1] == b[1], f"final frame at t={b[0]} step {b[1]}, expected t={a[0]} step {a[1]}"
 assert np.array_equal(a[2], b[2]), "particle ids differ"
@@ -262,19 +265,16 @@ name = open("out/checkpoints/checkpoint_latest").read().strip()
 print(repr(h5py.File("out/checkpoints/" + name, "r").attrs["time"]))')
     run "$after" --restart latest > second.log 2>&1 ||
       { cat second.log; fail "restart on $after ranks failed"; }
-    "$python" - "$after" <<'EOF' || fail "the water changed through the restart"
-import sys, glob, h5py
+    "${frames_python[@]}" - "$after" <<'EOF' || fail "the water changed through the restart"
+import sys, glob, h5py, dunesim_frames
 after = int(sys.argv[1])
 latest = open("out/checkpoints/checkpoint_latest").read().strip()
 with h5py.File("out/checkpoints/" + latest, "r") as f:
     restart_time = f.attrs["time"]
 frames = []  # time, free water, pore water, ranks that wrote the frame
-for path in sorted(glob.glob("out/wet_soak_*.h5")):
-    with h5py.File(path, "r") as f:
-        sand = f["particles/material"][:] == 1
-        water = f["particles/water_content"][:]
-        frames.append((f.attrs["time"], water[~sand].sum(), water[sand].sum(),
-                       f["particles/rank"][:].max() + 1))
+for frame in dunesim_frames.open_run("out"):
+    frames.append((frame.time, frame.water_content("water").sum(),
+                   frame.water_content("sand").sum(), frame.owner_ranks().max() + 1))
 start = frames[0][1] + frames[0][2]
 # Double round-off (1.1e-16) over the ~1e5 additions that sum and move the water in a run.
 tolerance = 1e-12 * start
@@ -294,21 +294,18 @@ EOF
     # 5.7e-10 m and 8.7e-12 (2 to 4). Not later: this soak amplifies round-off through
     # absorption's choices, and at the end, 0.08 s after the restart on one rank, a water
     # content had parted by 2.3e-4.
-    "$python" - "$restart_time" <<'EOF' || fail "the restarted run's particles differ from the uninterrupted run's"
-import sys, glob, os, h5py, numpy as np
+    "${frames_python[@]}" - "$restart_time" <<'EOF' || fail "the restarted run's particles differ from the uninterrupted run's"
+import sys, os, dunesim_frames, numpy as np
 restart_time = float(sys.argv[1])
-def time_of(path):
-    with h5py.File(path, "r") as f:
-        return f.attrs["time"]
-later = [f for f in sorted(glob.glob("whole/wet_soak_*.h5")) if time_of(f) >= restart_time + 0.04 - 1e-9]
+later = [f for f in dunesim_frames.open_run("whole") if f.time >= restart_time + 0.04 - 1e-9]
 assert later, f"the uninterrupted run has no frame 0.04 s after t = {restart_time} s"
-name = os.path.basename(later[0])
+name = os.path.basename(later[0].path)
 assert os.path.exists("out/" + name), f"the restarted run has no {name}"
 def particles(path):
-    with h5py.File(path, "r") as f:
-        order = np.argsort(f["particles/id"][:])
-        return (f.attrs["time"], f["particles/id"][:][order], f["particles/material"][:][order],
-                f["particles/position"][:][order], f["particles/water_content"][:][order])
+    frame = dunesim_frames.Frame(path)
+    order = np.argsort(frame.ids())
+    return (frame.time, frame.ids()[order], frame.material_indices()[order],
+            frame.positions()[order], frame.water_content()[order])
 a, b = particles("whole/" + name), particles("out/" + name)
 assert a[0] == b[0], f"{name} at t={b[0]}, the uninterrupted run's at t={a[0]}"
 assert np.array_equal(a[1], b[1]), "particle ids differ"
