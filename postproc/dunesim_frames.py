@@ -36,6 +36,8 @@ import numpy as np
 
 # A frame file: <case>_NNNNNN.h5 (the frame number, zero-padded to at least 6 digits).
 FRAME_NAME = re.compile(r"(?P<case>.+)_(?P<number>\d{6,})\.h5")
+# A checkpoint, checkpoint_<step>.h5: in the output directory when the case puts it there.
+CHECKPOINT_NAME = re.compile(r"checkpoint_\d+\.h5")
 
 
 class FrameError(Exception):
@@ -338,8 +340,10 @@ def frames_of_series(path, dataset=None):
 
 
 def frames_in_directory(path):
-    """The frame files CASE_NNNNNN.h5 in a run's output directory (one case)."""
-    names = sorted(n for n in os.listdir(path) if FRAME_NAME.fullmatch(n))
+    """The frame files CASE_NNNNNN.h5 in a run's output directory (one case; checkpoints
+    there are left out)."""
+    names = sorted(n for n in os.listdir(path)
+                   if FRAME_NAME.fullmatch(n) and not CHECKPOINT_NAME.fullmatch(n))
     cases = sorted({FRAME_NAME.fullmatch(n)["case"] for n in names})
     if not names:
         raise FrameError(f"{path}: no frames (expected files CASE_NNNNNN.h5)")

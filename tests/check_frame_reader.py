@@ -216,6 +216,13 @@ def check_errors(frames, run, work):
     empty = os.path.join(work, "empty")
     os.makedirs(empty)
     expect_error(frames.FrameError, lambda: frames.open_run(empty), [empty, "no frames"])
+    # A checkpoint beside the frames (a case's [checkpoint] directory may be the output's).
+    with h5py.File(os.path.join(empty, "checkpoint_000000020.h5"), "w") as f:
+        f.attrs["format"] = "dunesim checkpoint"
+    expect_error(frames.FrameError, lambda: frames.open_run(empty), [empty, "no frames"])
+    checkpoint = os.path.join(empty, "checkpoint_000000020.h5")
+    expect_error(frames.FrameError, lambda: frames.Frame(checkpoint),
+                 [checkpoint, "a dunesim checkpoint, not a frame"])
     expect_error(frames.UnknownMaterialError, lambda: run[0].positions("mud"),
                  [run[0].path, "no material named 'mud'", "water, sand"])
     return missing
