@@ -204,10 +204,12 @@ class Frame:
 
     def selection(self, material=None):
         """Boolean mask of shape (N,) over the frame's rows: the particles of `material` (a
-        name or a list of names), or None for every particle."""
+        name or a list of names); None (no mask) when `material` is None."""
         if material is None:
             return None
         names = [material] if isinstance(material, str) else list(material)
+        if not all(isinstance(name, str) for name in names):
+            raise TypeError(f"material must be a name, a list of names or None, not {material!r}")
         wanted = [self.material_index(name) for name in names]
         return np.isin(self._dataset("material"), wanted)
 
@@ -219,8 +221,8 @@ class Frame:
     def _dataset(self, name):
         with open_frame_file(self.path) as f:
             if name not in f["particles"]:
-                raise FrameError(f"{self.path}: no dataset /particles/{name} (expected in "
-                                 "every dunesim frame: is the file damaged?)")
+                raise FrameError(f"{self.path}: no dataset /particles/{name} (damaged, or "
+                                 "written by a dunesim that did not write it)")
             try:
                 values = f["particles"][name][...]
             except (OSError, ValueError) as failure:
