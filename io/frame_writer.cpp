@@ -82,7 +82,7 @@ std::vector<std::string> grid_field_names(hid_t file) {
 }  // namespace
 
 uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, size_t fields,
-                          bool single_precision) {
+                          bool single_precision, uint64_t run_bytes) {
   const uint64_t n = uint64_t(particles);
   const uint64_t real = single_precision ? 4 : 8;
   // In the order write() creates them: position, velocity, water_content, id, material,
@@ -97,7 +97,7 @@ uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, si
                                     {4 * n, 4}};
   const uint64_t slab = 8 * uint64_t(cells[0]) * uint64_t(cells[1]);
   datasets.insert(datasets.end(), fields, DatasetSize{slab * uint64_t(cells[2]), slab});
-  return estimated_file_bytes(datasets, Checksums::No);
+  return estimated_file_bytes(datasets, Checksums::No) + run_bytes;
 }
 
 namespace {
@@ -128,19 +128,20 @@ std::vector<float> saturation_of(const Particles& p, const std::vector<double>& 
 }
 
 FrameWriter::FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
-                         std::vector<std::string> material_names, std::array<int, 3> global_cells,
-                         double cell_size, std::vector<double> material_porosity,
+                         RunRecord run, std::vector<double> material_porosity,
                          FrameOptions options)
     : comm_(comm),
       directory_(std::move(directory)),
       case_name_(std::move(case_name)),
-      material_names_(std::move(material_names)),
+      run_(std::move(run)),
       material_porosity_(std::move(material_porosity)),
       options_(options),
-      global_cells_(global_cells),
-      cell_size_(cell_size) {
-  int rank = 0;
+      global_cells_{int(run_.cells[0]), int(run_.cells[1]), int(run_.cells[2])},
+      cell_size_(run_.cell_size) {
+  int rank = 0, ranks = 1;
   MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &ranks);
+  run_.ranks = ranks;
   // The agreement doubles as the barrier: no rank writes before the directory exists.
   run_agreed(comm_, directory_, [&] {
     if (rank != 0) return;
@@ -207,6 +208,7 @@ std::string FrameWriter::write(const Particles& all_particles, double time, int6
     write_string_attribute(root, "case_name", case_name_);
     write_attribute(root, "particle_stride", H5T_STD_I64LE, H5T_NATIVE_INT64,
                     &options_.particle_stride);
+    write_run_group(root, run_);
     write_particle_datasets(root, particles, rows);
 
     if (!grid_fields.empty()) {
@@ -228,7 +230,7 @@ std::string FrameWriter::write(const Particles& all_particles, double time, int6
   };
   write_parallel_file(comm_, final_path, FlushToDisk::No,
                       frame_file_bytes(rows.total, global_cells_, grid_fields.size(),
-                                       options_.single_precision),
+                                       options_.single_precision, run_group_bytes(run_)),
                       write_contents, publish);
 
   FrameRecord record{h5_name, time, rows.total, {}, options_.single_precision ? 4 : 8};
@@ -321,7 +323,7 @@ void FrameWriter::write_particle_datasets(hid_t root, const Particles& particles
       g, "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, rows, n, [&](int64_t) { return int32_t(rank); },
       props, piece);
   H5Handle material(check_id(H5Dopen2(g, "material", H5P_DEFAULT), "H5Dopen2"), H5Dclose);
-  write_string_list_attribute(material.get(), "names", material_names_);
+  write_string_list_attribute(material.get(), "names", run_.material_names);
 }
 
 void FrameWriter::continue_series(int64_t frames_before) {
