@@ -49,6 +49,21 @@ std::string data_item(const std::string& dimensions, const char* number_type, in
       dimensions, number_type, precision, xml_escape(h5_name), xml_escape(dataset));
 }
 
+// One field-data value per material, named "material: NAME" and holding the value the
+// `material` point array takes for it: how ParaView shows the names (Information panel,
+// spreadsheet view), since its XDMF readers turn no string into an array.
+std::string material_name_field_data(const std::vector<std::string>& names) {
+  std::string xml;
+  for (size_t m = 0; m < names.size(); ++m)
+    xml += fmt::format(
+        "        <Attribute Name=\"material: {}\" AttributeType=\"Scalar\" Center=\"Grid\">\n"
+        "          <DataItem Dimensions=\"1\" NumberType=\"UChar\" Precision=\"1\" "
+        "Format=\"XML\">{}</DataItem>\n"
+        "        </Attribute>\n",
+        xml_escape(names[m]), m);
+  return xml;
+}
+
 std::string frame_file_name(const std::string& case_name, int64_t frame) {
   return fmt::format("{}_{:06d}.h5", case_name, frame);
 }
@@ -368,6 +383,7 @@ void FrameWriter::write_xdmf() const {
       fmt::format("{} {} {}", global_cells_[2], global_cells_[1], global_cells_[0]);
   const std::string nodes =
       fmt::format("{} {} {}", global_cells_[2] + 1, global_cells_[1] + 1, global_cells_[0] + 1);
+  const std::string material_name_attributes = material_name_field_data(run_.material_names);
   for (const FrameRecord& frame : frames_) {
     const int64_t n = frame.particle_count;
     const std::string rows = fmt::format("{}", n);
@@ -400,6 +416,7 @@ void FrameWriter::write_xdmf() const {
         "        <Attribute Name=\"water_content\" AttributeType=\"Scalar\" Center=\"Node\">\n"
         "          {}\n"
         "        </Attribute>\n"
+        "{}"
         "      </Grid>\n",
         frame.time, n, data_item(rows, "Int", 8, frame.h5_name, "/particles/connectivity"),
         data_item(rows3, "Float", frame.float_bytes, frame.h5_name, "/particles/position"),
@@ -408,7 +425,8 @@ void FrameWriter::write_xdmf() const {
         data_item(rows, "UChar", 1, frame.h5_name, "/particles/material"),
         data_item(rows, "Int", 4, frame.h5_name, "/particles/rank"),
         data_item(rows, "Float", 4, frame.h5_name, "/particles/saturation"),
-        data_item(rows, "Float", frame.float_bytes, frame.h5_name, "/particles/water_content"));
+        data_item(rows, "Float", frame.float_bytes, frame.h5_name, "/particles/water_content"),
+        material_name_attributes);
 
     if (frame.grid_fields.empty()) continue;
     any_grid_fields = true;

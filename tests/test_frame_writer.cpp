@@ -324,6 +324,18 @@ void write_and_check(const std::string& name, const std::function<int64_t(int)>&
   EXPECT_NE(series.find("<Time Value=\"0.5\"/>"), std::string::npos);
   EXPECT_NE(series.find("sandbox_000000.h5:/particles/connectivity"), std::string::npos);
   EXPECT_NE(series.find("sandbox_000001.h5:/particles/position"), std::string::npos);
+  // The material names, as ParaView's field data: one value per material, per frame.
+  for (const auto& [name, value] : {std::pair{"water", 0}, std::pair{"sand", 1}}) {
+    const std::string field = fmt::format(
+        "<Attribute Name=\"material: {}\" AttributeType=\"Scalar\" Center=\"Grid\">\n"
+        "          <DataItem Dimensions=\"1\" NumberType=\"UChar\" Precision=\"1\" "
+        "Format=\"XML\">{}</DataItem>",
+        name, value);
+    const size_t at = series.find(field);
+    EXPECT_NE(at, std::string::npos) << field;
+    if (at != std::string::npos)
+      EXPECT_NE(series.find(field, at + 1), std::string::npos) << field;
+  }
   const std::string elements = "NumberOfElements=\"" + std::to_string(total) + "\"";
   size_t first_match = series.find(elements);
   EXPECT_NE(first_match, std::string::npos) << elements;
