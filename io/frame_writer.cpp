@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -69,7 +70,7 @@ std::string frame_file_name(const std::string& case_name, int64_t frame) {
 }
 
 // The bytes of one element of a finished frame's dataset (8 for float64, 4 for float32).
-int stored_float_bytes(hid_t file, const char* dataset) {
+int stored_element_bytes(hid_t file, const char* dataset) {
   H5Handle data(check_id(H5Dopen2(file, dataset, H5P_DEFAULT), "H5Dopen2"), H5Dclose);
   H5Handle type(check_id(H5Dget_type(data.get()), "H5Dget_type"), H5Tclose);
   return int(H5Tget_size(type.get()));
@@ -96,10 +97,15 @@ std::vector<std::string> grid_field_names(hid_t file) {
 
 }  // namespace
 
+int connectivity_bytes(int64_t particles) {
+  return particles <= std::numeric_limits<int32_t>::max() ? 4 : 8;
+}
+
 uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, size_t fields,
                           bool single_precision, uint64_t run_bytes) {
   const uint64_t n = uint64_t(particles);
   const uint64_t real = single_precision ? 4 : 8;
+  const uint64_t index = uint64_t(connectivity_bytes(particles));
   // In the order write() creates them: position, velocity, water_content, id, material,
   // saturation, connectivity, rank, then the grid fields.
   std::vector<DatasetSize> datasets{{3 * real * n, 3 * real},
@@ -108,7 +114,7 @@ uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, si
                                     {8 * n, 8},
                                     {n, 1},
                                     {4 * n, 4},
-                                    {8 * n, 8},
+                                    {index * n, index},
                                     {4 * n, 4}};
   const uint64_t slab = 8 * uint64_t(cells[0]) * uint64_t(cells[1]);
   datasets.insert(datasets.end(), fields, DatasetSize{slab * uint64_t(cells[2]), slab});
@@ -248,7 +254,12 @@ std::string FrameWriter::write(const Particles& all_particles, double time, int6
                                        options_.single_precision, run_group_bytes(run_)),
                       write_contents, publish);
 
-  FrameRecord record{h5_name, time, rows.total, {}, options_.single_precision ? 4 : 8};
+  FrameRecord record{h5_name,
+                     time,
+                     rows.total,
+                     {},
+                     options_.single_precision ? 4 : 8,
+                     connectivity_bytes(rows.total)};
   for (const GridFieldView& field : grid_fields) record.grid_fields.push_back(field.name);
   frames_.push_back(std::move(record));
   ++next_frame_;
@@ -330,9 +341,15 @@ void FrameWriter::write_particle_datasets(hid_t root, const Particles& particles
   write_computed<float>(
       g, "saturation", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, rows, n,
       [&](int64_t q) { return saturation_at(p, material_porosity_, size_t(q)); }, props, piece);
-  write_computed<int64_t>(
-      g, "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, rows, n,
-      [&](int64_t q) { return rows.offset + q; }, props, piece);
+  // 0 .. N-1 (what XDMF's Polyvertex cells are made of), in 4 bytes where they fit.
+  if (connectivity_bytes(rows.total) == 4)
+    write_computed<int32_t>(
+        g, "connectivity", H5T_STD_I32LE, H5T_NATIVE_INT32, rows, n,
+        [&](int64_t q) { return int32_t(rows.offset + q); }, props, piece);
+  else
+    write_computed<int64_t>(
+        g, "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, rows, n,
+        [&](int64_t q) { return rows.offset + q; }, props, piece);
   // The rank that owns each particle, so a viewer can show the domain decomposition.
   write_computed<int32_t>(
       g, "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, rows, n, [&](int64_t) { return int32_t(rank); },
@@ -358,8 +375,12 @@ void FrameWriter::continue_series(int64_t frames_before) {
       try {
         H5Handle file(check_id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen"),
                       H5Fclose);
-        FrameRecord record{h5_name, 0, 0, grid_field_names(file.get()),
-                           stored_float_bytes(file.get(), "particles/position")};
+        FrameRecord record{h5_name,
+                           0,
+                           0,
+                           grid_field_names(file.get()),
+                           stored_element_bytes(file.get(), "particles/position"),
+                           stored_element_bytes(file.get(), "particles/connectivity")};
         read_attribute(file.get(), "time", H5T_NATIVE_DOUBLE, &record.time);
         read_attribute(file.get(), "particle_count", H5T_NATIVE_INT64, &record.particle_count);
         frames_.push_back(std::move(record));
@@ -418,7 +439,9 @@ void FrameWriter::write_xdmf() const {
         "        </Attribute>\n"
         "{}"
         "      </Grid>\n",
-        frame.time, n, data_item(rows, "Int", 8, frame.h5_name, "/particles/connectivity"),
+        frame.time, n,
+        data_item(rows, "Int", frame.connectivity_bytes, frame.h5_name,
+                  "/particles/connectivity"),
         data_item(rows3, "Float", frame.float_bytes, frame.h5_name, "/particles/position"),
         data_item(rows3, "Float", frame.float_bytes, frame.h5_name, "/particles/velocity"),
         data_item(rows, "Int", 8, frame.h5_name, "/particles/id"),

@@ -46,6 +46,10 @@ struct FrameOptions {
 // The particles of `p` whose id is a multiple of `stride` (all of them for stride 1), in order.
 Particles particles_with_stride(const Particles& p, int64_t stride);
 
+// The bytes of each /particles/connectivity value in a frame of `particles` particles: 4 while
+// the indices fit in int32, else 8.
+int connectivity_bytes(int64_t particles);
+
 // An upper bound on the size of a frame of `particles` particles (those the stride keeps) and
 // `grid_fields` fields of `cells` (estimated_file_bytes: the room FrameWriter::write checks
 // for before writing).
@@ -66,7 +70,8 @@ class FrameWriter {
   // Collective. Writes <directory>/<case_name>_NNNNNN.h5 (NNNNNN = frame number) with
   // these datasets (float64 as float32 in single precision; N the particles the stride keeps)
   //   /particles/position (N x 3 float64), /particles/velocity (N x 3 float64),
-  //   /particles/id (int64), /particles/material (uint8), /particles/connectivity (int64),
+  //   /particles/id (int64), /particles/material (uint8), /particles/connectivity (0 .. N-1,
+  //   int32, or int64 for N beyond int32: connectivity_bytes),
   //   /particles/saturation (float32: S of porous sand, 1 for water, 0 for sand without
   //   pores), /particles/water_content (float64: see Particles)
   //   attributes on the root: time (s), step, frame, particle_count (N), case_name,
@@ -91,6 +96,7 @@ class FrameWriter {
     int64_t particle_count;
     std::vector<std::string> grid_fields;
     int float_bytes = 8;  // of position, velocity and water_content: 8, or 4 in single precision
+    int connectivity_bytes = 8;  // of /particles/connectivity (frames of older builds: 8)
   };
   void write_xdmf() const;
   void write_particle_datasets(hid_t root, const Particles& particles,

@@ -266,6 +266,13 @@ void check_frame(const std::string& path, int64_t total, int frame, double time,
   }
 
   check_run_group(file.id, test_run({"water", "sand"}, cells, 0.1));
+  {
+    hid_t dataset = H5Dopen2(file.id, "/particles/connectivity", H5P_DEFAULT);
+    hid_t type = H5Dget_type(dataset);
+    EXPECT_GT(H5Tequal(type, H5T_STD_I32LE), 0) << "connectivity is not int32";
+    H5Tclose(type);
+    H5Dclose(dataset);
+  }
 
   auto field = read_dataset<double>(file.id, "/grid/pressure", H5T_NATIVE_DOUBLE, &dims);
   EXPECT_EQ(dims,
@@ -322,7 +329,10 @@ void write_and_check(const std::string& name, const std::function<int64_t(int)>&
   EXPECT_NE(series.find("CollectionType=\"Temporal\""), std::string::npos);
   EXPECT_NE(series.find("<Time Value=\"0.25\"/>"), std::string::npos);
   EXPECT_NE(series.find("<Time Value=\"0.5\"/>"), std::string::npos);
-  EXPECT_NE(series.find("sandbox_000000.h5:/particles/connectivity"), std::string::npos);
+  // Connectivity, 0 .. N-1, in 4 bytes: the series must say so.
+  EXPECT_NE(series.find("NumberType=\"Int\" Precision=\"4\" "
+                        "Format=\"HDF\">sandbox_000000.h5:/particles/connectivity"),
+            std::string::npos);
   EXPECT_NE(series.find("sandbox_000001.h5:/particles/position"), std::string::npos);
   // The material names, as ParaView's field data: one value per material, per frame.
   for (const auto& [name, value] : {std::pair{"water", 0}, std::pair{"sand", 1}}) {
