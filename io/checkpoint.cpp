@@ -148,6 +148,15 @@ std::vector<std::string> link_names(hid_t group) {
   return names;
 }
 
+// The /run group of a checkpoint of `source` written by `ranks` ranks.
+RunRecord run_record(const CheckpointCase& source, int64_t ranks) {
+  RunRecord run = source.run;
+  run.case_file = source.file;
+  run.case_text = source.text;
+  run.ranks = ranks;
+  return run;
+}
+
 }  // namespace
 
 uint64_t checkpoint_file_bytes(const CheckpointCase& source, int64_t particle_count,
@@ -164,7 +173,8 @@ uint64_t checkpoint_file_bytes(const CheckpointCase& source, int64_t particle_co
   const Index3& cells = topo.global_cells();
   const uint64_t slab = 8 * uint64_t(cells[0]) * uint64_t(cells[1]);
   datasets.insert(datasets.end(), fields.size(), DatasetSize{slab * uint64_t(cells[2]), slab});
-  return estimated_file_bytes(datasets, Checksums::Fletcher32);
+  return estimated_file_bytes(datasets, Checksums::Fletcher32) +
+         run_group_bytes(run_record(source, topo.size()));
 }
 
 namespace {
@@ -331,6 +341,7 @@ std::string CheckpointWriter::write(const Topology& topo, const CheckpointCase& 
   auto write_contents = [&](hid_t root) {
     const WriteProperties props = make_write_properties(comm_, Checksums::Fletcher32);
     write_checkpoint_header(root, source, progress, rows.total, size, rank == 0, props);
+    write_run_group(root, run_record(source, size));
     write_layout(root, topo);
     write_particles(root, comm_, particles, rows, props);
     if (rank == 0) pause_if_a_test_asks(directory, stop_requested_);

@@ -13,6 +13,7 @@
 #include "decomposition/load_balance.hpp"
 #include "decomposition/topology.hpp"
 #include "decomposition/particles.hpp"
+#include "io/run_record.hpp"
 
 namespace dunesim {
 
@@ -29,6 +30,9 @@ struct CheckpointCase {
   std::string file;  // the path it was read from (mesh files are found relative to it)
   std::string name;
   std::string text;  // the case file's text: a restart runs this, not the file as it is now
+  // What /run records besides the case's file and text (those above) and the writing ranks,
+  // which the writer fills in. A checkpoint reader leaves it empty: restarts do not need it.
+  RunRecord run;
 };
 
 // A cell-centred grid array that carries state from one step to the next, stored as the

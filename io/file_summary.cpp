@@ -1,10 +1,13 @@
 #include "io/file_summary.hpp"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <filesystem>
 #include <vector>
 
 #include "io/parallel_hdf5.hpp"
+#include "io/run_record.hpp"
 
 namespace dunesim {
 namespace {
@@ -68,6 +71,52 @@ double double_attribute(hid_t object, const char* name) {
   return value;
 }
 
+// Lines of the case text that the summary shows; longer texts end with a note of how many
+// more there are.
+constexpr size_t kCaseTextLines = 20;
+
+std::string describe_case_text(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  const size_t shown = std::min(lines.size(), kCaseTextLines);
+  std::string out =
+      fmt::format("  case text: {} lines, {} bytes; {}\n", lines.size(), text.size(),
+                  shown == lines.size() ? "all of them:" : fmt::format("the first {}:", shown));
+  for (size_t n = 0; n < shown; ++n) out += "    | " + lines[n] + "\n";
+  if (shown < lines.size()) out += fmt::format("    ... {} more lines\n", lines.size() - shown);
+  return out;
+}
+
+std::string describe_triple(const std::array<double, 3>& v) {
+  return fmt::format("{:.9g} {:.9g} {:.9g}", v[0], v[1], v[2]);
+}
+
+// The /run group, or a line saying the file predates it.
+std::string describe_run(hid_t file) {
+  const std::optional<RunRecord> run = read_run_group(file);
+  if (!run) return "run: not recorded (written before /run existed)\n";
+  std::string text = "run:\n";
+  text += fmt::format("  dunesim version: {}\n  source revision: {}\n  ranks: {}\n",
+                      run->dunesim_version, run->source_revision, run->ranks);
+  text += fmt::format("  case file: {}\n", run->case_file);
+  text += fmt::format("  cell size: {:.9g} m\n  cells: {} x {} x {}\n", run->cell_size,
+                      run->cells[0], run->cells[1], run->cells[2]);
+  text += fmt::format("  domain lower: {} m\n  domain upper: {} m\n  gravity: {} m/s^2\n",
+                      describe_triple(run->domain_lower), describe_triple(run->domain_upper),
+                      describe_triple(run->gravity));
+  text += "  materials:";
+  for (size_t m = 0; m < run->material_names.size(); ++m)
+    text += fmt::format(" {}={} ({})", m, run->material_names[m],
+                        m < run->material_kinds.size() ? run->material_kinds[m] : "?");
+  text += "\n" + describe_case_text(run->case_text);
+  return text;
+}
+
 std::string summarize(hid_t file) {
   std::string text;
   const double time = double_attribute(file, "time");
@@ -97,6 +146,7 @@ std::string summarize(hid_t file) {
   } else {
     throw std::runtime_error("neither a dunesim frame nor a checkpoint");
   }
+  text += describe_run(file);
   text += "datasets:\n";
   for (const DatasetInfo& d : list_datasets(file))
     text += fmt::format("  {} {} [{}]\n", d.path, d.type, describe_dims(d.dims));

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -49,12 +50,27 @@ std::string data_item(const std::string& dimensions, const char* number_type, in
       dimensions, number_type, precision, xml_escape(h5_name), xml_escape(dataset));
 }
 
+// One field-data value per material, named "material: NAME" and holding the value the
+// `material` point array takes for it: how ParaView shows the names (Information panel,
+// spreadsheet view), since its XDMF readers turn no string into an array.
+std::string material_name_field_data(const std::vector<std::string>& names) {
+  std::string xml;
+  for (size_t m = 0; m < names.size(); ++m)
+    xml += fmt::format(
+        "        <Attribute Name=\"material: {}\" AttributeType=\"Scalar\" Center=\"Grid\">\n"
+        "          <DataItem Dimensions=\"1\" NumberType=\"UChar\" Precision=\"1\" "
+        "Format=\"XML\">{}</DataItem>\n"
+        "        </Attribute>\n",
+        xml_escape(names[m]), m);
+  return xml;
+}
+
 std::string frame_file_name(const std::string& case_name, int64_t frame) {
   return fmt::format("{}_{:06d}.h5", case_name, frame);
 }
 
 // The bytes of one element of a finished frame's dataset (8 for float64, 4 for float32).
-int stored_float_bytes(hid_t file, const char* dataset) {
+int stored_element_bytes(hid_t file, const char* dataset) {
   H5Handle data(check_id(H5Dopen2(file, dataset, H5P_DEFAULT), "H5Dopen2"), H5Dclose);
   H5Handle type(check_id(H5Dget_type(data.get()), "H5Dget_type"), H5Tclose);
   return int(H5Tget_size(type.get()));
@@ -81,10 +97,15 @@ std::vector<std::string> grid_field_names(hid_t file) {
 
 }  // namespace
 
+int connectivity_bytes(int64_t particles) {
+  return particles <= std::numeric_limits<int32_t>::max() ? 4 : 8;
+}
+
 uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, size_t fields,
-                          bool single_precision) {
+                          bool single_precision, uint64_t run_bytes) {
   const uint64_t n = uint64_t(particles);
   const uint64_t real = single_precision ? 4 : 8;
+  const uint64_t index = uint64_t(connectivity_bytes(particles));
   // In the order write() creates them: position, velocity, water_content, id, material,
   // saturation, connectivity, rank, then the grid fields.
   std::vector<DatasetSize> datasets{{3 * real * n, 3 * real},
@@ -93,11 +114,11 @@ uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, si
                                     {8 * n, 8},
                                     {n, 1},
                                     {4 * n, 4},
-                                    {8 * n, 8},
+                                    {index * n, index},
                                     {4 * n, 4}};
   const uint64_t slab = 8 * uint64_t(cells[0]) * uint64_t(cells[1]);
   datasets.insert(datasets.end(), fields, DatasetSize{slab * uint64_t(cells[2]), slab});
-  return estimated_file_bytes(datasets, Checksums::No);
+  return estimated_file_bytes(datasets, Checksums::No) + run_bytes;
 }
 
 namespace {
@@ -128,19 +149,20 @@ std::vector<float> saturation_of(const Particles& p, const std::vector<double>& 
 }
 
 FrameWriter::FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
-                         std::vector<std::string> material_names, std::array<int, 3> global_cells,
-                         double cell_size, std::vector<double> material_porosity,
+                         RunRecord run, std::vector<double> material_porosity,
                          FrameOptions options)
     : comm_(comm),
       directory_(std::move(directory)),
       case_name_(std::move(case_name)),
-      material_names_(std::move(material_names)),
+      run_(std::move(run)),
       material_porosity_(std::move(material_porosity)),
       options_(options),
-      global_cells_(global_cells),
-      cell_size_(cell_size) {
-  int rank = 0;
+      global_cells_{int(run_.cells[0]), int(run_.cells[1]), int(run_.cells[2])},
+      cell_size_(run_.cell_size) {
+  int rank = 0, ranks = 1;
   MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &ranks);
+  run_.ranks = ranks;
   // The agreement doubles as the barrier: no rank writes before the directory exists.
   run_agreed(comm_, directory_, [&] {
     if (rank != 0) return;
@@ -207,6 +229,7 @@ std::string FrameWriter::write(const Particles& all_particles, double time, int6
     write_string_attribute(root, "case_name", case_name_);
     write_attribute(root, "particle_stride", H5T_STD_I64LE, H5T_NATIVE_INT64,
                     &options_.particle_stride);
+    write_run_group(root, run_);
     write_particle_datasets(root, particles, rows);
 
     if (!grid_fields.empty()) {
@@ -228,10 +251,15 @@ std::string FrameWriter::write(const Particles& all_particles, double time, int6
   };
   write_parallel_file(comm_, final_path, FlushToDisk::No,
                       frame_file_bytes(rows.total, global_cells_, grid_fields.size(),
-                                       options_.single_precision),
+                                       options_.single_precision, run_group_bytes(run_)),
                       write_contents, publish);
 
-  FrameRecord record{h5_name, time, rows.total, {}, options_.single_precision ? 4 : 8};
+  FrameRecord record{h5_name,
+                     time,
+                     rows.total,
+                     {},
+                     options_.single_precision ? 4 : 8,
+                     connectivity_bytes(rows.total)};
   for (const GridFieldView& field : grid_fields) record.grid_fields.push_back(field.name);
   frames_.push_back(std::move(record));
   ++next_frame_;
@@ -313,15 +341,21 @@ void FrameWriter::write_particle_datasets(hid_t root, const Particles& particles
   write_computed<float>(
       g, "saturation", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, rows, n,
       [&](int64_t q) { return saturation_at(p, material_porosity_, size_t(q)); }, props, piece);
-  write_computed<int64_t>(
-      g, "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, rows, n,
-      [&](int64_t q) { return rows.offset + q; }, props, piece);
+  // 0 .. N-1 (what XDMF's Polyvertex cells are made of), in 4 bytes where they fit.
+  if (connectivity_bytes(rows.total) == 4)
+    write_computed<int32_t>(
+        g, "connectivity", H5T_STD_I32LE, H5T_NATIVE_INT32, rows, n,
+        [&](int64_t q) { return int32_t(rows.offset + q); }, props, piece);
+  else
+    write_computed<int64_t>(
+        g, "connectivity", H5T_STD_I64LE, H5T_NATIVE_INT64, rows, n,
+        [&](int64_t q) { return rows.offset + q; }, props, piece);
   // The rank that owns each particle, so a viewer can show the domain decomposition.
   write_computed<int32_t>(
       g, "rank", H5T_STD_I32LE, H5T_NATIVE_INT32, rows, n, [&](int64_t) { return int32_t(rank); },
       props, piece);
   H5Handle material(check_id(H5Dopen2(g, "material", H5P_DEFAULT), "H5Dopen2"), H5Dclose);
-  write_string_list_attribute(material.get(), "names", material_names_);
+  write_string_list_attribute(material.get(), "names", run_.material_names);
 }
 
 void FrameWriter::continue_series(int64_t frames_before) {
@@ -341,8 +375,12 @@ void FrameWriter::continue_series(int64_t frames_before) {
       try {
         H5Handle file(check_id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen"),
                       H5Fclose);
-        FrameRecord record{h5_name, 0, 0, grid_field_names(file.get()),
-                           stored_float_bytes(file.get(), "particles/position")};
+        FrameRecord record{h5_name,
+                           0,
+                           0,
+                           grid_field_names(file.get()),
+                           stored_element_bytes(file.get(), "particles/position"),
+                           stored_element_bytes(file.get(), "particles/connectivity")};
         read_attribute(file.get(), "time", H5T_NATIVE_DOUBLE, &record.time);
         read_attribute(file.get(), "particle_count", H5T_NATIVE_INT64, &record.particle_count);
         frames_.push_back(std::move(record));
@@ -366,6 +404,7 @@ void FrameWriter::write_xdmf() const {
       fmt::format("{} {} {}", global_cells_[2], global_cells_[1], global_cells_[0]);
   const std::string nodes =
       fmt::format("{} {} {}", global_cells_[2] + 1, global_cells_[1] + 1, global_cells_[0] + 1);
+  const std::string material_name_attributes = material_name_field_data(run_.material_names);
   for (const FrameRecord& frame : frames_) {
     const int64_t n = frame.particle_count;
     const std::string rows = fmt::format("{}", n);
@@ -398,15 +437,19 @@ void FrameWriter::write_xdmf() const {
         "        <Attribute Name=\"water_content\" AttributeType=\"Scalar\" Center=\"Node\">\n"
         "          {}\n"
         "        </Attribute>\n"
+        "{}"
         "      </Grid>\n",
-        frame.time, n, data_item(rows, "Int", 8, frame.h5_name, "/particles/connectivity"),
+        frame.time, n,
+        data_item(rows, "Int", frame.connectivity_bytes, frame.h5_name,
+                  "/particles/connectivity"),
         data_item(rows3, "Float", frame.float_bytes, frame.h5_name, "/particles/position"),
         data_item(rows3, "Float", frame.float_bytes, frame.h5_name, "/particles/velocity"),
         data_item(rows, "Int", 8, frame.h5_name, "/particles/id"),
         data_item(rows, "UChar", 1, frame.h5_name, "/particles/material"),
         data_item(rows, "Int", 4, frame.h5_name, "/particles/rank"),
         data_item(rows, "Float", 4, frame.h5_name, "/particles/saturation"),
-        data_item(rows, "Float", frame.float_bytes, frame.h5_name, "/particles/water_content"));
+        data_item(rows, "Float", frame.float_bytes, frame.h5_name, "/particles/water_content"),
+        material_name_attributes);
 
     if (frame.grid_fields.empty()) continue;
     any_grid_fields = true;

@@ -12,6 +12,7 @@
 #include "decomposition/array3.hpp"
 #include "decomposition/particles.hpp"
 #include "io/parallel_hdf5.hpp"
+#include "io/run_record.hpp"
 
 namespace dunesim {
 
@@ -45,30 +46,37 @@ struct FrameOptions {
 // The particles of `p` whose id is a multiple of `stride` (all of them for stride 1), in order.
 Particles particles_with_stride(const Particles& p, int64_t stride);
 
+// The bytes of each /particles/connectivity value in a frame of `particles` particles: 4 while
+// the indices fit in int32, else 8.
+int connectivity_bytes(int64_t particles);
+
 // An upper bound on the size of a frame of `particles` particles (those the stride keeps) and
 // `grid_fields` fields of `cells` (estimated_file_bytes: the room FrameWriter::write checks
 // for before writing).
+// `run_bytes` is what the /run group adds (run_group_bytes).
 uint64_t frame_file_bytes(int64_t particles, const std::array<int, 3>& cells, size_t grid_fields,
-                          bool single_precision);
+                          bool single_precision, uint64_t run_bytes);
 
 class FrameWriter {
  public:
   // `directory` is created if missing (by rank 0). The series file is
-  // <directory>/<case_name>.xmf. `material_porosity` (one per material, 0 for those that hold no
-  // water; empty = all 0) turns water content into saturation.
-  FrameWriter(MPI_Comm comm, std::string directory, std::string case_name,
-              std::vector<std::string> material_names, std::array<int, 3> global_cells,
-              double cell_size, std::vector<double> material_porosity = {},
-              FrameOptions options = {});
+  // <directory>/<case_name>.xmf. `run` is what every frame's /run group records (its grid
+  // and material names are the frames' too; its ranks are set to those of `comm`).
+  // `material_porosity` (one per material, 0 for those that hold no water; empty = all 0)
+  // turns water content into saturation.
+  FrameWriter(MPI_Comm comm, std::string directory, std::string case_name, RunRecord run,
+              std::vector<double> material_porosity = {}, FrameOptions options = {});
 
   // Collective. Writes <directory>/<case_name>_NNNNNN.h5 (NNNNNN = frame number) with
   // these datasets (float64 as float32 in single precision; N the particles the stride keeps)
   //   /particles/position (N x 3 float64), /particles/velocity (N x 3 float64),
-  //   /particles/id (int64), /particles/material (uint8), /particles/connectivity (int64),
+  //   /particles/id (int64), /particles/material (uint8), /particles/connectivity (0 .. N-1,
+  //   int32, or int64 for N beyond int32: connectivity_bytes),
   //   /particles/saturation (float32: S of porous sand, 1 for water, 0 for sand without
   //   pores), /particles/water_content (float64: see Particles)
   //   attributes on the root: time (s), step, frame, particle_count (N), case_name,
   //   particle_stride
+  //   /run: the run's record (io/run_record.hpp)
   //   /grid/<name> (cells[2] x cells[1] x cells[0] float64) for each grid field given,
   // then rewrites the XDMF series to list every frame written so far. Returns the .h5 path.
   std::string write(const Particles& particles, double time, int64_t step,
@@ -88,6 +96,7 @@ class FrameWriter {
     int64_t particle_count;
     std::vector<std::string> grid_fields;
     int float_bytes = 8;  // of position, velocity and water_content: 8, or 4 in single precision
+    int connectivity_bytes = 8;  // of /particles/connectivity (frames of older builds: 8)
   };
   void write_xdmf() const;
   void write_particle_datasets(hid_t root, const Particles& particles,
@@ -95,7 +104,7 @@ class FrameWriter {
 
   MPI_Comm comm_;
   std::string directory_, case_name_;
-  std::vector<std::string> material_names_;
+  RunRecord run_;
   std::vector<double> material_porosity_;
   FrameOptions options_;
   std::array<int, 3> global_cells_;

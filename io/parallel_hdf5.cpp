@@ -365,6 +365,17 @@ void write_int_list_attribute(hid_t object, const char* name, const std::vector<
   check_status(H5Awrite(attribute.get(), H5T_NATIVE_INT, values.data()), "H5Awrite");
 }
 
+void write_array_attribute(hid_t object, const char* name, hid_t file_type, hid_t memory_type,
+                           size_t count, const void* values) {
+  const hsize_t extent = count;
+  H5Handle space(check_id(H5Screate_simple(1, &extent, nullptr), "H5Screate_simple"), H5Sclose);
+  H5Handle attribute(check_id(H5Acreate2(object, name, file_type, space.get(), H5P_DEFAULT,
+                                         H5P_DEFAULT),
+                              "H5Acreate2"),
+                     H5Aclose);
+  check_status(H5Awrite(attribute.get(), memory_type, values), "H5Awrite");
+}
+
 namespace {
 
 H5Handle open_attribute(hid_t object, const char* name) {
@@ -407,6 +418,30 @@ std::vector<int> read_int_list_attribute(hid_t object, const char* name) {
   std::vector<int> values(size_t(attribute_size(attribute.get())));
   check_status(H5Aread(attribute.get(), H5T_NATIVE_INT, values.data()), "H5Aread");
   return values;
+}
+
+std::vector<std::string> read_string_list_attribute(hid_t object, const char* name) {
+  H5Handle attribute = open_attribute(object, name);
+  H5Handle stored(check_id(H5Aget_type(attribute.get()), "H5Aget_type"), H5Tclose);
+  if (H5Tget_class(stored.get()) != H5T_STRING || H5Tis_variable_str(stored.get()) <= 0)
+    throw std::runtime_error(fmt::format("attribute '{}' is not a list of strings", name));
+  std::vector<char*> texts(size_t(attribute_size(attribute.get())), nullptr);
+  H5Handle type = variable_string_type();
+  check_status(H5Aread(attribute.get(), type.get(), texts.data()), "H5Aread");
+  std::vector<std::string> values;
+  for (char* text : texts) {
+    values.emplace_back(text ? text : "");
+    H5free_memory(text);
+  }
+  return values;
+}
+
+void read_array_attribute(hid_t object, const char* name, hid_t memory_type, size_t count,
+                          void* values) {
+  H5Handle attribute = open_attribute(object, name);
+  if (attribute_size(attribute.get()) != hssize_t(count))
+    throw std::runtime_error(fmt::format("attribute '{}' does not hold {} values", name, count));
+  check_status(H5Aread(attribute.get(), memory_type, values), "H5Aread");
 }
 
 }  // namespace dunesim

@@ -172,10 +172,17 @@ void write_string_attribute(hid_t object, const char* name, const std::string& v
 void write_string_list_attribute(hid_t object, const char* name,
                                  const std::vector<std::string>& values);
 void write_int_list_attribute(hid_t object, const char* name, const std::vector<int>& values);
+// A one-dimensional attribute of `count` values.
+void write_array_attribute(hid_t object, const char* name, hid_t file_type, hid_t memory_type,
+                           size_t count, const void* values);
 // Readers of the above; they throw naming the attribute when it is missing or of another shape.
 void read_attribute(hid_t object, const char* name, hid_t memory_type, void* value);
 std::string read_string_attribute(hid_t object, const char* name);
 std::vector<int> read_int_list_attribute(hid_t object, const char* name);
+std::vector<std::string> read_string_list_attribute(hid_t object, const char* name);
+// Exactly `count` values, or it throws naming the attribute.
+void read_array_attribute(hid_t object, const char* name, hid_t memory_type, size_t count,
+                          void* values);
 
 // The HDF5 types of a C++ element type: little-endian in the file, native in memory.
 template <class T>

@@ -2,8 +2,10 @@
 # Usage: check_file_info.sh DUNESIM_EXE
 #
 # Writes a frame and a checkpoint with a 2-rank run of a tiny case, then requires
-# `dunesim info` to describe each (kind, time, step, particle count, datasets, and for the
-# checkpoint its ranks and case), and to fail naming the file for one that is neither.
+# `dunesim info` to describe each (kind, time, step, particle count, datasets, for the
+# checkpoint its ranks and case, and for both every field of /run: version, source revision,
+# ranks, case file, grid, domain, gravity, materials and the case text), and to fail naming
+# the file for one that is neither.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
@@ -46,6 +48,9 @@ interval_steps = 2
 [[material]]
 name = "water"
 kind = "water"
+[[material]]
+name = "dune sand"
+kind = "sand"
 [[source]]
 material = "water"
 shape = "block"
@@ -56,16 +61,36 @@ EOF_CASE
 timeout "$(scaled 120)" mpiexec -n 2 --oversubscribe "$exe" run info.toml --quiet --max-steps 2 ||
   fail "the run failed"
 
+# What /run says of this run, the same in a frame and a checkpoint. The case file has more
+# lines than the summary shows (20).
+lines=$(wc -l < info.toml)
+[ "$lines" -gt 20 ] || fail "the case file should have more than 20 lines, has $lines"
+run_lines=("run:" "  ranks: 2" "  case file: info.toml" "  cell size: 0.02 m" "  cells: 10 x 10 x 10"
+  "  domain lower: 0 0 0 m" "  domain upper: 0.2 0.2 0.2 m" "  gravity: 0 0 -9.81 m/s^2"
+  "  materials: 0=water (water) 1=dune sand (sand)"
+  "  case text: $lines lines, $(wc -c < info.toml) bytes; the first 20:"
+  "    | [case]" "    | name = \"info\"" "    | kind = \"sand\"" "    ... $((lines - 20)) more lines")
+expect_run() {  # WHAT OUTPUT
+  expect_lines "$1" "$2" "${run_lines[@]}"
+  printf '%s\n' "$2" | grep -qE '^  dunesim version: [0-9]+\.[0-9]+\.[0-9]+$' ||
+    { printf '%s\n' "$2"; fail "$1 lacks the dunesim version"; }
+  printf '%s\n' "$2" | grep -qE '^  source revision: [0-9a-z.-]+$' ||
+    { printf '%s\n' "$2"; fail "$1 lacks the source revision"; }
+  printf '%s\n' "$2" | grep -qF '    | shape = "block"' && { printf '%s\n' "$2"; fail "$1 shows line 21"; }
+}
+
 frame=$("$exe" info out/info_000002.h5) || fail "info on a frame failed"
 expect_lines "frame summary" "$frame" "out/info_000002.h5" "kind: frame 2" "case: info" \
   "step: 2" "particles: 1000" "datasets:" "  /particles/position float64 [1000 x 3]" \
   "  /particles/id int64 [1000]" "  /particles/material uint8 [1000]"
+expect_run "frame summary" "$frame"
 
 checkpoint=$("$exe" info out/checkpoints/checkpoint_000000002.h5) || fail "info on a checkpoint failed"
 expect_lines "checkpoint summary" "$checkpoint" "kind: checkpoint (format version 3)" \
   "case: info (read from info.toml)" "step: 2" "frames written: 3" "particles: 1000" \
   "  /particles/x float64 [1000]" "  /particles/material uint8 [1000]" \
   "  /grid/pressure float64 [10 x 10 x 10]" "  /ranks/particle_count int64 [2]"
+expect_run "checkpoint summary" "$checkpoint"
 printf '%s\n' "$checkpoint" | grep -qE '^ranks: 2 \(layout [0-9] x [0-9] x [0-9]\), grid 10 x 10 x 10 cells$' ||
   { printf '%s\n' "$checkpoint"; fail "checkpoint summary lacks the ranks and grid"; }
 

@@ -9,7 +9,10 @@
 # truncated copy, a frame without /particles/position and one without a cell size, next to a
 # good frame: exit status 3 on every rank, each named on stderr with what is wrong, and the
 # good frame's surfaces written all the same; given --cell-size, the frame without one gives
-# the same surface as the original; and a piece file that rank 1 cannot write (its path is
+# the same surface as the original; a frame whose cell size and material names are only in
+# /run (no /grid, no /particles/material @names) and one written before /run (only those)
+# give the original's surface (with --material sand, which needs the names); --cell-size overrides the frame's own
+# (0.012 gives another surface); and a piece file that rank 1 cannot write (its path is
 # a directory), then the merged .vtp likewise: exit 3 on every rank naming the path, and no
 # .pvtp index. `flags`, on 2 ranks: --resolution 1 gives a closed
 # surface with fewer than half the triangles of the default 2 (each sample spacing doubled:
@@ -120,6 +123,14 @@ with h5py.File("no_position.h5", "a") as f:
 shutil.copy("good.h5", "no_cell_size.h5")
 with h5py.File("no_cell_size.h5", "a") as f:
     del f["grid"]
+    del f["run"]
+shutil.copy("good.h5", "run_only.h5")  # cell size and material names from /run alone
+with h5py.File("run_only.h5", "a") as f:
+    del f["grid"]
+    del f["particles/material"].attrs["names"]
+shutil.copy("good.h5", "before_run.h5")  # as frames were written before /run
+with h5py.File("before_run.h5", "a") as f:
+    del f["run"]
 PY
 # Each rank appends its exit status, so that every rank's is seen (mpiexec reports one).
 timeout "$limit" mpiexec -n 2 --oversubscribe bash -c '"$@"; echo "$?" >> statuses' _ \
@@ -148,6 +159,19 @@ done
 timeout "$limit" mpiexec -n 2 --oversubscribe "$surface" no_cell_size.h5 --cell-size 0.01 --out given \
   --merge
 cmp given/no_cell_size.vtp "out2/$stem.vtp" || { echo "FAIL: --cell-size 0.01 differs" >&2; fail=1; }
+# The frame's own cell size and names, from /run or from where frames kept them before it.
+timeout "$limit" mpiexec -n 2 --oversubscribe "$surface" good.h5 run_only.h5 before_run.h5 \
+  --material sand --out own --merge
+for copy in run_only before_run; do
+  cmp "own/$copy.vtp" own/good.vtp || { echo "FAIL: $copy.h5's surface differs" >&2; fail=1; }
+done
+# --cell-size overrides the frame's own: another size is no error, and gives another surface.
+timeout "$limit" mpiexec -n 2 --oversubscribe "$surface" good.h5 --cell-size 0.012 --out other \
+  --merge || { echo "FAIL: --cell-size 0.012 on a frame of 0.01 m cells failed" >&2; fail=1; }
+if [ -f other/good.vtp ] && cmp -s other/good.vtp "out2/$stem.vtp"; then
+  echo "FAIL: --cell-size 0.012 gave the frame's own surface" >&2
+  fail=1
+fi
 for output in missing truncated no_position no_cell_size; do
   if ls bad/"$output"* > /dev/null 2>&1; then
     echo "FAIL: output written for the failed frame $output.h5" >&2

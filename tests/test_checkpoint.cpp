@@ -3,11 +3,14 @@
 // continues bit for bit on the same number of ranks and within the rank-count bounds of
 // compare_runs.hpp on another number.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <mpi.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -167,6 +170,57 @@ TEST(CheckpointFile, RoundTripsEveryAttributeAndGridField) {
   for_each_index(whole.box(), [&](int i, int j, int k) {
     EXPECT_EQ(whole(i, j, k), pressure_value(i, j, k));
   });
+}
+
+// A checkpoint records the run in /run as frames do (the case's file and text from its
+// source, the ranks that wrote it); one written before /run existed has none, and restores
+// all the same.
+TEST(CheckpointFile, RecordsTheRunAndRestoresWithoutIt) {
+  const std::string dir = fresh_directory("run_group");
+  Topology topo(MPI_COMM_WORLD, {8, 6, 5}, 1);
+  const int rank = world_rank();
+  const int64_t count = 2 * rank + 3;
+  Particles written = numbered_particles(exclusive_prefix_sum(topo, count), count);
+  Array3<double> pressure(topo.local(Stagger::Cell), Stagger::Cell, 2.0);
+  CheckpointCase source{"cases/x.toml", "x", "[case]\nname = \"x\"\n", {}};
+  source.run.dunesim_version = "9.8.7";
+  source.run.cell_size = 0.1;
+  source.run.cells = {8, 6, 5};
+  source.run.domain_upper = {0.8, 0.6, 0.5};
+  source.run.gravity = {0, 0, -9.81};
+  source.run.material_names = {"water", "dune sand"};
+  source.run.material_kinds = {"water", "sand"};
+  CheckpointWriter writer(MPI_COMM_WORLD, dir, 1);
+  const std::string path =
+      writer.write(topo, source, {0.5, 7, 0.01, 1}, written, {{"pressure", &pressure}});
+  if (rank == 0) {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    std::optional<RunRecord> run;
+    EXPECT_NO_THROW(run = read_run_group(file));
+    EXPECT_TRUE(run.has_value());
+    if (run) {
+      EXPECT_EQ(run->dunesim_version, "9.8.7");
+      EXPECT_EQ(run->ranks, world_size());
+      EXPECT_EQ(run->case_file, source.file);
+      EXPECT_EQ(run->case_text, source.text);
+      EXPECT_EQ(run->cell_size, 0.1);
+      EXPECT_EQ(run->cells, (std::array<int64_t, 3>{8, 6, 5}));
+      EXPECT_EQ(run->domain_upper, source.run.domain_upper);
+      EXPECT_EQ(run->gravity, source.run.gravity);
+      EXPECT_EQ(run->material_names, source.run.material_names);
+      EXPECT_EQ(run->material_kinds, source.run.material_kinds);
+    }
+    EXPECT_GE(H5Ldelete(file, "run", H5P_DEFAULT), 0);  // as written before /run
+    H5Fclose(file);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CheckpointReader reader(MPI_COMM_WORLD, path);
+  EXPECT_EQ(reader.read_particles().size(), written.size());
+  Array3<double> restored(topo.local(Stagger::Cell), Stagger::Cell, -1.0);
+  reader.read_cell_field("pressure", topo.owned_cells(rank), restored);
+  for_each_index(topo.owned_cells(rank),
+                 [&](int i, int j, int k) { EXPECT_EQ(restored(i, j, k), 2.0); });
 }
 
 // The room a checkpoint asks for before it is written (checkpoint_file_bytes) against the

@@ -13,9 +13,11 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/frame_writer.hpp"
@@ -36,6 +38,25 @@ int comm_size() {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   return size;
+}
+
+// What /run records of the frames these tests write.
+RunRecord test_run(std::vector<std::string> names, const std::array<int, 3>& cells,
+                   double cell_size) {
+  RunRecord run;
+  run.dunesim_version = "test-version";
+  run.source_revision = "test-revision";
+  run.case_file = "cases/test.toml";
+  run.case_text = "[case]\nname = \"test\"\n";
+  run.cell_size = cell_size;
+  for (int a = 0; a < 3; ++a) {
+    run.cells[size_t(a)] = cells[size_t(a)];
+    run.domain_upper[size_t(a)] = cells[size_t(a)] * cell_size;
+  }
+  run.gravity = {0, 0, -9.81};
+  run.material_names = std::move(names);
+  for (const std::string& name : run.material_names) run.material_kinds.push_back(name);
+  return run;
 }
 
 // Expected values of the particle with global index g (ids are not contiguous on purpose).
@@ -159,6 +180,32 @@ std::string read_string_attribute(hid_t object, const char* name) {
   return value;
 }
 
+// The frame's /run group holds what the writer was given, and the ranks that wrote it; its
+// cells are int64 (the layout that readers of /run rely on).
+void check_run_group(hid_t file, const RunRecord& expected) {
+  std::optional<RunRecord> run;
+  ASSERT_NO_THROW(run = read_run_group(file));
+  ASSERT_TRUE(run.has_value()) << "no /run group";
+  EXPECT_EQ(run->dunesim_version, expected.dunesim_version);
+  EXPECT_EQ(run->source_revision, expected.source_revision);
+  EXPECT_EQ(run->ranks, comm_size());
+  EXPECT_EQ(run->case_file, expected.case_file);
+  EXPECT_EQ(run->case_text, expected.case_text);
+  EXPECT_EQ(run->cell_size, expected.cell_size);
+  EXPECT_EQ(run->cells, expected.cells);
+  EXPECT_EQ(run->domain_lower, expected.domain_lower);
+  EXPECT_EQ(run->domain_upper, expected.domain_upper);
+  EXPECT_EQ(run->gravity, expected.gravity);
+  EXPECT_EQ(run->material_names, expected.material_names);
+  EXPECT_EQ(run->material_kinds, expected.material_kinds);
+  hid_t cells = H5Aopen_by_name(file, "run", "cells", H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(cells, 0);
+  hid_t type = H5Aget_type(cells);
+  EXPECT_GT(H5Tequal(type, H5T_STD_I64LE), 0) << "/run @cells is not int64";
+  H5Tclose(type);
+  H5Aclose(cells);
+}
+
 // Checks one frame file on rank 0 against the particles and field that every rank wrote.
 void check_frame(const std::string& path, int64_t total, int frame, double time, int64_t step,
                  const std::array<int, 3>& cells) {
@@ -218,6 +265,15 @@ void check_frame(const std::string& path, int64_t total, int frame, double time,
     H5Dclose(dataset);
   }
 
+  check_run_group(file.id, test_run({"water", "sand"}, cells, 0.1));
+  {
+    hid_t dataset = H5Dopen2(file.id, "/particles/connectivity", H5P_DEFAULT);
+    hid_t type = H5Dget_type(dataset);
+    EXPECT_GT(H5Tequal(type, H5T_STD_I32LE), 0) << "connectivity is not int32";
+    H5Tclose(type);
+    H5Dclose(dataset);
+  }
+
   auto field = read_dataset<double>(file.id, "/grid/pressure", H5T_NATIVE_DOUBLE, &dims);
   EXPECT_EQ(dims,
             (std::vector<hsize_t>{hsize_t(cells[2]), hsize_t(cells[1]), hsize_t(cells[0])}));
@@ -243,8 +299,8 @@ void write_and_check(const std::string& name, const std::function<int64_t(int)>&
     total += count(r);
   }
 
-  FrameWriter writer(MPI_COMM_WORLD, dir, "sandbox", {"water", "sand"}, cells, cell_size, {},
-                     options);
+  FrameWriter writer(MPI_COMM_WORLD, dir, "sandbox",
+                     test_run({"water", "sand"}, cells, cell_size), {}, options);
   const Box owned = owned_block(cells);
   Array3<double> pressure(owned.grown(2), Stagger::Cell, kGhostGarbage);
 
@@ -273,8 +329,23 @@ void write_and_check(const std::string& name, const std::function<int64_t(int)>&
   EXPECT_NE(series.find("CollectionType=\"Temporal\""), std::string::npos);
   EXPECT_NE(series.find("<Time Value=\"0.25\"/>"), std::string::npos);
   EXPECT_NE(series.find("<Time Value=\"0.5\"/>"), std::string::npos);
-  EXPECT_NE(series.find("sandbox_000000.h5:/particles/connectivity"), std::string::npos);
+  // Connectivity, 0 .. N-1, in 4 bytes: the series must say so.
+  EXPECT_NE(series.find("NumberType=\"Int\" Precision=\"4\" "
+                        "Format=\"HDF\">sandbox_000000.h5:/particles/connectivity"),
+            std::string::npos);
   EXPECT_NE(series.find("sandbox_000001.h5:/particles/position"), std::string::npos);
+  // The material names, as ParaView's field data: one value per material, per frame.
+  for (const auto& [name, value] : {std::pair{"water", 0}, std::pair{"sand", 1}}) {
+    const std::string field = fmt::format(
+        "<Attribute Name=\"material: {}\" AttributeType=\"Scalar\" Center=\"Grid\">\n"
+        "          <DataItem Dimensions=\"1\" NumberType=\"UChar\" Precision=\"1\" "
+        "Format=\"XML\">{}</DataItem>",
+        name, value);
+    const size_t at = series.find(field);
+    EXPECT_NE(at, std::string::npos) << field;
+    if (at != std::string::npos)
+      EXPECT_NE(series.find(field, at + 1), std::string::npos) << field;
+  }
   const std::string elements = "NumberOfElements=\"" + std::to_string(total) + "\"";
   size_t first_match = series.find(elements);
   EXPECT_NE(first_match, std::string::npos) << elements;
@@ -322,8 +393,8 @@ TEST(FrameWriter, SinglePrecisionReadsBackWithinFloatRoundOff) {
     if (r < rank) first += 40 + 13 * r;
     total += 40 + 13 * r;
   }
-  FrameWriter writer(MPI_COMM_WORLD, dir, "single", {"water", "sand"}, {7, 5, 3}, 0.1, {},
-                     FrameOptions{true, 1});
+  FrameWriter writer(MPI_COMM_WORLD, dir, "single", test_run({"water", "sand"}, {7, 5, 3}, 0.1),
+                     {}, FrameOptions{true, 1});
   const std::string path = writer.write(make_particles(first, count, 0), 0.5, 3);
   if (rank != 0) return;
   H5File file(path);
@@ -369,8 +440,8 @@ TEST(FrameWriter, StrideWritesEveryParticleWhoseIdItDivides) {
     total += 60 + 7 * r;
   }
   constexpr int64_t kStride = 3;
-  FrameWriter writer(MPI_COMM_WORLD, dir, "stride", {"water", "sand"}, {7, 5, 3}, 0.1, {},
-                     FrameOptions{false, kStride});
+  FrameWriter writer(MPI_COMM_WORLD, dir, "stride", test_run({"water", "sand"}, {7, 5, 3}, 0.1),
+                     {}, FrameOptions{false, kStride});
   const std::string path = writer.write(make_particles(first, count, 0), 0.5, 3);
   if (rank != 0) return;
   std::vector<int64_t> expected;
@@ -389,7 +460,7 @@ TEST(FrameWriter, StrideWritesEveryParticleWhoseIdItDivides) {
 
 TEST(FrameWriter, UnwritableFrameThrowsOnEveryRank) {
   const std::string dir = fresh_directory("blocked");
-  FrameWriter writer(MPI_COMM_WORLD, dir, "blocked", {"sand"}, {2, 2, 2}, 1.0);
+  FrameWriter writer(MPI_COMM_WORLD, dir, "blocked", test_run({"sand"}, {2, 2, 2}, 1.0));
   // A directory where the temporary frame file should go makes the collective create fail.
   if (comm_rank() == 0) fs::create_directories(fs::path(dir) / "blocked_000000.h5.tmp");
   MPI_Barrier(MPI_COMM_WORLD);
@@ -411,7 +482,7 @@ TEST(FrameWriter, DirectoryThatCannotBeCreatedThrowsOnEveryRank) {
     std::ofstream(dir) << "a file in the way\n";
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_THROW(FrameWriter(MPI_COMM_WORLD, dir + "/frames", "x", {}, {1, 1, 1}, 1.0),
+  EXPECT_THROW(FrameWriter(MPI_COMM_WORLD, dir + "/frames", "x", test_run({}, {1, 1, 1}, 1.0)),
                std::runtime_error);
 }
 
@@ -427,18 +498,22 @@ TEST(FrameWriter, RoomAskedForIsATightUpperBoundOfTheFile) {
     bool single_precision;
     std::array<int, 3> cells;
     bool with_grid;
+    size_t case_text_bytes = 0;  // beyond test_run's few: /run's case text is counted too
   };
   const Frame frames[] = {{"small", 2048, false, {8, 8, 8}, false},
                           {"medium", 70000, false, {8, 8, 8}, false},
                           {"large", 150000, false, {8, 8, 8}, false},
                           {"large_single", 150000, true, {8, 8, 8}, false},
-                          {"grid", 20000, false, {64, 64, 64}, true}};
+                          {"grid", 20000, false, {64, 64, 64}, true},
+                          {"long_case", 2048, false, {8, 8, 8}, false, 400000}};
   for (const Frame& frame : frames) {
     const std::string dir = fresh_directory(std::string("room_") + frame.name);
     const int rank = comm_rank(), size = comm_size();
     const int64_t first = frame.particles * rank / size;
     const int64_t count = frame.particles * (rank + 1) / size - first;
-    FrameWriter writer(MPI_COMM_WORLD, dir, frame.name, {"water", "sand"}, frame.cells, 0.1, {},
+    RunRecord run = test_run({"water", "sand"}, frame.cells, 0.1);
+    run.case_text += std::string(frame.case_text_bytes, '#');
+    FrameWriter writer(MPI_COMM_WORLD, dir, frame.name, run, {},
                        FrameOptions{frame.single_precision, 1});
     const Box owned = owned_block(frame.cells);
     Array3<double> pressure(owned.grown(2), Stagger::Cell, 1.0);
@@ -447,8 +522,8 @@ TEST(FrameWriter, RoomAskedForIsATightUpperBoundOfTheFile) {
     const std::string path = writer.write(make_particles(first, count, 0), 0.5, 3, fields);
     if (rank != 0) continue;
     const uint64_t real = fs::file_size(path);
-    const uint64_t asked =
-        frame_file_bytes(frame.particles, frame.cells, fields.size(), frame.single_precision);
+    const uint64_t asked = frame_file_bytes(frame.particles, frame.cells, fields.size(),
+                                            frame.single_precision, run_group_bytes(run));
     RecordProperty(std::string(frame.name) + "_bytes", std::to_string(real));
     RecordProperty(std::string(frame.name) + "_asked_bytes", std::to_string(asked));
     EXPECT_GE(asked, real) << frame.name;

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "io/parallel_hdf5.hpp"
 #include "io/rank_agreement.hpp"
+#include "io/run_record.hpp"
 
 namespace dunesim {
 
@@ -35,32 +37,22 @@ int64_t position_rows(hid_t file) {
   return int64_t(dims[0]);
 }
 
-std::vector<std::string> read_string_list_attribute(hid_t object, const char* name) {
-  if (H5Aexists(object, name) <= 0) throw std::runtime_error(fmt::format("no @{}", name));
-  H5Handle attribute(check_id(H5Aopen(object, name, H5P_DEFAULT), "H5Aopen"), H5Aclose);
-  H5Handle stored(check_id(H5Aget_type(attribute.get()), "H5Aget_type"), H5Tclose);
-  if (H5Tis_variable_str(stored.get()) <= 0)
-    throw std::runtime_error(fmt::format("@{} is not a list of strings", name));
-  H5Handle space(check_id(H5Aget_space(attribute.get()), "H5Aget_space"), H5Sclose);
-  std::vector<char*> texts(size_t(H5Sget_simple_extent_npoints(space.get())), nullptr);
-  H5Handle type = variable_string_type();
-  check_status(H5Aread(attribute.get(), type.get(), texts.data()), "H5Aread");
-  std::vector<std::string> values;
-  for (char* text : texts) {
-    values.emplace_back(text ? text : "");
-    H5free_memory(text);
-  }
-  return values;
+// The material names: /run @material_names, or /particles/material @names in frames written
+// before /run.
+std::vector<std::string> material_names(hid_t file, const std::optional<RunRecord>& run) {
+  if (run) return run->material_names;
+  H5Handle dataset(check_id(H5Dopen2(file, "particles/material", H5P_DEFAULT), "H5Dopen2"),
+                   H5Dclose);
+  return read_string_list_attribute(dataset.get(), "names");
 }
 
-// The index of material `name` in /particles/material @names.
-int material_index(hid_t file, int64_t rows, const std::string& name) {
+// The index of material `name` in the frame's material names.
+int material_index(hid_t file, const std::optional<RunRecord>& run, int64_t rows,
+                   const std::string& name) {
   if (!has_link(file, "particles/material") ||
       dataset_extent(file, "particles/material") != std::vector<hsize_t>{hsize_t(rows)})
     throw std::runtime_error("no dataset /particles/material of one value per particle");
-  H5Handle dataset(check_id(H5Dopen2(file, "particles/material", H5P_DEFAULT), "H5Dopen2"),
-                   H5Dclose);
-  const std::vector<std::string> names = read_string_list_attribute(dataset.get(), "names");
+  const std::vector<std::string> names = material_names(file, run);
   const auto found = std::find(names.begin(), names.end(), name);
   if (found == names.end())
     throw std::runtime_error(
@@ -68,7 +60,9 @@ int material_index(hid_t file, int64_t rows, const std::string& name) {
   return int(found - names.begin());
 }
 
-double frame_cell_size(hid_t file) {
+// /run @cell_size, or /grid @cell_size in frames written before /run (0 when neither is there).
+double frame_cell_size(hid_t file, const std::optional<RunRecord>& run) {
+  if (run) return run->cell_size;
   if (!has_link(file, "grid")) return 0;
   H5Handle grid(check_id(H5Gopen2(file, "grid", H5P_DEFAULT), "H5Gopen2 grid"), H5Gclose);
   if (H5Aexists(grid.get(), "cell_size") <= 0) return 0;
@@ -158,8 +152,9 @@ FrameParticles read_frame_particles(MPI_Comm comm, const std::string& path,
     frame.rows = position_rows(file.get());
     with_saturation = has_link(file.get(), "particles/saturation");
     frame.has_saturation = with_saturation;
-    frame.cell_size = frame_cell_size(file.get());
-    if (!material.empty()) wanted = material_index(file.get(), frame.rows, material);
+    const std::optional<RunRecord> run = read_run_group(file.get());
+    frame.cell_size = frame_cell_size(file.get(), run);
+    if (!material.empty()) wanted = material_index(file.get(), run, frame.rows, material);
   });
   const RowShare share =
       read_row_share(comm, file.get(), path, frame.rows, wanted >= 0, with_saturation);

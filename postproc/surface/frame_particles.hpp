@@ -19,7 +19,7 @@ struct FrameParticles {
   bool has_saturation = false;
   std::vector<double> saturation;
   int64_t rows = 0;      // particles in the frame, all materials
-  double cell_size = 0;  // /grid @cell_size; 0 when the frame has no grid fields
+  double cell_size = 0;  // /run @cell_size, else /grid @cell_size; 0 when neither is there
 };
 
 // Collective. Reads rows [rows * rank / P, rows * (rank + 1) / P) of /particles/position (and

@@ -32,17 +32,14 @@ struct Scales {
   double cell_size, particle_radius, kernel_radius, spacing;
 };
 
+// --cell-size, when given, overrides the frame's own.
 Scales scales_of(const FrameParticles& frame, const SurfaceOptions& options) {
-  double cell_size = frame.cell_size;
-  if (cell_size > 0 && options.cell_size > 0 &&
-      std::abs(cell_size - options.cell_size) > 1e-9 * cell_size)
-    throw std::runtime_error(fmt::format("--cell-size {} differs from its /grid @cell_size {}",
-                                         options.cell_size, cell_size));
-  if (!(cell_size > 0)) cell_size = options.cell_size;
+  const double cell_size = options.cell_size > 0 ? options.cell_size : frame.cell_size;
   if (!(cell_size > 0))
     throw std::runtime_error(
-        "no cell size: the frame records it (/grid @cell_size) only when the case writes grid "
-        "fields; give it with --cell-size");
+        "no cell size: the frame has neither /run @cell_size (frames written since it was "
+        "added) nor /grid @cell_size (frames of cases with grid fields); give it with "
+        "--cell-size");
   const double h = cell_size / 2;
   return {cell_size, h / 2, options.kernel_radius_factor * h, cell_size / options.resolution};
 }

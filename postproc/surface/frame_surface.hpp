@@ -17,7 +17,7 @@ struct SurfaceOptions {
   bool smoothing = true;            // Zhu & Bridson's smoothing pass (never with blobby)
   bool blobby = false;              // the classic blobby field instead of Zhu & Bridson's phi
   bool merge = false;               // also one welded OUT/<stem>.vtp and .ply on rank 0
-  double cell_size = 0;             // m; 0: the frame's /grid @cell_size
+  double cell_size = 0;             // m; 0: the frame's own (/run, or /grid @cell_size)
   double max_samples = 2e9;         // refuse larger sample grids (all ranks together)
 };
 

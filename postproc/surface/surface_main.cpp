@@ -39,7 +39,8 @@ void add_options(CLI::App& app, std::vector<std::string>& frames, dunesim::Surfa
   app.add_flag("--blobby", o.blobby, "the classic blobby field instead (no smoothing)");
   app.add_flag("--merge", o.merge, "also one welded DIR/<frame>.vtp and .ply from rank 0");
   app.add_option("--cell-size", o.cell_size,
-                 "the simulation's cell size in m, for frames without /grid @cell_size")
+                 "the simulation's cell size in m: overrides the frame's own (/run @cell_size, "
+                 "or /grid @cell_size in frames written before /run)")
       ->check(kPositiveFinite);
   app.add_option("--max-samples", o.max_samples,
                  "refuse sample grids larger than this, all ranks together (default 2e9)")

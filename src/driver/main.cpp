@@ -195,7 +195,11 @@ int main(int argc, char** argv) {
       ->required();
 
   std::string info_file;
-  CLI::App* info = app.add_subcommand("info", "summarise an output frame or a checkpoint");
+  CLI::App* info = app.add_subcommand(
+      "info",
+      "summarise an output frame or a checkpoint: its time, step, particles and datasets, "
+      "and the run that wrote it (version, source revision, ranks, case file, grid, domain, "
+      "gravity, materials, and the case text's length in lines with its first 20 lines)");
   info->add_option("file", info_file, "frame or checkpoint (.h5)")->required();
 
   if (const std::optional<int> status = dunesim::start_mpi_command(app, argc, argv))

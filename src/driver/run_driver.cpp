@@ -285,11 +285,11 @@ std::vector<double> material_porosity(const CaseConfig& config) {
 // Collective. The frame series of the run; after a restart it continues the earlier one.
 FrameWriter open_frame_series(const RunStart& start, MPI_Comm comm) {
   const CaseConfig& config = start.config;
-  std::vector<std::string> material_names;
-  for (const MaterialSpec& m : config.materials) material_names.push_back(m.name);
   const FrameOptions options{config.output.single_precision, config.output.particle_stride};
-  FrameWriter writer(comm, config.output.directory, config.name, material_names, config.cells,
-                     config.cell_size, material_porosity(config), options);
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  FrameWriter writer(comm, config.output.directory, config.name, run_record_of(config, ranks),
+                     material_porosity(config), options);
   if (start.restarted) writer.continue_series(start.resumed.frames_written);
   return writer;
 }

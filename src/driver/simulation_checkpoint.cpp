@@ -53,7 +53,8 @@ std::string restored_particles_problem(const Particles& p, const CaseConfig& con
 std::string write_checkpoint(CheckpointWriter& writer, Simulation& sim, double last_dt,
                              int64_t frames_written) {
   const CaseConfig& config = sim.config();
-  CheckpointCase source{config.file, config.name, config.text};
+  CheckpointCase source{config.file, config.name, config.text,
+                        run_record_of(config, sim.topology().size())};
   RunProgress progress{sim.time(), sim.steps(), last_dt, frames_written};
   std::vector<CellField> fields;
   for (const PersistentField& f : persistent_cell_fields(sim)) fields.push_back(f.field);
