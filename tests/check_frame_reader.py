@@ -105,6 +105,31 @@ def check_first_frame_physics(run):
     check(sand_x.max() < 0.08, f"sand at x up to {sand_x.max()} m, its block ends at 0.08 m")
 
 
+def check_written_run_group(run):
+    """What dunesim itself records in /run: the case's names, kinds, grid and its writer."""
+    check(run.material_names == MATERIALS, f"written /run: names {run.material_names}")
+    check(run.material_kinds == ["water", "sand"], f"written /run: kinds {run.material_kinds}")
+    check(run.cell_size == CELL_SIZE and run.cells == (8, 4, 6),
+          f"written /run: cell size {run.cell_size}, cells {run.cells}")
+    lower, upper = run.domain
+    check(np.allclose(lower, 0) and np.allclose(upper, DOMAIN_UPPER),
+          f"written /run: domain {lower} to {upper}, expected 0 to {DOMAIN_UPPER}")
+    meta = run.metadata
+    check(int(meta.get("ranks", 0)) == 2 and meta.get("dunesim_version") and
+          'name = "wet"' in str(meta.get("case_text", "")),
+          f"written /run: ranks, version or case text missing from {sorted(meta)}")
+
+
+def without_run_group(source, work, name):
+    """A copy of a frame as frames were before they recorded /run."""
+    path = os.path.join(work, name)
+    shutil.copy(source, path)
+    with h5py.File(path, "a") as f:
+        if "run" in f:
+            del f["run"]
+    return path
+
+
 def check_fallback_metadata(run):
     """Frames without /run: names from @names, cell size and domain from the grid."""
     check(run.cell_size == CELL_SIZE, f"cell size {run.cell_size}, expected {CELL_SIZE}")
@@ -130,6 +155,8 @@ def check_time_series(run):
 
 def add_run_group(path):
     with h5py.File(path, "a") as f:
+        if "run" in f:
+            del f["run"]
         group = f.create_group("run")
         for name, value in RUN_GROUP.items():
             if isinstance(value, list) and isinstance(value[0], str):
@@ -167,8 +194,7 @@ def check_run_group(frames, source, work):
 def check_without_grid(frames, source, work):
     """No /run and no grid fields: no cell size, and asking for it says to pass it; with
     /particles/connectivity gone as well, the particles still read."""
-    path = os.path.join(work, "no_grid_000002.h5")
-    shutil.copy(source, path)
+    path = without_run_group(source, work, "no_grid_000002.h5")
     with h5py.File(path, "a") as f:
         del f["grid"]
         del f["particles/connectivity"]
@@ -255,9 +281,12 @@ def main(postproc, run_dir):
     for frame in run:
         check_frame_against_raw(frame)
     check_first_frame_physics(run)
-    check_fallback_metadata(run)
+    check_written_run_group(run)
     check_time_series(run)
     with tempfile.TemporaryDirectory() as work:
+        old_layout = [without_run_group(f.path, work, f"old_{n:06d}.h5") for n, f in
+                      enumerate(run)]
+        check_fallback_metadata(frames.open_run(old_layout))
         check_run_group(frames, run[-1].path, work)
         check_without_grid(frames, run[-1].path, work)
         missing = check_errors(frames, run, work)

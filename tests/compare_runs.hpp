@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -84,12 +86,58 @@ inline RunComparison compare_local(const Particles& p, const Particles& r,
 
 }  // namespace detail
 
-// Compares the particles of `sim` with the particles of the same id in `reference`, a run
-// that every rank holds whole (a one-rank run on MPI_COMM_SELF). Collective on sim's ranks;
-// nothing here throws or returns early on one rank only.
-inline RunComparison compare_with_reference(const Simulation& sim, const Simulation& reference) {
+// Collective on `comm`: every rank gets a copy of the particles that rank 0 passes (the
+// others pass anything), every array that rank 0's carry. `ok` is rank 0's word that its
+// particles exist: false on rank 0 makes every rank throw, so none waits for the rest.
+inline Particles broadcast_particles(const Particles& on_rank_zero, bool ok, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int64_t header[3] = {ok ? int64_t(on_rank_zero.size()) : -1, on_rank_zero.carries_stress,
+                       on_rank_zero.carries_affine};
+  MPI_Bcast(header, 3, MPI_INT64_T, 0, comm);
+  if (header[0] < 0) throw std::runtime_error("the one-rank reference run failed on rank 0");
+  Particles whole;
+  if (rank == 0) {
+    whole = on_rank_zero;
+  } else {
+    whole.carry_stress(header[1] != 0);
+    whole.carry_affine(header[2] != 0);
+    whole.resize(size_t(header[0]));
+  }
+  whole.for_each_array([&](auto& array) {
+    MPI_Bcast(array.data(), int(array.size() * sizeof(array[0])), MPI_BYTE, 0, comm);
+  });
+  return whole;
+}
+
+// The particles of a one-rank run of `config` (on MPI_COMM_SELF) after `advance(run)`, made
+// once, by rank 0 of MPI_COMM_WORLD, and sent to every rank: the ranks of a test share one
+// reference run instead of each repeating it (4 oversubscribed ranks on 2 cores would take
+// twice as long as one).
+template <class Advance>
+Particles one_rank_reference(const CaseConfig& config, Advance&& advance) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  Particles particles;
+  bool ok = rank != 0;
+  if (rank == 0) {
+    try {
+      Simulation reference(config, MPI_COMM_SELF);
+      advance(reference);
+      particles = reference.particles();
+      ok = true;
+    } catch (const std::exception& error) {
+      ADD_FAILURE() << "the one-rank reference run failed: " << error.what();
+    }
+  }
+  return broadcast_particles(particles, ok, MPI_COMM_WORLD);
+}
+
+// Compares the particles of `sim` with the particles of the same id in `reference`, the
+// particles of a run that every rank holds whole (one_rank_reference). Collective on sim's
+// ranks; nothing here throws or returns early on one rank only.
+inline RunComparison compare_with_reference(const Simulation& sim, const Particles& r) {
   const Topology& topo = sim.topology();
-  const Particles& r = reference.particles();
   const double reference_size = double(r.size());
   const double largest_reference = global_max(topo, reference_size);
   // Sized alike on every rank, so that the sum below is well formed even if references differ.
@@ -110,6 +158,11 @@ inline RunComparison compare_with_reference(const Simulation& sim, const Simulat
   c.water = global_max(topo, c.water);
   c.other_material = global_sum(topo, c.other_material);
   return c;
+}
+
+// The same against a one-rank run that every rank holds whole (on MPI_COMM_SELF).
+inline RunComparison compare_with_reference(const Simulation& sim, const Simulation& reference) {
+  return compare_with_reference(sim, reference.particles());
 }
 
 // The run holds exactly the reference's particles, each once.

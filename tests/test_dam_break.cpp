@@ -59,8 +59,8 @@ TEST(DamBreak, EveryParticleExistsExactlyOnceAfterMigrations) {
 TEST(DamBreak, PositionsMatchOneRankRun) {
   SKIP_IN_A_ONE_RANK_JOB();
   CaseConfig config = small_dam_break();
-  Simulation reference(config, MPI_COMM_SELF);
-  run_steps(reference, kSteps);
+  const Particles reference =
+      test::one_rank_reference(config, [](Simulation& alone) { run_steps(alone, kSteps); });
 
   Simulation sim(config, MPI_COMM_WORLD);
   run_steps(sim, kSteps);
@@ -89,8 +89,8 @@ TEST(DamBreak, ApicRunMatchesOneRankRun) {
   SKIP_IN_A_ONE_RANK_JOB();
   CaseConfig config = small_dam_break();
   config.materials[0].transfer = Transfer::Apic;
-  Simulation reference(config, MPI_COMM_SELF);
-  run_steps(reference, kApicSteps);
+  const Particles reference =
+      test::one_rank_reference(config, [](Simulation& alone) { run_steps(alone, kApicSteps); });
 
   Simulation sim(config, MPI_COMM_WORLD);
   run_steps(sim, kApicSteps);
