@@ -31,7 +31,8 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools
   libgtest-dev libbenchmark-dev
   libtomlplusplus-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
-  python3-h5py python3-numpy python3-matplotlib
+  python3-h5py python3-numpy python3-matplotlib ffmpeg
+  libopenvdb-dev python3-openvdb
   paraview paraview-dev python3-paraview xvfb
   slurm-wlm munge
 )
