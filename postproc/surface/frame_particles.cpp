@@ -92,6 +92,15 @@ H5Handle open_frame(MPI_Comm comm, const std::string& path) {
   return file;
 }
 
+// /particles/material @names, or nothing when the frame does not name its materials.
+std::vector<std::string> material_names(hid_t file) {
+  if (!has_link(file, "particles/material")) return {};
+  H5Handle dataset(check_id(H5Dopen2(file, "particles/material", H5P_DEFAULT), "H5Dopen2"),
+                   H5Dclose);
+  if (H5Aexists(dataset.get(), "names") <= 0) return {};
+  return read_string_list_attribute(dataset.get(), "names");
+}
+
 // This rank's contiguous share of the rows: positions (x, y, z per row) and materials.
 struct RowShare {
   int64_t first = 0, count = 0;
@@ -160,6 +169,7 @@ FrameParticles read_frame_particles(MPI_Comm comm, const std::string& path,
     frame.has_saturation = with_saturation;
     frame.cell_size = frame_cell_size(file.get());
     if (!material.empty()) wanted = material_index(file.get(), frame.rows, material);
+    frame.material_names = material_names(file.get());
   });
   const RowShare share =
       read_row_share(comm, file.get(), path, frame.rows, wanted >= 0, with_saturation);

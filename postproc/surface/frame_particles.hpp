@@ -20,6 +20,7 @@ struct FrameParticles {
   std::vector<double> saturation;
   int64_t rows = 0;      // particles in the frame, all materials
   double cell_size = 0;  // /grid @cell_size; 0 when the frame has no grid fields
+  std::vector<std::string> material_names;  // /particles/material @names; empty without it
 };
 
 // Collective. Reads rows [rows * rank / P, rows * (rank + 1) / P) of /particles/position (and

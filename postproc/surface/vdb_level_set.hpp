@@ -1,0 +1,27 @@
+// OpenVDB level sets from a narrow band of phi (dunesim_surface --vdb).
+#pragma once
+#include <openvdb/openvdb.h>
+
+#include <string>
+
+#include "postproc/surface/level_set_band.hpp"
+
+namespace dunesim {
+
+// OpenVDB's usual half-width in voxels (openvdb::LEVEL_SET_HALF_WIDTH): the background, and
+// how far the band reaches on either side of the surface.
+constexpr int kLevelSetHalfWidth = 3;
+
+// A FloatGrid of class GRID_LEVEL_SET named `name`, voxel (i, j, k) at (i, j, k) * spacing:
+// the band's voxels keep phi (as float), so the zero crossing is the surface's; around them
+// the band is widened to kLevelSetHalfWidth voxels with distances from OpenVDB's fast
+// sweeping (phi inside a particle surface is no distance: it levels off near -r), and the
+// inactive voxels inside hold -background.
+openvdb::FloatGrid::Ptr level_set_grid(const LevelSetBand& band, double spacing,
+                                       const std::string& name);
+
+// Writes the grids to the .vdb file `path`; throws std::runtime_error naming it when it
+// cannot (a directory there, a write that fails or leaves no file).
+void write_vdb(const openvdb::GridPtrVec& grids, const std::string& path);
+
+}  // namespace dunesim
