@@ -7,7 +7,8 @@
 # pyopenvdb (python3-openvdb), by OpenVDB's Python module as well:
 # - on 1, 2 and 4 ranks: one level set per material, named after it (water, sand), with
 #   voxels of the sample spacing, OpenVDB's level-set checks passed, and the same active
-#   voxels and values, bit for bit, in all three files;
+#   voxels and values, bit for bit, in all three files, which are the same bytes but for the
+#   UUID in their headers;
 # - --material water: that grid alone, the same as the water grid of the files above;
 # - the zero crossing of each grid is that material's triangle surface (--material, --merge):
 #   phi interpolated at every vertex within 1e-4 voxel of 0 (the checker says why);
@@ -51,6 +52,22 @@ fail=0
 "$checker" same "$spacing" water out1/"$stem".vdb water/"$stem".vdb || fail=1
 "$checker" zero out2/"$stem".vdb water water/"$stem".vtp || fail=1
 "$checker" zero out4/"$stem".vdb sand sand/"$stem".vtp || fail=1
+
+# The files themselves: the same bytes but for the 36-character UUID OpenVDB writes into every
+# file's header (after the magic number, three version numbers and a flag: bytes 21-56).
+/usr/bin/python3 - out1/"$stem".vdb out2/"$stem".vdb out4/"$stem".vdb <<'PY' || fail=1
+import sys
+
+def without_uuid(path):
+    data = open(path, "rb").read()
+    return data[:21] + data[57:]
+
+reference = without_uuid(sys.argv[1])
+for path in sys.argv[2:]:
+    if without_uuid(path) != reference:
+        sys.exit(f"FAIL: {path} differs from {sys.argv[1]} beyond the header's UUID")
+print(f"{len(sys.argv) - 1} files: the same {len(reference) + 36} bytes but for the UUID")
+PY
 
 if /usr/bin/python3 -c "import pyopenvdb, numpy" 2> /dev/null; then
   /usr/bin/python3 - "$stem" <<'PY' || fail=1
