@@ -31,7 +31,9 @@ openvdb::FloatGrid::Ptr material_grid(MPI_Comm comm, const std::string& frame, c
   const LevelSetBand band = gathered_band(comm, frame, phi);
   openvdb::FloatGrid::Ptr grid;
   run_agreed(comm, frame, [&] {
-    if (rank == 0) grid = level_set_grid(band, phi.layout.spacing, name);
+    if (rank != 0) return;
+    const double spacing = phi.layout.spacing;
+    grid = level_set_grid(band, spacing, level_set_half_width(phi.kernel_radius, spacing), name);
   });
   return grid;
 }

@@ -193,6 +193,7 @@ SlabPhi sample_slab_phi(MPI_Comm comm, const std::string& frame, const SurfaceOp
   phi.material_names = particles.material_names;
   Scales scales{};
   run_agreed(comm, frame, [&] { scales = scales_of(particles, options); });
+  phi.kernel_radius = scales.kernel_radius;
   const Bounds bounds = global_bounds(comm, particles.position);
   if (bounds.count == 0 && allow_empty) return phi;
   run_agreed(comm, frame, [&] { phi.layout = layout_for(bounds, scales, options, ranks); });

@@ -39,7 +39,8 @@ struct FrameSurface {
 // This rank's share of one frame's phi (of options.material's particles): its slab of the
 // sample grid with the ghost planes, sampled and smoothed.
 struct SlabPhi {
-  int64_t particles = 0;  // all ranks; 0 (nothing else set) only when allowed to be empty
+  int64_t particles = 0;     // all ranks; 0 (nothing else set) only when allowed to be empty
+  double kernel_radius = 0;  // R, m
   SlabLayout layout;
   std::optional<ParticleSurface> surface;  // the particles this rank's samples need
   std::vector<double> saturation;          // of those particles, when has_saturation

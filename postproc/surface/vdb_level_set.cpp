@@ -5,6 +5,7 @@
 #include <openvdb/tools/FastSweeping.h>
 #include <openvdb/tools/SignedFloodFill.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -13,12 +14,16 @@
 
 namespace dunesim {
 
-openvdb::FloatGrid::Ptr level_set_grid(const LevelSetBand& band, double spacing,
+int level_set_half_width(double kernel_radius, double spacing) {
+  return std::max(kLevelSetHalfWidth, int(std::floor(kernel_radius / spacing)) + 1);
+}
+
+openvdb::FloatGrid::Ptr level_set_grid(const LevelSetBand& band, double spacing, int half_width,
                                        const std::string& name) {
   openvdb::initialize();
   // Not below the half-width in voxels once rounded to float (OpenVDB's checkLevelSet).
-  float background = float(kLevelSetHalfWidth * spacing);
-  if (double(background) < kLevelSetHalfWidth * spacing)
+  float background = float(half_width * spacing);
+  if (double(background) < half_width * spacing)
     background = std::nextafter(background, HUGE_VALF);
   auto grid = openvdb::FloatGrid::create(background);
   grid->setTransform(openvdb::math::Transform::createLinearTransform(spacing));
@@ -28,7 +33,7 @@ openvdb::FloatGrid::Ptr level_set_grid(const LevelSetBand& band, double spacing,
     voxels.setValueOn(openvdb::Coord(band.index[3 * v], band.index[3 * v + 1],
                                      band.index[3 * v + 2]),
                       band.phi[v]);
-  if (band.size() > 0) grid = openvdb::tools::dilateSdf(*grid, kLevelSetHalfWidth - 1);
+  if (band.size() > 0) grid = openvdb::tools::dilateSdf(*grid, half_width - 1);
   // The sweep sets a background of its own and may reach beyond the half-width: keep the
   // band within it, with OpenVDB's symmetric background outside.
   std::vector<openvdb::Coord> beyond;
