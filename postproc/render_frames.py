@@ -581,6 +581,8 @@ def make_movie(pngs, movie, fps):
         listing.write(f"file {concat_quoted(pngs[-1])}\n")
     command = [ffmpeg, "-y", "-loglevel", "error", "-f", "concat", "-safe", "0",
                "-i", listing.name, "-r", f"{fps:g}", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+               # one frame per picture: the repeated last entry would otherwise add one
+               "-frames:v", str(len(pngs)),
                # yuv420p needs even sizes
                "-vf", "scale=trunc(iw/2)*2:trunc(ih/2)*2", movie]
     try:

@@ -5,14 +5,16 @@
 # starts its own virtual X server), on a frame from the real simulator (CASE,
 # tests/cases/surface_sand_column.toml, on 2 ranks) and on that frame's surface from
 # dunesim_surface (2 ranks):
-# - the frame by speed and the surface, with --movie: exit status 0, both PNGs of the asked
-#   size and not blank, and a movie when ffmpeg is on PATH, a message saying why not otherwise;
+# - every frame by speed and the last one's surface, with --movie: exit status 0, the PNGs of
+#   the asked size and not blank, and an MP4 that ffprobe reads as H.264 of that size with
+#   one video frame per picture;
 # - a missing frame before a good one, by material: exit status 1, the missing file named on
 #   stderr, and the good frame's PNG written all the same.
 # "Not blank": decoded here with Python's zlib (no VTK, no PIL), the picture has more than a
 # few colours, and the middle, where the domain is fitted, shows data (in colour, unlike the
 # grey background, outline and text).
-# Without pvbatch or xvfb-run it exits 77 (skipped), or fails when CI=true: CI must run it.
+# Without pvbatch, xvfb-run, ffmpeg or ffprobe (setup.sh installs paraview, xvfb and ffmpeg)
+# it exits 77 (skipped), or fails when CI=true: CI must run it.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
@@ -26,13 +28,13 @@ pvbatch=$3
 render=$4
 case_file=$5
 
-for tool in "$pvbatch" xvfb-run; do
+for tool in "$pvbatch" xvfb-run ffmpeg ffprobe; do
   if ! command -v "$tool" > /dev/null; then
     if [ "${CI:-}" = true ]; then
-      echo "FAIL: $tool not found; CI=true requires this test: install paraview and xvfb" >&2
+      echo "FAIL: $tool not found; CI=true requires this test: install paraview, xvfb and ffmpeg" >&2
       exit 1
     fi
-    echo "SKIP: $tool not found: install paraview and xvfb to run this test"
+    echo "SKIP: $tool not found: install paraview, xvfb and ffmpeg to run this test"
     exit 77
   fi
 done
@@ -112,25 +114,26 @@ if drawn < 0.05:
 PY
 }
 
-# ---- a frame by speed and its surface, with a movie ----
+# ---- every frame by speed and the last one's surface, with a movie ----
 unset DISPLAY
 status=0
-timeout "$limit" "$pvbatch" "$render" "$last" "run/surf/$stem.pvtp" --out pictures --color speed \
-  --size 320x200 --movie pictures/series.mp4 > render.out 2> render.err || status=$?
+timeout "$limit" "$pvbatch" "$render" "${frames[@]}" "run/surf/$stem.pvtp" --out pictures \
+  --color speed --size 320x200 --movie pictures/series.mp4 > render.out 2> render.err || status=$?
 cat render.out render.err
 if [ "$status" -ne 0 ]; then
   echo "FAIL: render_frames.py exited with $status" >&2
   exit 1
 fi
-check_png "pictures/$stem.png" 320 200
+for frame in "${frames[@]}"; do check_png "pictures/$(basename "$frame" .h5).png" 320 200; done
 check_png "pictures/${stem}_surface.png" 320 200
-if command -v ffmpeg > /dev/null; then
-  [ -s pictures/series.mp4 ] || { echo "FAIL: ffmpeg is on PATH but no movie" >&2; exit 1; }
-else
-  grep -q "ffmpeg is not on PATH" render.out || {
-    echo "FAIL: without ffmpeg, render_frames.py did not say why there is no movie" >&2; exit 1; }
-  [ ! -e pictures/series.mp4 ] || { echo "FAIL: a movie without ffmpeg?" >&2; exit 1; }
-fi
+pictures=$(( ${#frames[@]} + 1 ))
+# The stream as ffprobe decodes it: codec, size and the frames it counts by decoding them.
+probe=$(ffprobe -v error -select_streams v:0 -count_frames \
+  -show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 pictures/series.mp4) ||
+  { echo "FAIL: ffprobe cannot read pictures/series.mp4" >&2; exit 1; }
+echo "pictures/series.mp4: $probe (codec, width, height, frames); $pictures pictures"
+[ "$probe" = "h264,320,200,$pictures" ] || {
+  echo "FAIL: the movie is $probe, expected h264,320,200,$pictures" >&2; exit 1; }
 
 # ---- a missing frame before a good one, by material ----
 status=0

@@ -86,6 +86,18 @@ H5Handle open_frame(MPI_Comm comm, const std::string& path) {
   return file;
 }
 
+// /run @material_names, else /particles/material @names, or nothing when the frame does not
+// name its materials.
+std::vector<std::string> recorded_material_names(hid_t file,
+                                                 const std::optional<RunRecord>& run) {
+  if (run) return run->material_names;
+  if (!has_link(file, "particles/material")) return {};
+  H5Handle dataset(check_id(H5Dopen2(file, "particles/material", H5P_DEFAULT), "H5Dopen2"),
+                   H5Dclose);
+  if (H5Aexists(dataset.get(), "names") <= 0) return {};
+  return read_string_list_attribute(dataset.get(), "names");
+}
+
 // This rank's contiguous share of the rows: positions (x, y, z per row) and materials.
 struct RowShare {
   int64_t first = 0, count = 0;
@@ -155,6 +167,7 @@ FrameParticles read_frame_particles(MPI_Comm comm, const std::string& path,
     const std::optional<RunRecord> run = read_run_group(file.get());
     frame.cell_size = frame_cell_size(file.get(), run);
     if (!material.empty()) wanted = material_index(file.get(), run, frame.rows, material);
+    frame.material_names = recorded_material_names(file.get(), run);
   });
   const RowShare share =
       read_row_share(comm, file.get(), path, frame.rows, wanted >= 0, with_saturation);

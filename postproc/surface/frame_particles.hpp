@@ -20,6 +20,7 @@ struct FrameParticles {
   std::vector<double> saturation;
   int64_t rows = 0;      // particles in the frame, all materials
   double cell_size = 0;  // /run @cell_size, else /grid @cell_size; 0 when neither is there
+  std::vector<std::string> material_names;  // /run's, else /particles/material @names
 };
 
 // Collective. Reads rows [rows * rank / P, rows * (rank + 1) / P) of /particles/position (and

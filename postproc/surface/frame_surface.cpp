@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/rank_agreement.hpp"
+#include "postproc/surface/frame_level_sets.hpp"
 #include "postproc/surface/frame_particles.hpp"
 #include "postproc/surface/merged_surface.hpp"
 #include "postproc/surface/mesh_files.hpp"
@@ -117,30 +118,29 @@ double slowest_since(MPI_Comm comm, double start) {
   return seconds;
 }
 
-// This rank's piece of the surface: its slab of samples contoured. `phi_seconds` gets the
-// time spent sampling (and smoothing) phi on this rank.
-vtkSmartPointer<vtkPolyData> rank_piece(const SurfaceParticles& particles,
-                                        const SlabLayout& layout, int rank, const Scales& scales,
-                                        const SurfaceOptions& options, double& phi_seconds) {
-  const double start = MPI_Wtime();
-  if (!layout.has_slab(rank)) return empty_surface_mesh();
-  const size_t count = particles.position.size();
-  const ParticleSurface surface(particles.position,
-                                std::vector<double>(count, scales.particle_radius),
-                                scales.kernel_radius);
-  const SampleBlock block = layout.sampled_block(rank);
-  SampledField field;
+// This rank's slab of phi from the particles that reach it.
+void sample_rank_slab(SlabPhi& phi, std::vector<Vec3> positions, int rank, const Scales& scales,
+                      const SurfaceOptions& options) {
+  if (!phi.layout.has_slab(rank)) return;
+  const size_t count = positions.size();
+  phi.surface.emplace(std::move(positions), std::vector<double>(count, scales.particle_radius),
+                      scales.kernel_radius);
+  const SampleBlock block = phi.layout.sampled_block(rank);
   if (options.blobby) {
     // Threshold k(r / R): a lone particle's blob is its sphere of radius r.
-    field = sample_blobby(surface, block,
-                          surface_kernel(scales.particle_radius / scales.kernel_radius));
+    phi.field = sample_blobby(*phi.surface, block,
+                              surface_kernel(scales.particle_radius / scales.kernel_radius));
   } else {
-    field = sample_surface(surface, block);
-    if (options.smoothing) smooth_near_surface(field, SmoothingOptions{});
+    phi.field = sample_surface(*phi.surface, block);
+    if (options.smoothing) smooth_near_surface(phi.field, SmoothingOptions{});
   }
-  phi_seconds = MPI_Wtime() - start;
-  vtkSmartPointer<vtkPolyData> mesh = zero_level_mesh(field, layout.slab_range(rank));
-  if (particles.has_values) add_vertex_saturation(mesh, surface, particles.value);
+}
+
+// This rank's piece of the surface: its slab of samples contoured.
+vtkSmartPointer<vtkPolyData> rank_piece(const SlabPhi& phi, int rank) {
+  if (!phi.layout.has_slab(rank)) return empty_surface_mesh();
+  vtkSmartPointer<vtkPolyData> mesh = zero_level_mesh(phi.field, phi.layout.slab_range(rank));
+  if (phi.has_saturation) add_vertex_saturation(mesh, *phi.surface, phi.saturation);
   return mesh;
 }
 
@@ -178,20 +178,23 @@ void write_merged(MPI_Comm comm, vtkPolyData* piece, bool with_saturation,
 
 }  // namespace
 
-FrameSurface surface_of_frame(MPI_Comm comm, const std::string& frame,
-                              const SurfaceOptions& options) {
+SlabPhi sample_slab_phi(MPI_Comm comm, const std::string& frame, const SurfaceOptions& options,
+                        bool allow_empty) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
-  FrameSurface result;
+  SlabPhi phi;
   double start = MPI_Wtime();
   const FrameParticles particles = read_frame_particles(comm, frame, options.material);
-  result.read = slowest_since(comm, start);
+  phi.read = slowest_since(comm, start);
+  phi.material_names = particles.material_names;
   Scales scales{};
   run_agreed(comm, frame, [&] { scales = scales_of(particles, options); });
+  phi.kernel_radius = scales.kernel_radius;
   const Bounds bounds = global_bounds(comm, particles.position);
-  SlabLayout layout;
-  run_agreed(comm, frame, [&] { layout = layout_for(bounds, scales, options, ranks); });
+  if (bounds.count == 0 && allow_empty) return phi;
+  run_agreed(comm, frame, [&] { phi.layout = layout_for(bounds, scales, options, ranks); });
+  phi.particles = bounds.count;
   // Every particle within R of a sample, and a margin of one sample spacing that keeps
   // rounding at the band's ends from deciding whether a particle that matters is there.
   SurfaceParticles mine;
@@ -199,26 +202,41 @@ FrameSurface surface_of_frame(MPI_Comm comm, const std::string& frame,
   run_agreed(comm, frame, [&] {
     const SurfaceParticles read{particles.position, particles.has_saturation,
                                 particles.saturation};
-    mine = exchange_particles(comm, read, layout, scales.kernel_radius + scales.spacing);
+    mine = exchange_particles(comm, read, phi.layout, scales.kernel_radius + scales.spacing);
   });
-  result.exchange = slowest_since(comm, start);
-  vtkSmartPointer<vtkPolyData> piece;
-  double phi_seconds = 0;
+  phi.exchange = slowest_since(comm, start);
+  phi.has_saturation = mine.has_values;
+  phi.saturation = std::move(mine.value);
   start = MPI_Wtime();
   run_agreed(comm, frame,
-             [&] { piece = rank_piece(mine, layout, rank, scales, options, phi_seconds); });
-  const double piece_seconds = MPI_Wtime() - start;
-  MPI_Allreduce(&phi_seconds, &result.phi, 1, MPI_DOUBLE, MPI_MAX, comm);
-  const double contour_seconds = piece_seconds - phi_seconds;
-  MPI_Allreduce(&contour_seconds, &result.contour, 1, MPI_DOUBLE, MPI_MAX, comm);
+             [&] { sample_rank_slab(phi, std::move(mine.position), rank, scales, options); });
+  phi.phi = slowest_since(comm, start);
+  return phi;
+}
+
+FrameSurface surface_of_frame(MPI_Comm comm, const std::string& frame,
+                              const SurfaceOptions& options) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  FrameSurface result;
+  const SlabPhi phi = sample_slab_phi(comm, frame, options, false);
+  result.read = phi.read;
+  result.exchange = phi.exchange;
+  result.phi = phi.phi;
+  vtkSmartPointer<vtkPolyData> piece;
+  double start = MPI_Wtime();
+  run_agreed(comm, frame, [&] { piece = rank_piece(phi, rank); });
+  result.contour = slowest_since(comm, start);
   const std::string stem = fs::path(frame).stem().string();
   start = MPI_Wtime();
   run_agreed(comm, frame, [&] {
     write_pieces(comm, piece, stem, options);
-    if (options.merge) write_merged(comm, piece, mine.has_values, stem, options);
+    if (options.merge) write_merged(comm, piece, phi.has_saturation, stem, options);
+    if (options.vdb)
+      write_frame_level_sets(comm, frame, options, phi, output_path(options, stem + ".vdb"));
   });
   result.write = slowest_since(comm, start);
-  result.particles = bounds.count;
+  result.particles = phi.particles;
   int64_t triangles = piece->GetNumberOfPolys();
   MPI_Allreduce(&triangles, &result.triangles, 1, MPI_INT64_T, MPI_SUM, comm);
   return result;

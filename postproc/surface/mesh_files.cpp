@@ -19,8 +19,6 @@
 
 namespace dunesim {
 
-namespace {
-
 namespace fs = std::filesystem;
 
 // Throws naming `path` if something that is not a regular file is there (a directory, a
@@ -39,8 +37,6 @@ void require_written(const std::string& path, const char* what) {
   if (!fs::is_regular_file(path, error) || fs::file_size(path, error) == 0 || error)
     throw std::runtime_error(fmt::format("{}: could not write {}: no file was left", path, what));
 }
-
-}  // namespace
 
 void write_vtp(vtkPolyData* mesh, const std::string& path) {
   refuse_non_regular(path, "the surface");

@@ -12,6 +12,11 @@
 
 namespace dunesim {
 
+// Throws naming `path` if something that is not a regular file is there (a directory).
+void refuse_non_regular(const std::string& path, const char* what);
+// Throws naming `path` unless a regular, non-empty file is there now.
+void require_written(const std::string& path, const char* what);
+
 // The mesh's points, point normals ("Normals") and triangles, appended binary data.
 void write_vtp(vtkPolyData* mesh, const std::string& path);
 

@@ -36,7 +36,8 @@ void add_options(CLI::App& app, std::vector<std::string>& frames, dunesim::Surfa
   app.add_flag(
       "--no-smoothing", [&](int64_t) { o.smoothing = false; },
       "skip Zhu & Bridson's smoothing pass");
-  app.add_flag("--blobby", o.blobby, "the classic blobby field instead (no smoothing)");
+  CLI::Option* blobby =
+      app.add_flag("--blobby", o.blobby, "the classic blobby field instead (no smoothing)");
   app.add_flag("--merge", o.merge, "also one welded DIR/<frame>.vtp and .ply from rank 0");
   app.add_option("--cell-size", o.cell_size,
                  "the simulation's cell size in m: overrides the frame's own (/run @cell_size, "
@@ -45,6 +46,8 @@ void add_options(CLI::App& app, std::vector<std::string>& frames, dunesim::Surfa
   app.add_option("--max-samples", o.max_samples,
                  "refuse sample grids larger than this, all ranks together (default 2e9)")
       ->check(kPositiveFinite);
+  app.add_flag("--vdb", o.vdb, "also DIR/<frame>.vdb: an OpenVDB level set per material")
+      ->excludes(blobby);  // the blobby field is no distance
 }
 
 // Collective: creates the output directory on rank 0; false, with a message, on failure.
