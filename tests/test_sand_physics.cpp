@@ -40,7 +40,8 @@ double mean_over_particles(const Simulation& sim, F value) {
 // A cohesive sand block (it stays one rigid body) on a floor with Coulomb coefficient mu,
 // gravity tilted by theta: the floor is the inclined plane. Returns the block's mean
 // down-slope velocity at each of `times` (increasing).
-std::vector<double> slide_velocities(double theta_deg, double mu, const std::vector<double>& times,
+std::vector<double> slide_velocities(double theta_deg, double mu,
+                                     const std::vector<double>& times,
                                      SandRheology::Kind rheology) {
   const double theta = theta_deg * M_PI / 180.0;
   CaseConfig c =
