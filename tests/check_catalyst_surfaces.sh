@@ -16,14 +16,14 @@
 # give, along each axis, 1 at the cell centres inside the block, 7/8 at those next to a face
 # and 1/8 at those just outside (walls included: particles next to a wall spread into the
 # wall layer alike), and the fraction is the product of the three. Its level 1/2 lies on
-# the block's faces (so the bounding box is the block's, to the points' float32: 1e-6 m) but rounds
-# the edges, where the product drops below 1/2 inside: the expected volume is that of
-# {product of the interpolated profiles >= 1/2}, integrated here at 40 samples a cell. The
-# contour is piecewise linear within each cell, not that trilinear level set; they differ
-# by 0.4% at these 3-cell-thick blocks, hence 1%. A wrong contour level moves every face by
-# a third of a cell or more (6 mm, >10% in volume). Nothing moves here, so 1 and 2 ranks
-# agree to 1e-6 (the ranks' sums differ in the last bits only); a crack at the cut opens
-# edges, a missing plane of cells changes area and volume by several %.
+# the block's faces (so the bounding box is the block's, to the points' float32: 1e-6 m)
+# but rounds the edges, where the product drops below 1/2 inside: the expected volume is
+# that of {product of the interpolated profiles >= 1/2}, integrated here at 40 samples a
+# cell. The contour is piecewise linear within each cell, not that trilinear level set;
+# they differ by 0.4% at these 3-cell-thick blocks, hence 1%. A wrong contour level moves
+# every face by a third of a cell or more (at 0.25: 6.7 mm, 35% in volume). Nothing moves
+# here, so 1 and 2 ranks agree to 1e-6 (the ranks' sums differ in the last bits only); a
+# crack at the cut opens edges, a missing plane of cells changes area and volume by %.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
 
