@@ -93,15 +93,27 @@ def start_surfaces_file(first_step):
 
 def catalyst_execute(info):
     global surfaces_file_started
-    local = []
-    for material in MATERIALS:
-        surfaces[material].UpdatePipeline(info.time)
-        local.extend(area_and_volume(
-            surfaces[material].GetClientSideObject().GetOutputDataObject(0)))
+    # A rank whose measurement fails still joins the reduction (with NaNs), else the others
+    # would wait in it for ever; every rank then raises, and the run stops on all of them.
+    local, failure = [], None
+    try:
+        for material in MATERIALS:
+            surfaces[material].UpdatePipeline(info.time)
+            local.extend(area_and_volume(
+                surfaces[material].GetClientSideObject().GetOutputDataObject(0)))
+    except Exception as error:  # noqa: BLE001 (re-raised below, after the reduction)
+        local, failure = [float("nan")] * (3 * len(MATERIALS)), error
+        # ParaView shows Python errors of rank 0 only: this rank's goes to stderr itself.
+        os.write(2, f"surfaces.py, rank {controller.GetLocalProcessId()}: "
+                    f"{type(error).__name__}: {error}\n".encode())
     values, total = vtkDoubleArray(), vtkDoubleArray()
     for value in local:
         values.InsertNextValue(float(value))
     controller.AllReduce(values, total, vtkCommunicator.SUM_OP)
+    if failure is not None:
+        raise failure
+    if any(np.isnan(total.GetValue(n)) for n in range(total.GetNumberOfTuples())):
+        raise RuntimeError("surfaces.py: measuring the surfaces failed on another rank")
     if controller.GetLocalProcessId() != 0:
         return
     if not surfaces_file_started:
