@@ -32,6 +32,7 @@ namespace {
 
 constexpr const char* kParticleChannel = "input";
 constexpr const char* kGridChannel = "grid";
+constexpr const char* kMaterialFractionChannel = "material_fraction";
 
 // True on every rank iff `ok` is true on every rank, so that all ranks throw together.
 bool all_ranks_agree(MPI_Comm comm, bool ok) {
@@ -128,6 +129,46 @@ vtkSmartPointer<vtkImageData> cells_to_vtk(const Array3<double>& field, const Bo
   return image;
 }
 
+// Cell-centred fields as a vtkImageData piece whose points are the cell centres (origin at
+// the centre of cell 0), so that contouring needs no cell-to-point averaging. A rank's piece
+// holds its owned cells and, past each upper face inside the domain, the first cell of the
+// neighbour (a ghost, equal to the owner's value): neighbouring pieces share that plane of
+// points, with the same values, and their contours meet on it without a crack or an overlap.
+// Where the block touches a wall the piece goes on through the wall layer (which holds what
+// particles next to the wall spread into it) to one more layer of zeros, so that a contour
+// of any positive level closes there.
+vtkSmartPointer<vtkImageData> cell_centres_to_vtk(const std::vector<GridFieldView>& fields,
+                                                  std::array<int, 3> global_cells,
+                                                  double cell_size) {
+  const Box& owned = fields.front().owned;
+  Index3 first, last;  // the piece's points, inclusive, in global cell indices
+  for (int a = 0; a < 3; ++a) {
+    first[a] = owned.lo[a] == 0 ? -2 : owned.lo[a];
+    last[a] = owned.hi[a] == global_cells[a] ? global_cells[a] + 1 : owned.hi[a];
+  }
+  auto image = vtkSmartPointer<vtkImageData>::New();
+  image->SetExtent(first[0], last[0], first[1], last[1], first[2], last[2]);
+  image->SetSpacing(cell_size, cell_size, cell_size);
+  image->SetOrigin(0.5 * cell_size, 0.5 * cell_size, 0.5 * cell_size);
+  const auto beyond_walls = [&](int i, int j, int k) {
+    return i < -1 || j < -1 || k < -1 || i > global_cells[0] || j > global_cells[1] ||
+           k > global_cells[2];
+  };
+  for (const GridFieldView& field : fields) {
+    vtkNew<vtkFloatArray> values;
+    values->SetName(field.name.c_str());
+    values->SetNumberOfTuples(image->GetNumberOfPoints());
+    vtkIdType index = 0;
+    for (int k = first[2]; k <= last[2]; ++k)
+      for (int j = first[1]; j <= last[1]; ++j)
+        for (int i = first[0]; i <= last[0]; ++i)
+          values->SetValue(index++,
+                           beyond_walls(i, j, k) ? 0.0F : float((*field.array)(i, j, k)));
+    image->GetPointData()->AddArray(values);
+  }
+  return image;
+}
+
 }  // namespace
 
 CatalystAdaptor::CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
@@ -175,11 +216,14 @@ CatalystAdaptor::~CatalystAdaptor() {
   processor_->Delete();
 }
 
-void CatalystAdaptor::coprocess(const Particles& particles, const GridFieldView& cell_field,
-                                double time, int64_t step) {
+void CatalystAdaptor::coprocess(
+    const Particles& particles, const GridFieldView& cell_field,
+    const std::function<std::vector<GridFieldView>()>& material_fractions, double time,
+    int64_t step) {
   vtkNew<vtkCPDataDescription> description;
   description->AddInput(kParticleChannel);
   description->AddInput(kGridChannel);
+  description->AddInput(kMaterialFractionChannel);
   description->SetTimeData(time, vtkIdType(step));
   if (processor_->RequestDataDescription(description) == 0) return;
 
@@ -198,6 +242,15 @@ void CatalystAdaptor::coprocess(const Particles& particles, const GridFieldView&
     // Image pieces need the whole extent to be assembled into one grid.
     int whole_extent[6] = {0, global_cells_[0], 0, global_cells_[1], 0, global_cells_[2]};
     grid->SetWholeExtent(whole_extent);
+  }
+  vtkCPInputDataDescription* fractions =
+      description->GetInputDescriptionByName(kMaterialFractionChannel);
+  // Every rank runs the same scripts, so all of them ask (or not) and join the collective.
+  if (fractions->GetIfGridIsNecessary()) {
+    fractions->SetGrid(cell_centres_to_vtk(material_fractions(), global_cells_, cell_size_));
+    int whole_extent[6] = {-2, global_cells_[0] + 1, -2, global_cells_[1] + 1,
+                           -2, global_cells_[2] + 1};
+    fractions->SetWholeExtent(whole_extent);
   }
   bool ok = processor_->CoProcess(description) == 1;
   if (!all_ranks_agree(comm_, ok)) {

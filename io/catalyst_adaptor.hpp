@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,10 +40,15 @@ class CatalystAdaptor {
   // "input" holds this rank's particles as a vtkPolyData (points with a vertex cell each;
   // point arrays velocity, speed, id, material, and water_content and saturation as frames
   // hold them), channel "grid" the cells this rank owns of `cell_field` as a vtkImageData
-  // piece (a cell array named after the field). Throws std::runtime_error on every rank if
-  // a pipeline failed on any rank.
-  void coprocess(const Particles& particles, const GridFieldView& cell_field, double time,
-                 int64_t step);
+  // piece (a cell array named after the field), and channel "material_fraction" the fields
+  // that `material_fractions` returns, sampled at cell centres (a point array each; see
+  // cell_centres_to_vtk in the .cpp). `material_fractions` is collective and called only
+  // when a pipeline asks for that channel; its fields must hold, in the ghost layer and the
+  // wall layers, the values the owners hold. Throws std::runtime_error on every rank if a
+  // pipeline failed on any rank.
+  void coprocess(const Particles& particles, const GridFieldView& cell_field,
+                 const std::function<std::vector<GridFieldView>()>& material_fractions,
+                 double time, int64_t step);
 
  private:
   MPI_Comm comm_;

@@ -64,6 +64,15 @@ options.GlobalTrigger = "TimeStep"
 options.ExtractsOutputDirectory = "."
 
 controller = vtkMultiProcessController.GetGlobalController()
+
+
+def RequestDataDescription(description):
+    """Only the particles and the grid: without this Catalyst asks the adaptor for every channel (after the
+    first call, which imports the script and gets them all anyway)."""
+    for channel in ("input", "grid"):
+        wanted = description.GetInputDescriptionByName(channel)
+        wanted.AllFieldsOn()
+        wanted.GenerateMeshOn()
 camera_placed = False
 top_speed = 0.0
 

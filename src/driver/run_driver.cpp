@@ -12,6 +12,7 @@
 #include "io/checkpoint.hpp"
 #include "io/frame_writer.hpp"
 #include "io/timing_report.hpp"
+#include "src/driver/material_fraction.hpp"
 #include "src/driver/physics_budget.hpp"
 #include "src/driver/simulation.hpp"
 #include "src/driver/simulation_checkpoint.hpp"
@@ -267,11 +268,27 @@ void write_frame(FrameWriter& writer, Simulation& sim, bool grid_fields) {
 
 #if DUNESIM_WITH_CATALYST
 // Collective. In situ visualisation; its cost is the timing report's catalyst stage.
-void coprocess(CatalystAdaptor& catalyst, Simulation& sim) {
+// `is_sand[m]`: whether material m is sand, for the material_fraction channel.
+void coprocess(CatalystAdaptor& catalyst, Simulation& sim, const std::vector<uint8_t>& is_sand) {
   auto t = sim.clock().time(kCatalyst);
   const Topology& topo = sim.topology();
-  const GridFieldView pressure{"pressure", &sim.grid().pressure, topo.owned_cells(topo.rank())};
-  catalyst.coprocess(sim.particles(), pressure, sim.time(), sim.steps());
+  const Box owned = topo.owned_cells(topo.rank());
+  const GridFieldView pressure{"pressure", &sim.grid().pressure, owned};
+  MaterialFractions fractions;
+  const auto material_fraction_fields = [&] {
+    material_fractions(sim.particles(), is_sand, topo, sim.halo(), sim.grid().dx, fractions);
+    return std::vector<GridFieldView>{{"sand", &fractions.sand, owned},
+                                      {"water", &fractions.water, owned}};
+  };
+  catalyst.coprocess(sim.particles(), pressure, material_fraction_fields, sim.time(),
+                     sim.steps());
+}
+
+// Whether each material is sand (1) or water (0).
+std::vector<uint8_t> sand_materials(const CaseConfig& config) {
+  std::vector<uint8_t> is_sand;
+  for (const MaterialSpec& m : config.materials) is_sand.push_back(m.kind == MaterialKind::Sand);
+  return is_sand;
 }
 #endif
 
@@ -464,7 +481,8 @@ RunResult run_case(const CaseConfig& case_config, const RunOptions& options, MPI
     sand_solve.after_step(sim);
     pore_water.after_step(sim);
 #if DUNESIM_WITH_CATALYST
-    if (catalyst && sim.steps() % config.catalyst.interval_steps == 0) coprocess(*catalyst, sim);
+    if (catalyst && sim.steps() % config.catalyst.interval_steps == 0)
+      coprocess(*catalyst, sim, sand_materials(config));
 #endif
     if (outputs.due(sim.time()) && options.write_frames)
       write_frame(writer, sim, config.output.grid_fields);
