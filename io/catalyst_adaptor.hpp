@@ -1,7 +1,8 @@
 // In situ visualisation with ParaView Catalyst (the legacy API of ParaView 5.11): every few
 // steps the ranks hand their particles and grid pressure to Python pipeline scripts, which
 // render images or write reduced extracts while the run goes on. Built only with
-// DUNESIM_WITH_CATALYST.
+// DUNESIM_WITH_CATALYST. ParaView itself lives in a module that the constructor loads
+// (io/catalyst_pipelines.hpp), so that runs without Catalyst never load it.
 #pragma once
 #include <mpi.h>
 
@@ -11,19 +12,21 @@
 #include <string>
 #include <vector>
 
-#include "decomposition/particles.hpp"
-#include "io/frame_writer.hpp"  // GridFieldView: Catalyst gets what a frame gets
+#include <memory>
 
-class vtkCPProcessor;
+#include "decomposition/particles.hpp"
+#include "io/catalyst_pipelines.hpp"
+#include "io/frame_writer.hpp"  // GridFieldView: Catalyst gets what a frame gets
 
 namespace dunesim {
 
 class CatalystAdaptor {
  public:
-  // Collective over comm. Loads every script (Catalyst V2 pipeline scripts) and makes
-  // `extracts_directory` the directory that the scripts' extracts go to. Throws
-  // std::runtime_error on every rank if Catalyst or a script cannot be set up. The grid is
-  // global_cells cells of size cell_size, with the origin at 0. `material_porosity` (one
+  // Collective over comm. Loads the Catalyst module (libdunesim_catalyst.so next to the
+  // executable, or where the build put it), then every script (Catalyst V2 pipeline scripts) and
+  // makes `extracts_directory` the directory that the scripts' extracts go to. Throws
+  // std::runtime_error on every rank if the module, Catalyst or a script cannot be set up. The
+  // grid is global_cells cells of size cell_size, with the origin at 0. `material_porosity` (one
   // per material, as for FrameWriter) turns water content into saturation. The particle
   // channel holds the particles whose id `particle_stride` divides (1: all of them).
   CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
@@ -31,7 +34,7 @@ class CatalystAdaptor {
                   double cell_size, std::vector<double> material_porosity,
                   int64_t particle_stride = 1);
   // Finalises Catalyst; must run before MPI_Finalize, which Catalyst's communicator outlives
-  // otherwise.
+  // otherwise. The module stays loaded: ParaView's libraries are not made to be unloaded.
   ~CatalystAdaptor();
   CatalystAdaptor(const CatalystAdaptor&) = delete;
   CatalystAdaptor& operator=(const CatalystAdaptor&) = delete;
@@ -42,8 +45,8 @@ class CatalystAdaptor {
   // hold them), channel "grid" the cells this rank owns of `cell_field` as a vtkImageData
   // piece (a cell array named after the field), and channel "material_fraction" the fields
   // that `material_fractions` returns, sampled at cell centres (a point array each; see
-  // cell_centres_to_vtk in the .cpp). `material_fractions` is collective and called only
-  // when a pipeline asks for that channel; its fields must hold, in the ghost layer and the
+  // cell_centres_to_vtk in catalyst_pipelines.cpp). `material_fractions` is collective and called
+  // only when a pipeline asks for that channel; its fields must hold, in the ghost layer and the
   // wall layers, the values the owners hold. Throws std::runtime_error on every rank if a
   // pipeline failed on any rank.
   void coprocess(const Particles& particles, const GridFieldView& cell_field,
@@ -51,12 +54,7 @@ class CatalystAdaptor {
                  double time, int64_t step);
 
  private:
-  MPI_Comm comm_;
-  std::array<int, 3> global_cells_;
-  double cell_size_;
-  std::vector<double> material_porosity_;
-  int64_t particle_stride_ = 1;
-  vtkCPProcessor* processor_ = nullptr;
+  std::unique_ptr<CatalystPipelines> pipelines_;
 };
 
 }  // namespace dunesim

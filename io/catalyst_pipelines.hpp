@@ -1,0 +1,46 @@
+// What dunesim and its Catalyst module (libdunesim_catalyst.so, io/catalyst_pipelines.cpp)
+// share. The module holds everything that needs ParaView and VTK, about 460 shared libraries
+// that take over a second to map and relocate; dunesim loads it only for a case that names
+// Catalyst scripts (CatalystAdaptor), so every other run starts without them.
+#pragma once
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "decomposition/particles.hpp"
+#include "io/frame_writer.hpp"  // GridFieldView: Catalyst gets what a frame gets
+
+namespace dunesim {
+
+// What the pipelines are set up with (CatalystAdaptor's constructor says what each is).
+struct CatalystSetup {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<std::string> scripts;
+  std::string extracts_directory;
+  std::array<int, 3> global_cells{};
+  double cell_size = 0;
+  std::vector<double> material_porosity;
+  int64_t particle_stride = 1;
+};
+
+// The case's pipeline scripts, run on the state handed to coprocess (CatalystAdaptor).
+class CatalystPipelines {
+ public:
+  virtual ~CatalystPipelines() = default;
+  virtual void coprocess(const Particles& particles, const GridFieldView& cell_field,
+                         const std::function<std::vector<GridFieldView>()>& material_fractions,
+                         double time, int64_t step) = 0;
+};
+
+// The module's entry point, `extern "C"` so that dlsym finds it by this name: collective over
+// setup.comm, throws std::runtime_error on every rank if Catalyst or a script cannot be set up.
+using MakeCatalystPipelines = CatalystPipelines* (*)(const CatalystSetup& setup);
+inline constexpr const char* kMakeCatalystPipelines = "dunesim_make_catalyst_pipelines";
+// The module's file name, next to the dunesim executable.
+inline constexpr const char* kCatalystModuleFile = "libdunesim_catalyst.so";
+
+}  // namespace dunesim
