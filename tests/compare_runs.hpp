@@ -5,9 +5,11 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -110,6 +112,16 @@ inline Particles broadcast_particles(const Particles& on_rank_zero, bool ok, MPI
   return whole;
 }
 
+// A barrier that waits without spinning: the ranks that wait for another rank's reference
+// run sleep instead of polling, which on oversubscribed cores would take the CPU it needs.
+inline void barrier_without_spinning(MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Ibarrier(comm, &request);
+  int done = 0;
+  while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
 // The particles of a one-rank run of `config` (on MPI_COMM_SELF) after `advance(run)`, made
 // once, by rank 0 of MPI_COMM_WORLD, and sent to every rank: the ranks of a test share one
 // reference run instead of each repeating it (4 oversubscribed ranks on 2 cores would take
@@ -130,6 +142,7 @@ Particles one_rank_reference(const CaseConfig& config, Advance&& advance) {
       ADD_FAILURE() << "the one-rank reference run failed: " << error.what();
     }
   }
+  barrier_without_spinning(MPI_COMM_WORLD);
   return broadcast_particles(particles, ok, MPI_COMM_WORLD);
 }
 

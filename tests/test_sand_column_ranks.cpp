@@ -24,6 +24,7 @@
 
 #include "decomposition/reductions.hpp"
 #include "src/driver/simulation.hpp"
+#include "tests/compare_runs.hpp"
 #include "tests/deposit_rings.hpp"
 #include "tests/scenes.hpp"
 #include "tests/world_ranks.hpp"
@@ -70,6 +71,7 @@ std::vector<std::vector<double>> one_rank_profiles(const std::vector<uint64_t>& 
     Simulation run(column_case(seeds[s], rheology), MPI_COMM_SELF);
     profiles[s] = settled_deposit_profile(run);
   }
+  test::barrier_without_spinning(MPI_COMM_WORLD);
   for (size_t s = 0; s < seeds.size(); ++s)
     MPI_Bcast(profiles[s].data(), kRings + 1, MPI_DOUBLE, int(s) % ranks, MPI_COMM_WORLD);
   return profiles;
