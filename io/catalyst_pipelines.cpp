@@ -1,5 +1,6 @@
-// ParaView Catalyst adaptor: copies one rank's particles and pressure into VTK objects and
-// hands them to the Catalyst V2 pipeline scripts through the legacy vtkCPProcessor API.
+// The Catalyst module (libdunesim_catalyst.so, loaded by CatalystAdaptor): copies one rank's
+// particles, pressure and material fractions into VTK objects and hands them to the Catalyst
+// V2 pipeline scripts through the legacy vtkCPProcessor API.
 #include "io/catalyst_pipelines.hpp"
 
 #include <fmt/format.h>
