@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "postproc/surface/rank_gather.hpp"
+
 namespace dunesim {
 
 namespace {
@@ -31,31 +33,6 @@ int32_t vdb_coordinate(int64_t lattice_index) {
   return int32_t(lattice_index);
 }
 
-// Every rank's `values` end to end on rank 0. Every rank learns every count first, so that a
-// total too large for MPI's int counts throws on every rank alike, before the gather.
-template <class T>
-std::vector<T> gather_on_rank_0(MPI_Comm comm, const std::vector<T>& values, MPI_Datatype type) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
-  const int64_t count = int64_t(values.size());
-  std::vector<int64_t> all_counts(static_cast<size_t>(ranks));
-  MPI_Allgather(&count, 1, MPI_INT64_T, all_counts.data(), 1, MPI_INT64_T, comm);
-  std::vector<int> counts(static_cast<size_t>(ranks)), offsets(static_cast<size_t>(ranks));
-  int64_t total = 0;
-  for (int r = 0; r < ranks; ++r) {
-    offsets[r] = int(std::min<int64_t>(total, INT_MAX));
-    counts[r] = int(std::min<int64_t>(all_counts[r], INT_MAX));
-    total += all_counts[r];
-  }
-  if (total > INT_MAX)
-    throw std::runtime_error("the level set's band is too large to gather on rank 0");
-  std::vector<T> gathered(rank == 0 ? size_t(total) : 0);
-  MPI_Gatherv(values.data(), int(count), type, gathered.data(), counts.data(), offsets.data(),
-              type, 0, comm);
-  return gathered;
-}
-
 }  // namespace
 
 LevelSetBand crossing_band(const SampledField& field, const SlabLayout& layout, int rank) {
@@ -78,8 +55,8 @@ LevelSetBand crossing_band(const SampledField& field, const SlabLayout& layout, 
 
 LevelSetBand gather_band(MPI_Comm comm, const LevelSetBand& band) {
   LevelSetBand all;
-  all.index = gather_on_rank_0(comm, band.index, MPI_INT32_T);
-  all.phi = gather_on_rank_0(comm, band.phi, MPI_FLOAT);
+  all.index = gather_on_rank_0(comm, band.index, MPI_INT32_T, "the level set's band");
+  all.phi = gather_on_rank_0(comm, band.phi, MPI_FLOAT, "the level set's band");
   return all;
 }
 

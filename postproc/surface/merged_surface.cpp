@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "postproc/surface/rank_gather.hpp"
+
 namespace dunesim {
 
 namespace {
@@ -42,33 +44,6 @@ FlatPiece flatten(vtkPolyData* piece, bool with_saturation) {
   while (polys->GetNextCell(count, ids))
     for (vtkIdType c = 0; c < count; ++c) flat.triangles.push_back(int64_t(ids[c]));
   return flat;
-}
-
-// Collective. Every rank's `values` end to end on rank 0, and on rank 0 how many each sent.
-// Every rank learns every count first, so that a total too large for MPI's int counts
-// throws on every rank alike, before the gather.
-template <class T>
-std::vector<T> gather_on_rank_0(MPI_Comm comm, const std::vector<T>& values, MPI_Datatype type,
-                                std::vector<int>& counts) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
-  const int64_t count = int64_t(values.size());
-  std::vector<int64_t> all_counts(static_cast<size_t>(ranks));
-  MPI_Allgather(&count, 1, MPI_INT64_T, all_counts.data(), 1, MPI_INT64_T, comm);
-  std::vector<int> offsets(static_cast<size_t>(ranks));
-  int64_t total = 0;
-  for (int r = 0; r < ranks; ++r) {
-    offsets[r] = int(std::min<int64_t>(total, INT_MAX));
-    total += all_counts[r];
-  }
-  if (total > INT_MAX)
-    throw std::runtime_error("the surface is too large to merge on rank 0 (MPI's int counts)");
-  counts.assign(all_counts.begin(), all_counts.end());
-  std::vector<T> gathered(rank == 0 ? size_t(total) : 0);
-  MPI_Gatherv(values.data(), int(count), type, gathered.data(), counts.data(), offsets.data(),
-              type, 0, comm);
-  return gathered;
 }
 
 vtkSmartPointer<vtkPolyData> unflatten(const std::vector<double>& vertices,
@@ -118,9 +93,9 @@ vtkSmartPointer<vtkPolyData> gather_and_weld(MPI_Comm comm, vtkPolyData* piece,
   const FlatPiece flat = flatten(piece, with_saturation);
   std::vector<int> vertex_counts, triangle_counts;
   const std::vector<double> vertices =
-      gather_on_rank_0(comm, flat.vertices, MPI_DOUBLE, vertex_counts);
+      gather_on_rank_0(comm, flat.vertices, MPI_DOUBLE, "the surface", vertex_counts);
   const std::vector<int64_t> triangles =
-      gather_on_rank_0(comm, flat.triangles, MPI_INT64_T, triangle_counts);
+      gather_on_rank_0(comm, flat.triangles, MPI_INT64_T, "the surface", triangle_counts);
   if (rank != 0) return nullptr;
   auto weld = vtkSmartPointer<vtkStaticCleanPolyData>::New();
   weld->SetInputData(
