@@ -378,19 +378,25 @@ LayerFaces layered_cut_faces_moved(const Cut& cut, double ratio) {
 }
 
 // Sand at rest stays at rest: a slope 3 degrees below phi keeps its crest for 2 s (the issue's
-// bound, 99%), and one 5 degrees above phi fails, its crest lowered by more than a cell (10%:
-// a slope that slides relaxes toward phi from its crest down), for phi = 30 and 40. Measured
-// (2 ranks): 1.013 and 1.007 below (a grain or two nudged up at the crest), 0.87 and 0.81
-// above.
+// bound, 99%), and one 5 degrees above phi fails and relaxes at least to phi, for phi = 30 and
+// 40. A slope against the wall that relaxes to a straight one at phi, its toe spreading and
+// its area kept, keeps sqrt(tan(phi) / tan(phi + 5)) of its crest (0.908 for phi = 30, 0.916
+// for 40); the failed slope's crest must be no higher than that and a quarter cell (the crest
+// is the top grain, a quarter cell below the surface). Measured (1 and 2 ranks): 1.010 and
+// 1.001 below, 0.846 and 0.811 above (26.6 and 33.3 degrees: the slopes run past phi). Without
+// Culmann's wedges the steep slopes kept 0.95 and 0.92.
 TEST(SandSlope, StandsBelowPhiFailsAbove) {
+  constexpr double kQuarterCell = 0.25 * 0.01 / 0.1;  // of the slope's 0.1 m height
   for (double phi : {30.0, 40.0}) {
     const double below = slope_crest_kept(phi - 3, phi), above = slope_crest_kept(phi + 5, phi);
     RecordProperty("crest_kept_phi_" + std::to_string(int(phi)) + "_below",
                    std::to_string(below));
     RecordProperty("crest_kept_phi_" + std::to_string(int(phi)) + "_above",
                    std::to_string(above));
+    const double relaxed_to_phi =
+        std::sqrt(std::tan(phi * M_PI / 180) / std::tan((phi + 5) * M_PI / 180));
     EXPECT_GT(below, 0.99) << "phi " << phi;
-    EXPECT_LT(above, 0.9) << "phi " << phi;
+    EXPECT_LT(above, relaxed_to_phi + kQuarterCell) << "phi " << phi;
   }
 }
 
@@ -562,34 +568,49 @@ TEST(ReleasedFace, CulmannWedgeSlidesLikeACoulombBlock) {
   EXPECT_LT(paper, 0.6 * block);
 }
 
-// A quarter cone of sand 27 degrees steep, 3 below phi = 30, in the corner of two symmetry
-// planes (quarter cylinders one cell high, stacked as the grid's staircase would be), under
-// APIC: the share of its summit's grains (those above 0.6 of its height at the start) still
-// above that height after 1.5 s.
-double apic_cone_summit_kept(bool rigid_cells_own_velocity, bool culmann = false,
-                             double slope_deg = 27.0, double duration = 1.5) {
-  constexpr double kCell = 0.005, kRadius = 0.1;
-  const double kSlope = slope_deg * M_PI / 180.0;
-  CaseConfig c =
-      sand_case({0.15, 0.15, 0.08}, kCell, {0.0, 0.0, 0.0}, {kCell, kCell, kCell}, 30.0, 0.0);
+// A quarter cone of sand (friction angle `phi_deg`), `slope_deg` steep and 0.1 m in radius at
+// its base, in the corner of two symmetry planes on a floor of mu 0.6, built as the grid's
+// staircase: discs (quarter cylinders) one 5 mm cell high, each a slope's run narrower than
+// the one below. `levels`: how many discs.
+struct StaircaseCone {
+  CaseConfig config;
+  double cell = 0.005;  // m
+  int levels = 0;
+};
+StaircaseCone staircase_cone(double phi_deg, double slope_deg, double domain_height) {
+  constexpr double kRadius = 0.1;
+  StaircaseCone cone;
+  const double cell = cone.cell, slope = slope_deg * M_PI / 180.0;
+  CaseConfig c = sand_case({0.15, 0.15, domain_height}, cell, {0.0, 0.0, 0.0}, {cell, cell, cell},
+                           phi_deg, 0.0);
   const SourceSpec first = c.sources[0];
   c.sources.clear();
-  const int levels = int(kRadius * std::tan(kSlope) / kCell);
-  for (int level = 0; level < levels; ++level) {
+  cone.levels = int(kRadius * std::tan(slope) / cell);
+  for (int level = 0; level < cone.levels; ++level) {
     SourceSpec disc = first;
     disc.shape.kind = ShapeSpec::Kind::Cylinder;
-    disc.shape.center = {0.0, 0.0, level * kCell};
-    disc.shape.radius = kRadius - (level + 0.5) * kCell / std::tan(kSlope);
-    disc.shape.height = kCell;
+    disc.shape.center = {0.0, 0.0, level * cell};
+    disc.shape.radius = kRadius - (level + 0.5) * cell / std::tan(slope);
+    disc.shape.height = cell;
     c.sources.push_back(disc);
   }
   c.wall_friction = 0.6;
   c.frictionless_wall = {true, false, true, false, false, false};
+  cone.config = c;
+  return cone;
+}
+
+// The cone 27 degrees steep, 3 below phi = 30, under APIC: the share of its summit's grains
+// (those above 0.6 of its height at the start) still above that height after 1.5 s.
+double apic_cone_summit_kept(bool rigid_cells_own_velocity, bool culmann = false,
+                             double slope_deg = 27.0, double duration = 1.5) {
+  StaircaseCone cone = staircase_cone(30.0, slope_deg, 0.08);
+  CaseConfig& c = cone.config;
   c.materials[0].transfer = Transfer::Apic;
   c.materials[0].rheology.rigid_cells_own_velocity = rigid_cells_own_velocity;
   c.materials[0].rheology.culmann_wedges_yield = culmann;
   Simulation sim(c, MPI_COMM_WORLD);
-  const double summit_base = 0.6 * levels * kCell;
+  const double summit_base = 0.6 * cone.levels * cone.cell;
   auto grains_above = [&] {
     const Particles& p = sim.particles();
     int64_t above = 0;
@@ -601,6 +622,44 @@ double apic_cone_summit_kept(bool rigid_cells_own_velocity, bool culmann = false
   return grains_above() / at_start;
 }
 
+// The staircase cone with the default model: the height of its summit, the highest grain
+// within two cells of its axis, after 2 s over its height at the start.
+double resting_cone_summit_kept(double phi_deg, double slope_deg) {
+  StaircaseCone cone = staircase_cone(phi_deg, slope_deg, 0.1);
+  test::validated_model(cone.config.materials[0]);
+  Simulation sim(cone.config, MPI_COMM_WORLD);
+  auto summit = [&] {
+    const Particles& p = sim.particles();
+    double top = 0;
+    for (size_t n = 0; n < p.size(); ++n)
+      if (std::hypot(p.x[n], p.y[n]) < 2 * cone.cell) top = std::max(top, p.z[n]);
+    return global_max(sim.topology(), top);
+  };
+  const double at_start = summit();
+  run_until(sim, 2.0);
+  return summit() / at_start;
+}
+
+// Sand at rest stays at rest, in three dimensions: a cone 3 degrees below phi = 30 keeps 99%
+// of its summit for 2 s (the requirement), and one 5 degrees above phi fails, its summit lower
+// by more than a cell (10%). The cone's circular steps are a staircase whose risers the
+// surface's 3x3x3 reading takes for 45-degree slopes; the rest rule takes the flatter of that
+// and a reading over 5 cells (src/sand/surface_rest.hpp). Measured when this was written: 0.9995
+// and 0.9930 below (1 and 2 ranks: the summit's grains settle by 0.35 mm on 2), 0.800 above;
+// with the 3x3x3 reading alone the cone 3 degrees below phi lost a cell of its summit (0.90),
+// and the grains above 0.6 of its height shrank by 18% over the 2 s.
+TEST(RestingCone, KeepsItsSummitBelowPhiFailsAbove) {
+  const double below = resting_cone_summit_kept(30.0, 27.0);
+  const double above = resting_cone_summit_kept(30.0, 35.0);
+  RecordProperty("summit_kept_27_deg", std::to_string(below));
+  RecordProperty("summit_kept_35_deg", std::to_string(above));
+  if (test::world_rank() == 0)
+    std::printf("cone summit kept after 2 s: 27 degrees %.4f, 35 degrees %.4f (phi 30)\n", below,
+                above);
+  EXPECT_GT(below, 0.99);
+  EXPECT_LT(above, 0.9);
+}
+
 // A slope below phi stands under APIC when the particles of rigid cells move with their
 // cluster's fitted motion (rigid_cell_velocity = "own_cell"). Read from the grid instead,
 // the faces beside open and flowing cells, which the second projection changes after the
@@ -610,10 +669,11 @@ TEST(ApicCone, StandsBelowTheFrictionAngle) {
   const double own = apic_cone_summit_kept(true), interpolated = apic_cone_summit_kept(false);
   RecordProperty("summit_kept_own_cell", std::to_string(own));
   RecordProperty("summit_kept_interpolated", std::to_string(interpolated));
-  // A Coulomb slope below phi keeps all of it. Measured: 0.945 with the cluster's motion on
-  // 1 and 2 ranks, 0.896 reading the own cell's faces after the second projection (as
-  // before), 0.39 and 0.41 interpolated (1 and 2 ranks). At 28 degrees the motion keeps
-  // 0.82 and interpolation 0.35, at 26 0.988 and 0.65, at 25 both 0.998.
+  // A Coulomb slope below phi keeps all of it. Measured: 0.993 with the cluster's motion
+  // and 0.573 interpolated on 1 and 2 ranks (0.945 and 0.39-0.41 before the surface's slope
+  // was read over 5 cells as well); when this test was written, 0.896 reading the own cell's
+  // faces after the second projection, and at 28 degrees the motion kept 0.82 and
+  // interpolation 0.35, at 26 0.988 and 0.65, at 25 both 0.998.
   EXPECT_GT(own, 0.92);
   EXPECT_LT(interpolated, 0.92);
 }

@@ -8,34 +8,45 @@ namespace dunesim {
 
 namespace {
 
-// The fill (0 in air, else 1) of the cell at `offset` from (i,j,k). A solid beside the cell
-// along a horizontal axis is a side wall, which the surface meets at a right angle (walls
-// are symmetry planes or slip): the cell reads its mirror image across that wall instead, so
-// a flat surface along a wall reads flat. Solids below (floors) are filled: they hold the
-// sand up.
+// The fill (0 in air, else 1) of the cell at `offset` from (i,j,k). A solid between the
+// cell and the offset along a horizontal axis is a side wall, which the surface meets at a
+// right angle (walls are symmetry planes or slip): the cell reads the mirror image across
+// itself instead, so a flat surface along a wall reads flat. Solids below (floors) are
+// filled: they hold the sand up.
 double fill_at(const Array3<uint8_t>& type, int i, int j, int k, Index3 offset, int vertical) {
   const Index3 centre{i, j, k};
   for (int a = 0; a < 3; ++a) {
     if (a == vertical || offset[a] == 0) continue;
-    Index3 beside = centre;
-    beside[a] += offset[a];
-    if (type(beside[0], beside[1], beside[2]) == kSolid) offset[a] = -offset[a];
+    const int side = offset[a] > 0 ? 1 : -1;
+    for (int step = 1; step <= side * offset[a]; ++step) {
+      Index3 beside = centre;
+      beside[a] += side * step;
+      if (type(beside[0], beside[1], beside[2]) == kSolid) {
+        offset[a] = -offset[a];
+        break;
+      }
+    }
   }
   return type(i + offset[0], j + offset[1], k + offset[2]) == kAir ? 0.0 : 1.0;
 }
 
-// The Sobel gradient of the fill around the cell: smoothing [1 2 1] across, central
-// difference along each axis. It points into the material.
-Vec3 fill_gradient(const Array3<uint8_t>& type, int i, int j, int k, int vertical) {
-  static constexpr int kWeight[3] = {1, 2, 1};
+// A smoothed gradient of the fill around the cell, `reach` cells each way: binomial smoothing
+// across each axis ([1 2 1], or [1 4 6 4 1] for reach 2) and the matching difference along
+// it ([-1 0 1], or [-1 -2 0 2 1]); reach 1 is the 3x3x3 Sobel operator. It points into the
+// material.
+Vec3 fill_gradient(const Array3<uint8_t>& type, int i, int j, int k, int vertical, int reach) {
+  static constexpr int kSmooth[2][5] = {{0, 1, 2, 1, 0}, {1, 4, 6, 4, 1}};
+  static constexpr int kDifference[2][5] = {{0, -1, 0, 1, 0}, {-1, -2, 0, 2, 1}};
+  const int* w = kSmooth[reach - 1];
+  const int* d = kDifference[reach - 1];
   Vec3 grad{0, 0, 0};
-  for (int dk = -1; dk <= 1; ++dk)
-    for (int dj = -1; dj <= 1; ++dj)
-      for (int di = -1; di <= 1; ++di) {
+  for (int dk = -reach; dk <= reach; ++dk)
+    for (int dj = -reach; dj <= reach; ++dj)
+      for (int di = -reach; di <= reach; ++di) {
         const double fill = fill_at(type, i, j, k, {di, dj, dk}, vertical);
-        grad[0] += di * kWeight[dj + 1] * kWeight[dk + 1] * fill;
-        grad[1] += dj * kWeight[di + 1] * kWeight[dk + 1] * fill;
-        grad[2] += dk * kWeight[di + 1] * kWeight[dj + 1] * fill;
+        grad[0] += d[di + 2] * w[dj + 2] * w[dk + 2] * fill;
+        grad[1] += d[dj + 2] * w[di + 2] * w[dk + 2] * fill;
+        grad[2] += d[dk + 2] * w[di + 2] * w[dj + 2] * fill;
       }
   return grad;
 }
@@ -59,15 +70,24 @@ bool stops_within_a_step(double speed, double mu, double cos_theta, const Surfac
   return speed < rest.gravity * rest.dt * (mu * cos_theta - sin_theta);
 }
 
-// The cosine of the surface's slope at the cell (1 flat, 0 a vertical face, below 0 an
-// overhang), or nothing where the fill around the cell has no gradient.
-std::optional<double> slope_cosine(const MacGrid& grid, int i, int j, int k,
-                                   const SurfaceRest& rest) {
-  const Vec3 into = fill_gradient(grid.cell_type, i, j, k, rest.vertical);
+// The cosine of the angle between the outward normal -into and the upward direction (1 flat,
+// 0 a vertical face, below 0 an overhang), or nothing where `into` vanishes.
+std::optional<double> upward_cosine(const Vec3& into, const SurfaceRest& rest) {
   const double norm = std::sqrt(into[0] * into[0] + into[1] * into[1] + into[2] * into[2]);
   if (norm == 0) return std::nullopt;
-  // The outward normal is -into / norm; the surface faces up when it points against gravity.
   return (into[0] * rest.down[0] + into[1] * rest.down[1] + into[2] * rest.down[2]) / norm;
+}
+
+// The cosine of the surface's slope at the cell: the flatter of its readings over 3 and 5
+// cells (see the header), or nothing where neither has a gradient.
+std::optional<double> slope_cosine(const MacGrid& grid, int i, int j, int k,
+                                   const SurfaceRest& rest) {
+  const std::optional<double> near =
+      upward_cosine(fill_gradient(grid.cell_type, i, j, k, rest.vertical, 1), rest);
+  const std::optional<double> wide =
+      upward_cosine(fill_gradient(grid.cell_type, i, j, k, rest.vertical, 2), rest);
+  if (!near || !wide) return near ? near : wide;
+  return std::max(*near, *wide);
 }
 
 // The surface's own slope, against the sand's friction.

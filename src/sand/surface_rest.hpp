@@ -13,10 +13,16 @@
 // planes stays rigid, like the cells under it: it is the same "stops within one step" test
 // that sigma_rigid makes, taken on a plane instead of on the staircase's riser.
 //  - The surface's own slope, with the sand's mu = tan(phi): theta is the angle between the
-//    surface's outward normal, from a 3x3x3 Sobel gradient of the filled cells (sand, water
-//    and floors 1, air 0; side walls mirror the cells beside them), and the upward
-//    direction. A staircase of single steps two or more cells wide reads 26.6 degrees, one
-//    of steps one cell wide 45.
+//    surface's outward normal and the upward direction, from a smoothed gradient of the
+//    filled cells (sand, water and floors 1, air 0; side walls mirror the cells beside
+//    them), the flatter of two readings. The 3x3x3 Sobel gradient reads a staircase of
+//    single steps two or more cells wide at 26.6 degrees but the top of a riser between
+//    narrower steps at up to 45, as a 27-degree cone's circular steps have (the staircase,
+//    not the surface); over 5x5x5 cells (binomial smoothing) those risers read the
+//    staircase's slope, but a summit plateau two or three cells wide reads its flanks. Both
+//    errors steepen, so the flatter reading is the surface's (a cone 3 degrees below phi
+//    keeps its summit; collapses end as with the Sobel gradient alone;
+//    docs/findings/culmann_wedges_yield.md, "Staircase slopes").
 //  - A floor under the cell, with the floor's Coulomb coefficient: the edge of a sheet one or
 //    two cells thick reads steeper than phi, yet rests on a rough floor as a block does.
 #pragma once
