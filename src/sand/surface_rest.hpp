@@ -18,10 +18,10 @@
 //    them), the flatter of two readings. The 3x3x3 Sobel gradient reads a staircase of
 //    single steps two or more cells wide at 26.6 degrees but the top of a riser between
 //    narrower steps at up to 45, as a 27-degree cone's circular steps have (the staircase,
-//    not the surface); over 5x5x5 cells (binomial smoothing) those risers read the
+//    not the surface); over 5x5x5 cells (binomial smoothing) those risers read nearer the
 //    staircase's slope, but a summit plateau two or three cells wide reads its flanks. Both
 //    errors steepen, so the flatter reading is the surface's (a cone 3 degrees below phi
-//    keeps its summit; collapses end as with the Sobel gradient alone;
+//    keeps its summit; the collapse study's runouts did not move;
 //    docs/findings/culmann_wedges_yield.md, "Staircase slopes").
 //  - A floor under the cell, with the floor's Coulomb coefficient: the edge of a sheet one or
 //    two cells thick reads steeper than phi, yet rests on a rough floor as a block does.
