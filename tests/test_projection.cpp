@@ -126,22 +126,25 @@ std::unique_ptr<Simulation> swirling_block(double cell_size) {
 
 }  // namespace
 
-// The bound for the default solver: refining the grid 2x may cost at most 30% more
-// CG iterations (multigrid's iteration count should not depend on the cell size).
-TEST(Projection, IterationsGrowLessThan30PercentUnderRefinement) {
-  int iterations[2];
-  const double sizes[2] = {0.02, 0.01};
-  for (int r = 0; r < 2; ++r) {
+// Multigrid's iteration count should not depend on the cell size: from 2 cm to 0.5 cm (16
+// times the unknowns) CG may take at most 20% more iterations, the bound the solver is held
+// to from 1e6 to 1e8 particles. Its walls are the test: a prolongation that reads the
+// correction as 0 in solid coarse cells took 13, 16 and 20 iterations here on 1 rank and
+// 12, 15 and 20 on 2 (+54%, +67%); leaving those cells out, 10, 10 and 11.
+TEST(Projection, IterationsHoldUnderRefinement) {
+  const double sizes[3] = {0.02, 0.01, 0.005};
+  int iterations[3];
+  for (int r = 0; r < 3; ++r) {
     auto sim = swirling_block(sizes[r]);
     PressureSolver solver(sim->topology(), sim->config().pressure);
     iterations[r] =
         project_pressure(sim->grid(), 0.005, sim->topology(), solver, sim->halo()).iterations;
+    RecordProperty("iterations_" + std::to_string(r), iterations[r]);
   }
   EXPECT_GT(iterations[0], 0);
-  EXPECT_LE(iterations[1], 1.3 * iterations[0])
-      << "iterations " << iterations[0] << " at 2 cm, " << iterations[1] << " at 1 cm";
-  RecordProperty("iterations_coarse", iterations[0]);
-  RecordProperty("iterations_fine", iterations[1]);
+  EXPECT_LE(iterations[2], 1.2 * iterations[0])
+      << "iterations " << iterations[0] << " at 2 cm, " << iterations[1] << " at 1 cm, "
+      << iterations[2] << " at 0.5 cm";
 }
 
 // CG needs a symmetric preconditioner: (M^-1 u) . v = u . (M^-1 v) for any u, v, to

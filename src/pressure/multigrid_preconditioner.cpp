@@ -333,6 +333,32 @@ inline void parents(int i, int& first, int& second) {
 
 }  // namespace
 
+// The trilinear weights of fine cell (i, j, k)'s 8 coarse cells, with solid ones left out and
+// the rest scaled to sum to 1: a wall is a Neumann boundary, and a correction read as 0
+// beyond it would pull the fine cells next to it toward 0 as if it were air.
+struct MultigridPreconditioner::ParentWeights {
+  double w[8];
+  int64_t offset[8];
+  ParentWeights(const Level& coarse, int i, int j, int k) {
+    int p[3][2];
+    parents(i, p[0][0], p[0][1]);
+    parents(j, p[1][0], p[1][1]);
+    parents(k, p[2][0], p[2][1]);
+    constexpr double base[2] = {0.75, 0.25};
+    double total = 0.0;
+    for (int c = 0, n = 0; c < 2; ++c)
+      for (int bq = 0; bq < 2; ++bq)
+        for (int a = 0; a < 2; ++a, ++n) {
+          offset[n] = coarse.x.offset(p[0][a], p[1][bq], p[2][c]);
+          const bool solid = coarse.type.data()[offset[n]] == kSolid;
+          w[n] = solid ? 0.0 : base[a] * base[bq] * base[c];
+          total += w[n];
+        }
+    if (total > 0.0)
+      for (double& v : w) v /= total;
+  }
+};
+
 // b_coarse = 1/2 P^T (b - A x): each fine fluid cell pushes its residual to its 8 coarse
 // cells with the prolongation's weights, and ghost contributions are summed into their
 // owners. The factor 1/2 is the coarse rows' scaling (twice the cell size; see coarsen()).
@@ -341,15 +367,9 @@ void MultigridPreconditioner::restrict_residual(const Level& fine, Level& coarse
   coarse.b.fill(0.0);
   fine.for_each_fluid_cell([&](int i, int j, int k) {
     const double value = 0.5 * residual_at(fine, fine.x.offset(i, j, k));
-    int p[3][2];
-    parents(i, p[0][0], p[0][1]);
-    parents(j, p[1][0], p[1][1]);
-    parents(k, p[2][0], p[2][1]);
-    constexpr double w[2] = {0.75, 0.25};
-    for (int c = 0; c < 2; ++c)
-      for (int bq = 0; bq < 2; ++bq)
-        for (int a = 0; a < 2; ++a)
-          coarse.b(p[0][a], p[1][bq], p[2][c]) += w[a] * w[bq] * w[c] * value;
+    ParentWeights pw(coarse, i, j, k);
+    for (int n = 0; n < 8; ++n)
+      if (pw.w[n] != 0.0) coarse.b.data()[pw.offset[n]] += pw.w[n] * value;
   });
   coarse.halo->sum<double>({&coarse.b});
 }
@@ -357,16 +377,9 @@ void MultigridPreconditioner::restrict_residual(const Level& fine, Level& coarse
 // x_fine += P x_coarse on fine fluid cells. Ghosts of x_coarse must be current.
 void MultigridPreconditioner::prolong_correction(const Level& coarse, Level& fine) {
   fine.for_each_fluid_cell([&](int i, int j, int k) {
-    int p[3][2];
-    parents(i, p[0][0], p[0][1]);
-    parents(j, p[1][0], p[1][1]);
-    parents(k, p[2][0], p[2][1]);
-    constexpr double w[2] = {0.75, 0.25};
+    ParentWeights pw(coarse, i, j, k);
     double sum = 0.0;
-    for (int c = 0; c < 2; ++c)
-      for (int bq = 0; bq < 2; ++bq)
-        for (int a = 0; a < 2; ++a)
-          sum += w[a] * w[bq] * w[c] * coarse.x(p[0][a], p[1][bq], p[2][c]);
+    for (int n = 0; n < 8; ++n) sum += pw.w[n] * coarse.x.data()[pw.offset[n]];
     fine.x(i, j, k) += sum;
   });
 }
