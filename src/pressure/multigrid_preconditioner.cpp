@@ -354,7 +354,7 @@ struct MultigridPreconditioner::ParentWeights {
           w[n] = solid ? 0.0 : base[a] * base[bq] * base[c];
           total += w[n];
         }
-    if (total > 0.0)
+    if (total > 0.0 && total != 1.0)  // 1 exactly where no parent is solid (dyadic weights)
       for (double& v : w) v /= total;
   }
 };
