@@ -142,8 +142,8 @@ def add_sizing_options(parser):
     sizing.add_argument("--latency", type=float, default=2.0, metavar="US",
                         help="network latency per message, microseconds; default 2")
     sizing.add_argument("--cg-iterations", type=float, default=10.0, metavar="N",
-                        help="CG iterations per pressure solve; default 10 (the 1e7 dune: "
-                             "9.5 to 9.8)")
+                        help="CG iterations per pressure solve; default 10 (the 8.4e6 dune: "
+                             "7.8)")
 
 
 def check_sizing_values(parser, args):
