@@ -11,7 +11,8 @@
 #   UUID in their headers;
 # - --material water: that grid alone, the same as the water grid of the files above;
 # - the zero crossing of each grid is that material's triangle surface (--material, --merge):
-#   phi interpolated at every vertex within 1e-4 voxel of 0 (the checker says why);
+#   phi interpolated at every vertex within 1e-4 voxel of 0 (the checker says why), and
+#   that surface encloses its own material's particles, not the other's;
 # - a .vdb path where a directory stands: exit status 3 on every rank, naming the path; and
 #   --vdb with --blobby refused (status 2).
 set -euo pipefail
@@ -52,6 +53,32 @@ fail=0
 "$checker" same "$spacing" water out1/"$stem".vdb water/"$stem".vdb || fail=1
 "$checker" zero out2/"$stem".vdb water water/"$stem".vtp || fail=1
 "$checker" zero out4/"$stem".vdb sand sand/"$stem".vtp || fail=1
+
+# --material keeps the other material out: each material's surface encloses at most its own
+# particles' volume (N (cell / 2)^3) and 5% (check_surface_meshes.py's bound), where water
+# and sand together would enclose 4 times the water's; and at least half of it (measured:
+# water 0.88, a layer two cells thin; sand 0.96).
+/usr/bin/python3 - "$frame" "$stem" "$cell" "$(dirname "${BASH_SOURCE[0]}")" <<'PY' || fail=1
+import sys
+import h5py
+import numpy as np
+frame, stem, cell, tests = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, tests)
+import check_surface_meshes as c
+from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkIOXML import vtkXMLPolyDataReader
+with h5py.File(frame) as f:
+    material = f["particles/material"][:]
+    names = [n.decode() if isinstance(n, bytes) else str(n)
+             for n in f["particles/material"].attrs["names"]]
+for index, name in enumerate(names):
+    mesh = c.read(vtkXMLPolyDataReader, f"{name}/{stem}.vtp")
+    points = vtk_to_numpy(mesh.GetPoints().GetData()).astype(np.float64)
+    ratio = c.enclosed_volume(points, c.triangles(mesh)) / (
+        np.count_nonzero(material == index) * (cell / 2) ** 3)
+    c.check(0.5 <= ratio <= 1.05, f"--material {name}: encloses {ratio:.3f} of its particles' volume")
+sys.exit(1 if c.failures else 0)
+PY
 
 # The files themselves: the same bytes but for the 36-character UUID OpenVDB writes into every
 # file's header (after the magic number, three version numbers and a flag: bytes 21-56).

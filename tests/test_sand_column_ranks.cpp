@@ -109,9 +109,13 @@ TEST(SandColumn, DepositMatchesOneRank) {
 namespace {
 
 // The same collapse under another rheology, on all ranks against one rank: the deposit may
-// differ no more than seeds 1 and 2 differ on one rank (the physics bound above; these
-// models' flows were not shown free of chaos, so the determinism bound is not asked), and no
-// particle may be lost.
+// differ no more than seeds 1 and 2 differ on one rank (the physics bound above), no
+// particle may be lost, and, as for the default model, at most two particles may end in
+// another ring: these collapses do not amplify round-off either (measured on 2 and 4 ranks:
+// no particle in another ring for mu(I), elastic- and rigid-plastic sand). The seed spread
+// alone let a missing stress halo through: elastic-plastic sand without the halo fills of
+// its stress at the step's start and after the trial step moved 0.0016 of the particles
+// (spread 0.0252).
 void expect_deposit_within_seed_spread(SandRheology::Kind rheology) {
   const std::vector<std::vector<double>> one_rank = one_rank_profiles({1, 2}, rheology);
   const double seed_spread = largest_difference(one_rank[0], one_rank[1]);
@@ -123,6 +127,8 @@ void expect_deposit_within_seed_spread(SandRheology::Kind rheology) {
   EXPECT_LT(one_rank[0][4], 0.99);  // it collapsed
   EXPECT_EQ(distributed[kRings], one_rank[0][kRings]);
   EXPECT_LE(rank_difference, std::max(seed_spread, 2 / one_rank[0][kRings]));
+  EXPECT_LE(rank_difference, 2 / one_rank[0][kRings])
+      << "more than two particles ended in another ring";
 }
 
 }  // namespace
