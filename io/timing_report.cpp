@@ -104,7 +104,7 @@ Json peak_rises(const RunTimings& local, const int64_t* counters, const int64_t*
 
 std::string render(const RunTimings& local, int ranks, double wall_seconds,
                    const std::vector<int64_t>& counters, const std::vector<double>& seconds,
-                   const std::vector<int64_t>& stage_rises) {
+                   const std::vector<int64_t>& stage_rises, const std::vector<double>& bytes) {
   const size_t stages = local.stage_seconds.size();
   std::vector<StageSummary> summaries(stages);
   double sum_of_means = 0;
@@ -142,11 +142,17 @@ std::string render(const RunTimings& local, int ranks, double wall_seconds,
   for (size_t s = 0; s < stages; ++s) {
     const StageSummary& summary = summaries[s];
     const double share = sum_of_means > 0 ? summary.mean / sum_of_means : 0.0;
-    stage_table.push_back({{"name", local.stage_seconds[s].first},
-                           {"max", summary.max},
-                           {"mean", summary.mean},
-                           {"min", summary.min},
-                           {"share_of_step", share}});
+    Json row = {{"name", local.stage_seconds[s].first},
+                {"max", summary.max},
+                {"mean", summary.mean},
+                {"min", summary.min},
+                {"share_of_step", share}};
+    // All ranks' compulsory traffic, and over the slowest rank's seconds the node's bandwidth.
+    if (bytes[s] > 0) {
+      row["bytes"] = bytes[s];
+      if (summary.max > 0) row["gb_per_s"] = bytes[s] / summary.max / 1e9;
+    }
+    stage_table.push_back(std::move(row));
   }
 
   Json per_rank = Json::array();
@@ -242,6 +248,9 @@ void write_timing_report(MPI_Comm comm, const std::string& path, const RunTiming
              comm);
   MPI_Gather(my_rises.data(), int(stages), MPI_INT64_T, stage_rises.data(), int(stages),
              MPI_INT64_T, 0, comm);
+  std::vector<double> my_bytes = local.stage_bytes, bytes(stages, 0.0);
+  my_bytes.resize(stages, 0.0);
+  MPI_Reduce(my_bytes.data(), bytes.data(), int(stages), MPI_DOUBLE, MPI_SUM, 0, comm);
   // The run lasted as long as its slowest rank.
   double wall_seconds = 0;
   MPI_Reduce(&local.wall_seconds, &wall_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
@@ -249,7 +258,7 @@ void write_timing_report(MPI_Comm comm, const std::string& path, const RunTiming
   std::string error;
   if (rank == 0) {
     try {
-      write_file(path, render(local, ranks, wall_seconds, counters, seconds, stage_rises));
+      write_file(path, render(local, ranks, wall_seconds, counters, seconds, stage_rises, bytes));
     } catch (const std::exception& e) { error = e.what(); }
   }
   // Every rank learns whether rank 0 managed, so all of them throw or none does.

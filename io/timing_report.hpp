@@ -19,6 +19,9 @@ struct RunTimings {
   double wall_seconds = 0;    // s, whole run loop
   // Seconds spent in each stage on this rank, in the order the step runs them.
   std::vector<std::pair<std::string, double>> stage_seconds;
+  // Each stage's compulsory memory traffic on this rank, bytes (src/driver/stage_traffic.hpp):
+  // the report gives their sum and, over the slowest rank's seconds, GB/s.
+  std::vector<double> stage_bytes;
   std::vector<int> pressure_iterations;  // one entry per step
   int64_t particles = 0;                 // on this rank at the end
   int64_t halo_bytes_sent = 0;

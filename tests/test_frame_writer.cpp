@@ -543,6 +543,7 @@ RunTimings sample_timings(int rank) {
   t.halo_bytes_sent = 1000 + rank;
   t.peak_rss_bytes = 1 << 20;
   t.stage_peak_rise = {0, 4096 * (rank + 1), 0};  // only pressure_solve raised the peak
+  t.stage_bytes = {1e9, 0, 0};                    // only advect reports its memory traffic
   t.peak_rise_outside_stages = 8192;
   return t;
 }
@@ -566,6 +567,12 @@ TEST(TimingReport, RankZeroWritesGatheredFigures) {
   EXPECT_NE(json.find("\"per_step\": [10, 20, 30, 40], \"mean\": 25, \"max\": 40"),
             std::string::npos)
       << json;
+  // advect's traffic summed over the ranks (1e9 bytes each) over its slowest rank's 0.5 ranks
+  // seconds: 2 GB/s; the stages that report none have neither figure.
+  EXPECT_NE(json.find(fmt::format("\"bytes\": {}, \"gb_per_s\": 2}}", 1e9 * ranks)),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(json.find("gb_per_s"), json.rfind("gb_per_s")) << json;
   EXPECT_NE(json.find("\"rank\": " + std::to_string(ranks - 1) + ","), std::string::npos);
   EXPECT_EQ(json.find("\"rank\": " + std::to_string(ranks) + ","), std::string::npos);
   // Each rank's own rises of its peak memory, naming only the stages that raised it.

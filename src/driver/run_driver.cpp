@@ -374,6 +374,7 @@ void write_report(MPI_Comm comm, const CaseConfig& config, Simulation& sim,
   timings.simulated_time = result.simulated_time - resumed.time;
   timings.wall_seconds = result.wall_seconds;
   timings.stage_seconds = sim.clock().totals();
+  timings.stage_bytes = sim.clock().bytes();
   timings.pressure_iterations = std::move(pressure_iterations);
   timings.sand_solve_rounds = std::move(sand_solve.rounds);
   timings.sand_solve_round_limit = sand_solve.round_limit;

@@ -7,6 +7,7 @@
 #include "decomposition/migration.hpp"
 #include "decomposition/redistribute.hpp"
 #include "decomposition/reductions.hpp"
+#include "src/driver/stage_traffic.hpp"
 #include "src/wet/absorption.hpp"
 #include "src/particles/advection.hpp"
 #include "src/wet/darcy_drag.hpp"
@@ -18,6 +19,7 @@
 #include "src/pressure/projection.hpp"
 #include "src/sand/rigid_clusters.hpp"
 #include "src/sand/sand_model.hpp"
+#include "src/sand/sand_plasticity.hpp"
 #include "src/particles/sand_window.hpp"
 #include "src/particles/seeding.hpp"
 #include "src/wet/seepage.hpp"
@@ -226,6 +228,7 @@ void Simulation::particles_to_grid() {
   }
   dunesim::particles_to_grid(particles_, config_.materials, *halo_, *topo_, grid_);
   if (grid_.has_surface_phi()) compute_surface_phi(particles_, *halo_, *topo_, grid_);
+  clock_.add_bytes(kParticlesToGrid, traffic::particles_to_grid(particles_, grid_));
 }
 
 void Simulation::save_grid_velocity() {
@@ -235,6 +238,7 @@ void Simulation::save_grid_velocity() {
     float* to = grid_.vel_saved[a].data();
     for (size_t n = 0; n < grid_.vel[a].size(); ++n) to[n] = float(from[n]);
   }
+  clock_.add_bytes(kSaveGridVelocity, traffic::save_grid_velocity(grid_));
 }
 
 void Simulation::add_body_forces(double dt) {
@@ -245,6 +249,7 @@ void Simulation::add_body_forces(double dt) {
     double* v = grid_.vel[a].data();
     for (size_t n = 0; n < grid_.vel[a].size(); ++n) v[n] += dv;
   }
+  clock_.add_bytes(kAddBodyForces, traffic::add_body_forces(grid_, config_.gravity.data()));
 }
 
 void Simulation::enforce_boundaries() {
@@ -255,6 +260,8 @@ void Simulation::enforce_boundaries() {
 void Simulation::project_pressure(double dt) {
   auto t = clock_.time(kProjectPressure);
   last_solve_ = dunesim::project_pressure(grid_, dt, *topo_, *pressure_solver_, *halo_);
+  clock_.add_bytes(kProjectPressure,
+                   traffic::project_pressure(grid_, traffic_counts(last_solve_.iterations)));
 }
 
 void Simulation::sand_plasticity(double dt) {
@@ -270,6 +277,11 @@ void Simulation::sand_plasticity(double dt) {
   sand_stats_.rigid_cells = int64_t(counts[1]);
   sand_stats_.yielding_cells = int64_t(counts[2]);
   sand_stats_.solve = r.solve;
+  TrafficCounts c;
+  c.sand_cells = r.cells.sand_cells;
+  c.yielding_cells = r.cells.yielding_cells;
+  c.friction_substeps = friction_substeps(*sand_material_);
+  clock_.add_bytes(kSandPlasticity, traffic::sand_plasticity(c));
 }
 
 void Simulation::project_rigid_clusters(double dt) {
@@ -280,28 +292,34 @@ void Simulation::project_rigid_clusters(double dt) {
   sand_stats_.clusters = s.clusters;
   sand_stats_.largest_cluster_cells = s.largest_cluster_cells;
   rigid_motions_ = std::move(s.motions);
+  clock_.add_bytes(kRigidClusters, traffic::rigid_clusters(grid_));
 }
 
 void Simulation::reproject_pressure(double dt) {
   auto t = clock_.time(kReprojectPressure);
-  dunesim::reproject_pressure(grid_, dt, *topo_, *pressure_solver_, *halo_,
-                              grid_.pressure_correction);
+  const PressureSolveStats s = dunesim::reproject_pressure(grid_, dt, *topo_, *pressure_solver_,
+                                                           *halo_, grid_.pressure_correction);
+  clock_.add_bytes(kReprojectPressure,
+                   traffic::project_pressure(grid_, traffic_counts(s.iterations)));
 }
 
 void Simulation::extrapolate_velocity() {
   auto t = clock_.time(kExtrapolateVelocity);
   dunesim::extrapolate_velocity(grid_, *halo_, topo_->ghost());
   enforce_solid_velocity(solid_faces_, grid_);
+  clock_.add_bytes(kExtrapolateVelocity, traffic::extrapolate_velocity(grid_));
 }
 
 void Simulation::grid_to_particles() {
   auto t = clock_.time(kGridToParticles);
   dunesim::grid_to_particles(grid_, config_.materials, particles_, &rigid_motions_);
+  clock_.add_bytes(kGridToParticles, traffic::grid_to_particles(particles_, grid_));
 }
 
 void Simulation::advect_particles(double dt) {
   auto t = clock_.time(kAdvectParticles);
   dunesim::advect_particles(grid_, dt, *push_out_, particles_);
+  clock_.add_bytes(kAdvectParticles, traffic::advect_particles(particles_, grid_));
 }
 
 void Simulation::migrate_particles() {
@@ -309,6 +327,9 @@ void Simulation::migrate_particles() {
   MigrationStats s = dunesim::migrate_particles(*topo_, grid_.dx, particles_);
   migrated_sent_ += s.sent;
   migration_bytes_ += s.bytes_sent;
+  // The leavers packed and sent, and as many received and unpacked: twice what was sent.
+  clock_.add_bytes(kMigrateParticles,
+                   traffic::migrate_particles(particles_) + 2 * double(s.bytes_sent));
 }
 
 void Simulation::absorb_water() {
@@ -357,6 +378,14 @@ void Simulation::emit_particles(double step_start_time, double dt) {
 void Simulation::sort_particles() {
   auto t = clock_.time(kSortParticles);
   sort_particles_by_cell(topo_->owned_cells(topo_->rank()), grid_.dx, particles_);
+  clock_.add_bytes(kSortParticles, traffic::sort_particles(particles_));
+}
+
+TrafficCounts Simulation::traffic_counts(int iterations) const {
+  TrafficCounts c;
+  c.fluid_cells = double(last_solve_.unknowns) / topo_->size();  // an even share
+  c.iterations = iterations;
+  return c;
 }
 
 void Simulation::restore(Particles particles, double time, int64_t steps) {

@@ -9,6 +9,7 @@
 #include "decomposition/topology.hpp"
 #include "io/case_config.hpp"
 #include "io/timing_report.hpp"
+#include "src/driver/stage_traffic.hpp"
 #include "src/grid/boundaries.hpp"
 #include "src/particles/emission.hpp"
 #include "src/grid/mac_grid.hpp"
@@ -181,6 +182,8 @@ class Simulation {
   void apply_darcy_drag(double dt);
   void seep_water(double step_start_time, double dt);
   void sort_particles();
+  // This rank's share of the pressure unknowns and a solve's iterations, for stage_traffic.
+  TrafficCounts traffic_counts(int iterations) const;
   void balance_load();
   // (Re)allocates everything laid out by the topology: halo, pressure solver, grid block,
   // emitter.

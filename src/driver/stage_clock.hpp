@@ -30,6 +30,7 @@ class StageClock {
  public:
   explicit StageClock(std::vector<std::string> names)
       : seconds_(names.size(), 0.0),
+        bytes_(names.size(), 0.0),
         waited_(names.size(), 0.0),
         peak_rise_(names.size(), 0),
         peak_at_reset_(peak_rss_bytes()),
@@ -75,6 +76,10 @@ class StageClock {
     for (size_t s = 0; s < names_.size(); ++s) r.emplace_back(names_[s], seconds_[s]);
     return r;
   }
+  // Adds to a stage's compulsory memory traffic (src/driver/stage_traffic.hpp), bytes.
+  void add_bytes(int stage, double bytes) { bytes_[size_t(stage)] += bytes; }
+  // Each stage's compulsory traffic so far, bytes, in totals()' order.
+  const std::vector<double>& bytes() const { return bytes_; }
   // Seconds spent waiting for the other ranks before each stage (0 unless synchronised).
   const std::vector<double>& waited() const { return waited_; }
   // Bytes by which each stage raised the peak resident memory. The peak now is the one when
@@ -89,6 +94,7 @@ class StageClock {
   int64_t peak_rise_outside_stages() const { return outside_rise_; }
   void reset() {
     std::fill(seconds_.begin(), seconds_.end(), 0.0);
+    std::fill(bytes_.begin(), bytes_.end(), 0.0);
     std::fill(waited_.begin(), waited_.end(), 0.0);
     std::fill(peak_rise_.begin(), peak_rise_.end(), 0);
     outside_rise_ = 0;
@@ -108,6 +114,7 @@ class StageClock {
   }
   std::vector<std::string> names_;
   std::vector<double> seconds_;
+  std::vector<double> bytes_;
   std::vector<double> waited_;
   std::vector<int64_t> peak_rise_;
   int64_t peak_at_reset_ = 0;

@@ -37,6 +37,25 @@ int64_t current_rss_bytes() {
   return 0;
 }
 
+// The node's memory bandwidth as STREAM's triad measures it (a = b + s c over arrays far
+// larger than any cache, on every rank at once; the best of 5): all ranks' bytes (two 8-byte
+// reads and a write per element) over the slowest rank's seconds, GB/s.
+double stream_triad_gb_per_s(const Topology& topo) {
+  constexpr size_t kElements = size_t(1) << 25;  // 256 MiB an array
+  std::vector<double> a(kElements, 0.0), b(kElements, 1.0), c(kElements, 2.0);
+  double best = 1e300;
+  for (int repeat = 0; repeat < 5; ++repeat) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t n = 0; n < kElements; ++n) a[n] = b[n] + 3.0 * c[n];
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    best = std::min(best, global_max(topo, seconds));
+  }
+  if (a[kElements / 2] != 7.0) std::abort();  // the loop ran
+  return global_sum(topo, 3.0 * sizeof(double) * kElements) / best / 1e9;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,6 +77,11 @@ int main(int argc, char** argv) {
   app.add_flag(
       "--stage-barriers", stage_barriers,
       "wait for all ranks before each stage and report the waits apart (load imbalance)");
+  bool stream = false;
+  app.add_flag("--stream", stream,
+               "only measure the node's memory bandwidth (STREAM's triad on every rank), to set "
+               "the stages' GB/s against, and run no step (its arrays would count in the "
+               "memory figures)");
   CLI11_PARSE(app, argc, argv);
 
   MPI_Init(&argc, &argv);
@@ -70,6 +94,16 @@ int main(int argc, char** argv) {
       for (MaterialSpec& m : config.materials) m.kind = MaterialKind::Water;
     if (dry)
       for (MaterialSpec& m : config.materials) m.wet = WetSandSpec{};
+    if (stream) {
+      const Topology topo(MPI_COMM_WORLD, config.cells, 1);
+      const double bandwidth = stream_triad_gb_per_s(topo);
+      if (topo.rank() == 0)
+        std::printf("stream_triad %.1f GB/s (%d ranks; 24 bytes an element, no write-allocate)\n",
+                    bandwidth, topo.size());
+      PetscFinalize();
+      MPI_Finalize();
+      return 0;
+    }
     const int64_t rss_before = current_rss_bytes();
     Simulation sim(config, MPI_COMM_WORLD);
     const Topology& topo = sim.topology();
@@ -110,15 +144,24 @@ int main(int argc, char** argv) {
     }
     double wet_stages = 0;      // the stages only wet sand runs
     double imbalance_cost = 0;  // sum over stages of (slowest rank - mean): time lost waiting
+    const std::vector<double>& stage_bytes = sim.clock().bytes();
+    size_t stage = 0;
     for (const auto& [name, seconds] : sim.clock().totals()) {
       double worst = global_max(topo, seconds), mean = global_sum(topo, seconds) / topo.size();
       imbalance_cost += worst - mean;
       if (name == "darcy_drag" || name == "absorb_water" || name == "percolate_water" ||
           name == "seep_water")
         wet_stages += worst;
-      if (root)
-        std::printf("stage %-22s %.4f s/step max, %.4f mean, %4.1f%% of the step\n", name.c_str(),
+      // All ranks' compulsory traffic over the slowest rank's seconds: the node's bandwidth.
+      const double bytes = global_sum(topo, stage_bytes[stage++]);
+      if (root) {
+        std::printf("stage %-22s %.4f s/step max, %.4f mean, %4.1f%% of the step", name.c_str(),
                     worst / steps, mean / steps, 100.0 * worst / wall);
+        if (bytes > 0 && worst > 0)
+          std::printf(", %6.1f bytes/particle, %5.1f GB/s", bytes / (double(particles) * steps),
+                      bytes / worst / 1e9);
+        std::printf("\n");
+      }
     }
     if (stage_barriers && root)
       std::printf(

@@ -11,7 +11,8 @@
 #      Catalyst running postproc/catalyst/extract_reduced.py after steps 10 and 20 on every
 #      100th particle ([catalyst] particle_stride = 100; the script keeps a tenth of those);
 #   3. a restart from that checkpoint for 5 steps on RANKS ranks, and on 1 rank.
-# Prints particle-steps per second, seconds per step of every stage (slowest rank), the peak
+# Prints particle-steps per second, seconds per step of every stage (slowest rank) and the
+# bandwidth its compulsory memory traffic achieved (src/driver/stage_traffic.hpp), the peak
 # resident memory of all ranks together per particle (each rank's peak from /usr/bin/time,
 # summed: everything, MPI and PETSc included), and the frame's and the checkpoint's write
 # speed (file size over the write_frame and write_checkpoint stages) next to dd's, and
@@ -74,9 +75,11 @@ print(f"{label}: {t['ranks']} ranks, {steps} steps, {particles} particles")
 print(f"  particle_steps_per_second {t['particle_steps_per_second']:.4g}")
 print(f"  peak_rss_all_ranks {peak / 1e9:.2f} GB = {peak / particles:.1f} bytes per particle")
 stage = {s["name"]: s["max"] for s in t["stages"]}
+bandwidth = {s["name"]: s["gb_per_s"] for s in t["stages"] if "gb_per_s" in s}
 for name, seconds in stage.items():
     if seconds > 0:
-        print(f"  stage {name:22s} {seconds / max(steps, 1):9.4f} s/step (slowest rank)")
+        gb = f", {bandwidth[name]:5.1f} GB/s" if name in bandwidth else ""
+        print(f"  stage {name:22s} {seconds / max(steps, 1):9.4f} s/step (slowest rank){gb}")
 def speed(kind, files, seconds):
     files = [f for f in glob.glob(files) if os.path.isfile(f)]
     if not files or seconds <= 0:
