@@ -201,9 +201,13 @@ void Simulation::step(double dt) {
   }
   pressure_solver_->release_system();
   extrapolate_velocity();
-  grid_to_particles();
-  if (has_pore_water()) apply_darcy_drag(dt);
-  advect_particles(dt);
+  if (has_pore_water()) {
+    grid_to_particles();
+    apply_darcy_drag(dt);
+    advect_particles(dt);
+  } else {
+    grid_to_particles_and_advect(dt);
+  }
   migrate_particles();
   if (has_pore_water()) {
     absorb_water();
@@ -314,6 +318,14 @@ void Simulation::grid_to_particles() {
   auto t = clock_.time(kGridToParticles);
   dunesim::grid_to_particles(grid_, config_.materials, particles_, &rigid_motions_);
   clock_.add_bytes(kGridToParticles, traffic::grid_to_particles(particles_, grid_));
+}
+
+void Simulation::grid_to_particles_and_advect(double dt) {
+  auto t = clock_.time(kGridToParticlesAndAdvect);
+  dunesim::grid_to_particles_and_advect(grid_, config_.materials, particles_, &rigid_motions_, dt,
+                                        *push_out_);
+  clock_.add_bytes(kGridToParticlesAndAdvect,
+                   traffic::grid_to_particles_and_advect(particles_, grid_));
 }
 
 void Simulation::advect_particles(double dt) {

@@ -35,6 +35,7 @@ enum Stage : int {
   kReprojectPressure,
   kExtrapolateVelocity,
   kGridToParticles,
+  kGridToParticlesAndAdvect,  // the two in one pass, where no Darcy drag comes between
   kDarcyDrag,
   kAdvectParticles,
   kMigrateParticles,
@@ -65,6 +66,7 @@ inline constexpr StageName kStageNames[] = {
     {kReprojectPressure, "reproject_pressure"},
     {kExtrapolateVelocity, "extrapolate_velocity"},
     {kGridToParticles, "grid_to_particles"},
+    {kGridToParticlesAndAdvect, "grid_to_particles_and_advect"},
     {kDarcyDrag, "darcy_drag"},
     {kAdvectParticles, "advect_particles"},
     {kMigrateParticles, "migrate_particles"},
@@ -136,6 +138,10 @@ class Simulation {
     SandSolveReport solve;  // a model that solves for its stress: the last step's solve
   };
   const SandStats& last_sand_stats() const { return sand_stats_; }
+  // This step's fitted motion of each rigid cluster, and the push out of solids (for G2P and
+  // advection called on their own, as the tests do).
+  const RigidMotions& rigid_motions() const { return rigid_motions_; }
+  const SolidPushOut& push_out() const { return *push_out_; }
   StageClock& clock() { return clock_; }
   int64_t migrated_particles_sent() const { return migrated_sent_; }
   int64_t rebalances() const { return rebalances_; }
@@ -174,6 +180,7 @@ class Simulation {
   void reproject_pressure(double dt);
   void extrapolate_velocity();
   void grid_to_particles();
+  void grid_to_particles_and_advect(double dt);
   void advect_particles(double dt);
   void migrate_particles();
   void absorb_water();

@@ -89,6 +89,11 @@ double advect_particles(const Particles& p, const MacGrid& g) {
   return double(p.size()) * 2 * kPosition + faces(g) * sizeof(double);
 }
 
+double grid_to_particles_and_advect(const Particles& p, const MacGrid& g) {
+  return grid_to_particles(p, g) + advect_particles(p, g) - double(p.size()) * kPosition -
+         faces(g) * sizeof(double);
+}
+
 double migrate_particles(const Particles& p) { return double(p.size()) * kPosition; }
 
 double sort_particles(const Particles& p) {

@@ -45,6 +45,8 @@ double extrapolate_velocity(const MacGrid& g);
 double grid_to_particles(const Particles& p, const MacGrid& g);
 // Per particle: the position read and written; the grid's velocities read.
 double advect_particles(const Particles& p, const MacGrid& g);
+// The two above in one pass: the positions and the face velocities read once.
+double grid_to_particles_and_advect(const Particles& p, const MacGrid& g);
 // Per particle: the position read to find leavers (the packed leavers come on top).
 double migrate_particles(const Particles& p);
 // Every attribute read and written in the new order, and the permutation.

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "src/grid/interpolation.hpp"
+#include "src/particles/advection.hpp"
 
 namespace dunesim {
 
@@ -54,13 +55,16 @@ void spread_component(const Stencil& s, double va, const double* c, double* v, f
 
 // G2P of one APIC particle: its velocity becomes the grid's (PIC) and its affine velocity
 // the gradient of the trilinear interpolant, sum_i u_i grad(w_i) (for trilinear weights
-// the same as Jiang et al.'s B D^-1, whose D is diagonal).
-void take_grid_velocity_affine(const MacGrid& g, const GridPoint& pt, size_t n, Particles& p) {
+// the same as Jiang et al.'s B D^-1, whose D is diagonal). `grid` gets the grid's velocity
+// at the particle in double.
+void take_grid_velocity_affine(const MacGrid& g, const GridPoint& pt, size_t n, Particles& p,
+                               std::array<double, 3>& grid) {
   float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
   const double inv_dx = 1.0 / g.dx;
   for (int a = 0; a < 3; ++a) {
     const Stencil s = make_stencil(g.vel[a], a, pt);
-    vel_of[a][n] = float(interpolate(g.vel[a], s));
+    grid[a] = interpolate(g.vel[a], s);
+    vel_of[a][n] = float(grid[a]);
     double grad[3];
     interpolate_gradient(g.vel[a], s, grad);
     for (int d = 0; d < 3; ++d) p.affine[3 * a + d][n] = float(grad[d] * inv_dx);
@@ -86,14 +90,15 @@ float flip_blend(float vp, double v_new, double v_old, double flip) {
   return float(flip * (double(vp) + v_new - v_old) + (1.0 - flip) * v_new);
 }
 
-// G2P of one PIC/FLIP particle.
+// G2P of one PIC/FLIP particle; `grid` gets the grid's velocity at it.
 void blend_grid_velocity(const MacGrid& g, const GridPoint& pt, double flip, size_t n,
-                         Particles& p) {
+                         Particles& p, std::array<double, 3>& grid) {
   float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
   for (int a = 0; a < 3; ++a) {
     const Stencil s = make_stencil(g.vel[a], a, pt);
     float& vp = vel_of[a][n];
-    vp = flip_blend(vp, interpolate(g.vel[a], s), interpolate(g.vel_saved[a], s), flip);
+    grid[a] = interpolate(g.vel[a], s);
+    vp = flip_blend(vp, grid[a], interpolate(g.vel_saved[a], s), flip);
   }
 }
 
@@ -276,10 +281,17 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
   if (track_sand) halo.fill<uint8_t>({&g.sand});
 }
 
-void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials, Particles& p,
-                       const RigidMotions* rigid_motions) {
+namespace {
+
+// G2P of every particle, then after(n, grid) for it: `grid` points to the grid's velocity at
+// the particle where G2P interpolated it (nullptr where it took a rigid motion or its own
+// cell's faces instead).
+template <class After>
+void grid_to_each_particle(const MacGrid& g, const std::vector<MaterialSpec>& materials,
+                           Particles& p, const RigidMotions* rigid_motions, After&& after) {
   const double inv_dx = 1.0 / g.dx;
   ClusterMotionLookup cluster_motion(g.rigid_clusters, rigid_motions);
+  std::array<double, 3> grid;
   for (size_t n = 0; n < p.size(); ++n) {
     const MaterialSpec& material = materials[p.material[n]];
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
@@ -290,15 +302,34 @@ void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materi
         take_rigid_motion(*motion, p.carries_affine && material.transfer != Transfer::Flip, n, p);
       else
         take_own_cell_velocity(g, pt, material, n, p);
+      after(n, nullptr);
       continue;
     }
     if (material.transfer == Transfer::Flip) {
-      blend_grid_velocity(g, pt, material.flip_ratio, n, p);
-      continue;
+      blend_grid_velocity(g, pt, material.flip_ratio, n, p, grid);
+    } else {
+      take_grid_velocity_affine(g, pt, n, p, grid);
+      if (material.transfer == Transfer::Rpic) keep_rotation_only(n, p);
     }
-    take_grid_velocity_affine(g, pt, n, p);
-    if (material.transfer == Transfer::Rpic) keep_rotation_only(n, p);
+    after(n, &grid);
   }
+}
+
+}  // namespace
+
+void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials, Particles& p,
+                       const RigidMotions* rigid_motions) {
+  grid_to_each_particle(g, materials, p, rigid_motions,
+                        [](size_t, const std::array<double, 3>*) {});
+}
+
+void grid_to_particles_and_advect(const MacGrid& g, const std::vector<MaterialSpec>& materials,
+                                  Particles& p, const RigidMotions* rigid_motions, double dt,
+                                  const SolidPushOut& push_out) {
+  grid_to_each_particle(g, materials, p, rigid_motions,
+                        [&](size_t n, const std::array<double, 3>* grid) {
+                          advect_particle(g, dt, push_out, n, grid, p);
+                        });
 }
 
 }  // namespace dunesim

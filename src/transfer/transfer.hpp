@@ -4,6 +4,7 @@
 
 #include "decomposition/halo.hpp"
 #include "io/case_config.hpp"
+#include "src/grid/boundaries.hpp"
 #include "src/grid/mac_grid.hpp"
 #include "src/sand/rigid_clusters.hpp"
 #include "decomposition/particles.hpp"
@@ -30,5 +31,15 @@ void particles_to_grid(const Particles& particles, const std::vector<MaterialSpe
 // (docs/findings/rigid_cells_move_with_their_cluster.md).
 void grid_to_particles(const MacGrid& grid, const std::vector<MaterialSpec>& materials,
                        Particles& particles, const RigidMotions* rigid_motions = nullptr);
+
+// grid_to_particles, then advect_particles (src/particles/advection.hpp) over dt, particle
+// by particle in one pass: the same particles to the last bit, but advection's first
+// midpoint stage takes the grid velocity G2P has just interpolated at the particle instead
+// of interpolating it again (it was half of advection's gathers;
+// docs/findings/stage_bandwidth.md). Only where nothing changes the particles' velocities
+// between the two (Darcy's drag does).
+void grid_to_particles_and_advect(const MacGrid& grid, const std::vector<MaterialSpec>& materials,
+                                  Particles& particles, const RigidMotions* rigid_motions,
+                                  double dt, const SolidPushOut& push_out);
 
 }  // namespace dunesim

@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
       // All ranks' compulsory traffic over the slowest rank's seconds: the node's bandwidth.
       const double bytes = global_sum(topo, stage_bytes[stage++]);
       if (root) {
-        std::printf("stage %-22s %.4f s/step max, %.4f mean, %4.1f%% of the step", name.c_str(),
+        std::printf("stage %-28s %.4f s/step max, %.4f mean, %4.1f%% of the step", name.c_str(),
                     worst / steps, mean / steps, 100.0 * worst / wall);
         if (bytes > 0 && worst > 0)
           std::printf(", %6.1f bytes/particle, %5.1f GB/s", bytes / (double(particles) * steps),

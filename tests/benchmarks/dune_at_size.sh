@@ -79,7 +79,7 @@ bandwidth = {s["name"]: s["gb_per_s"] for s in t["stages"] if "gb_per_s" in s}
 for name, seconds in stage.items():
     if seconds > 0:
         gb = f", {bandwidth[name]:5.1f} GB/s" if name in bandwidth else ""
-        print(f"  stage {name:22s} {seconds / max(steps, 1):9.4f} s/step (slowest rank){gb}")
+        print(f"  stage {name:28s} {seconds / max(steps, 1):9.4f} s/step (slowest rank){gb}")
 def speed(kind, files, seconds):
     files = [f for f in glob.glob(files) if os.path.isfile(f)]
     if not files or seconds <= 0:
