@@ -54,11 +54,14 @@ echo "\$ dd if=/dev/zero of=$work/dd.bin bs=1M count=2048 conv=fdatasync"
 dd if=/dev/zero of="$work/dd.bin" bs=1M count=2048 conv=fdatasync 2>&1 | tail -1
 rm -f "$work/dd.bin"
 
-# Runs dunesim under /usr/bin/time on every rank; the log keeps each rank's peak RSS line.
+# Runs dunesim under /usr/bin/time on every rank; each rank's peak RSS goes to LOG.rss.RANK
+# (into the shared log, two ranks' lines could interleave and one be lost).
 timed_run() {
   local n=$1 log=$2
   shift 2
-  mpiexec -n "$n" --oversubscribe /usr/bin/time -f "peak_rss_kib %M" \
+  rm -f "$log".rss.*
+  mpiexec -n "$n" --oversubscribe bash -c \
+    '/usr/bin/time -f "peak_rss_kib %M" -o "$0.rss.$OMPI_COMM_WORLD_RANK" "${@}"' "$log" \
     "$build/dunesim" run "$case_file" --quiet "$@" > "$log" 2>&1 || { cat "$log" >&2; exit 1; }
 }
 
@@ -70,7 +73,11 @@ label, timing, log, frames, checkpoints = sys.argv[1:6]
 t = json.load(open(timing))
 steps = t["steps"]  # this run's own
 particles = sum(r["particles"] for r in t["per_rank"])
-peak = sum(int(k) * 1024 for k in re.findall(r"peak_rss_kib (\d+)", open(log).read()))
+rss_files = glob.glob(log + ".rss.*")
+if len(rss_files) != t["ranks"]:
+    sys.exit(f"{log}: {len(rss_files)} ranks' peak memory files, expected {t['ranks']}")
+peak = sum(int(k) * 1024 for f in rss_files
+           for k in re.findall(r"peak_rss_kib (\d+)", open(f).read()))
 print(f"{label}: {t['ranks']} ranks, {steps} steps, {particles} particles")
 print(f"  particle_steps_per_second {t['particle_steps_per_second']:.4g}")
 print(f"  peak_rss_all_ranks {peak / 1e9:.2f} GB = {peak / particles:.1f} bytes per particle")
