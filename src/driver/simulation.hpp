@@ -35,7 +35,7 @@ enum Stage : int {
   kReprojectPressure,
   kExtrapolateVelocity,
   kGridToParticles,
-  kGridToParticlesAndAdvect,  // the two in one pass, where no Darcy drag comes between
+  kGridToParticlesAndAdvect,  // the two together, where no Darcy drag comes between
   kDarcyDrag,
   kAdvectParticles,
   kMigrateParticles,

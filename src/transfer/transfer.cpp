@@ -1,5 +1,6 @@
 #include "src/transfer/transfer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -283,16 +284,17 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
 
 namespace {
 
-// G2P of every particle, then after(n, grid) for it: `grid` points to the grid's velocity at
-// the particle where G2P interpolated it (nullptr where it took a rigid motion or its own
-// cell's faces instead).
+// G2P of particles first to last - 1, then after(n, grid) for each: `grid` points to the
+// grid's velocity at the particle where G2P interpolated it (nullptr where it took a rigid
+// motion or its own cell's faces instead).
 template <class After>
 void grid_to_each_particle(const MacGrid& g, const std::vector<MaterialSpec>& materials,
-                           Particles& p, const RigidMotions* rigid_motions, After&& after) {
+                           Particles& p, const RigidMotions* rigid_motions, size_t first,
+                           size_t last, After&& after) {
   const double inv_dx = 1.0 / g.dx;
   ClusterMotionLookup cluster_motion(g.rigid_clusters, rigid_motions);
   std::array<double, 3> grid;
-  for (size_t n = 0; n < p.size(); ++n) {
+  for (size_t n = first; n < last; ++n) {
     const MaterialSpec& material = materials[p.material[n]];
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
     if (material.rheology.rigid_cells_own_velocity && material.kind == MaterialKind::Sand &&
@@ -319,17 +321,31 @@ void grid_to_each_particle(const MacGrid& g, const std::vector<MaterialSpec>& ma
 
 void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials, Particles& p,
                        const RigidMotions* rigid_motions) {
-  grid_to_each_particle(g, materials, p, rigid_motions,
+  grid_to_each_particle(g, materials, p, rigid_motions, 0, p.size(),
                         [](size_t, const std::array<double, 3>*) {});
 }
 
 void grid_to_particles_and_advect(const MacGrid& g, const std::vector<MaterialSpec>& materials,
                                   Particles& p, const RigidMotions* rigid_motions, double dt,
                                   const SolidPushOut& push_out) {
-  grid_to_each_particle(g, materials, p, rigid_motions,
-                        [&](size_t n, const std::array<double, 3>* grid) {
-                          advect_particle(g, dt, push_out, n, grid, p);
-                        });
+  // A block of particles at a time, G2P and then advection, rather than both per particle:
+  // one loop over G2P's and advection's arrays together (the affine velocity's nine among
+  // them) ran 10% slower on the dune than the two passes, while the block's interpolated
+  // velocities stay in the first-level cache.
+  constexpr size_t kBlock = 256;
+  std::array<std::array<double, 3>, kBlock> grid;
+  std::array<bool, kBlock> interpolated;
+  for (size_t first = 0; first < p.size(); first += kBlock) {
+    const size_t last = std::min(p.size(), first + kBlock);
+    grid_to_each_particle(g, materials, p, rigid_motions, first, last,
+                          [&](size_t n, const std::array<double, 3>* at_particle) {
+                            interpolated[n - first] = at_particle != nullptr;
+                            if (at_particle) grid[n - first] = *at_particle;
+                          });
+    for (size_t n = first; n < last; ++n)
+      advect_particle(g, dt, push_out, n, interpolated[n - first] ? &grid[n - first] : nullptr,
+                      p);
+  }
 }
 
 }  // namespace dunesim

@@ -32,8 +32,8 @@ void particles_to_grid(const Particles& particles, const std::vector<MaterialSpe
 void grid_to_particles(const MacGrid& grid, const std::vector<MaterialSpec>& materials,
                        Particles& particles, const RigidMotions* rigid_motions = nullptr);
 
-// grid_to_particles, then advect_particles (src/particles/advection.hpp) over dt, particle
-// by particle in one pass: the same particles to the last bit, but advection's first
+// grid_to_particles, then advect_particles (src/particles/advection.hpp) over dt, a block of
+// particles at a time: the same particles to the last bit, but advection's first
 // midpoint stage takes the grid velocity G2P has just interpolated at the particle instead
 // of interpolating it again (it was half of advection's gathers;
 // docs/findings/stage_bandwidth.md). Only where nothing changes the particles' velocities
