@@ -19,7 +19,6 @@
 #include "src/pressure/projection.hpp"
 #include "src/sand/rigid_clusters.hpp"
 #include "src/sand/sand_model.hpp"
-#include "src/sand/sand_plasticity.hpp"
 #include "src/particles/sand_window.hpp"
 #include "src/particles/seeding.hpp"
 #include "src/wet/seepage.hpp"
@@ -265,7 +264,7 @@ void Simulation::project_pressure(double dt) {
   auto t = clock_.time(kProjectPressure);
   last_solve_ = dunesim::project_pressure(grid_, dt, *topo_, *pressure_solver_, *halo_);
   clock_.add_bytes(kProjectPressure,
-                   traffic::project_pressure(grid_, traffic_counts(last_solve_.iterations)));
+                   traffic::project_pressure(grid_, fluid_cells_share(), last_solve_.iterations));
 }
 
 void Simulation::sand_plasticity(double dt) {
@@ -281,11 +280,9 @@ void Simulation::sand_plasticity(double dt) {
   sand_stats_.rigid_cells = int64_t(counts[1]);
   sand_stats_.yielding_cells = int64_t(counts[2]);
   sand_stats_.solve = r.solve;
-  TrafficCounts c;
-  c.sand_cells = r.cells.sand_cells;
-  c.yielding_cells = r.cells.yielding_cells;
-  c.friction_substeps = friction_substeps(*sand_material_);
-  clock_.add_bytes(kSandPlasticity, traffic::sand_plasticity(c));
+  clock_.add_bytes(kSandPlasticity,
+                   traffic::sand_plasticity(r.cells.sand_cells, r.cells.yielding_cells,
+                                            r.yielding_passes));
 }
 
 void Simulation::project_rigid_clusters(double dt) {
@@ -304,7 +301,7 @@ void Simulation::reproject_pressure(double dt) {
   const PressureSolveStats s = dunesim::reproject_pressure(grid_, dt, *topo_, *pressure_solver_,
                                                            *halo_, grid_.pressure_correction);
   clock_.add_bytes(kReprojectPressure,
-                   traffic::project_pressure(grid_, traffic_counts(s.iterations)));
+                   traffic::project_pressure(grid_, fluid_cells_share(), s.iterations));
 }
 
 void Simulation::extrapolate_velocity() {
@@ -393,11 +390,8 @@ void Simulation::sort_particles() {
   clock_.add_bytes(kSortParticles, traffic::sort_particles(particles_));
 }
 
-TrafficCounts Simulation::traffic_counts(int iterations) const {
-  TrafficCounts c;
-  c.fluid_cells = double(last_solve_.unknowns) / topo_->size();  // an even share
-  c.iterations = iterations;
-  return c;
+double Simulation::fluid_cells_share() const {
+  return double(last_solve_.unknowns) / topo_->size();
 }
 
 void Simulation::restore(Particles particles, double time, int64_t steps) {

@@ -9,7 +9,6 @@
 #include "decomposition/topology.hpp"
 #include "io/case_config.hpp"
 #include "io/timing_report.hpp"
-#include "src/driver/stage_traffic.hpp"
 #include "src/grid/boundaries.hpp"
 #include "src/particles/emission.hpp"
 #include "src/grid/mac_grid.hpp"
@@ -189,8 +188,8 @@ class Simulation {
   void apply_darcy_drag(double dt);
   void seep_water(double step_start_time, double dt);
   void sort_particles();
-  // This rank's share of the pressure unknowns and a solve's iterations, for stage_traffic.
-  TrafficCounts traffic_counts(int iterations) const;
+  // An even share of the last pressure solve's unknowns, for stage_traffic.
+  double fluid_cells_share() const;
   void balance_load();
   // (Re)allocates everything laid out by the topology: halo, pressure solver, grid block,
   // emitter.

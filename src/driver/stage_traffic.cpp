@@ -53,21 +53,20 @@ double add_body_forces(const MacGrid& g, const double gravity[3]) {
   return bytes;
 }
 
-double project_pressure(const MacGrid& g, const TrafficCounts& c) {
+double project_pressure(const MacGrid& g, double fluid_cells, int iterations) {
   // The divergence (faces read; type, density read and the right-hand side written per
   // cell) and the gradient's update (faces read and written, the pressure read).
   const double setup = faces(g) * 3 * sizeof(double) + cells(g) * (1 + 4 + 8 + 8);
   // The right-hand side and the guess loaded into PETSc and the solution stored (48), and the
   // first residual and preconditioner application, about one iteration.
-  return setup + c.fluid_cells * (48 + (c.iterations + 1) * kIteration);
+  return setup + fluid_cells * (48 + (iterations + 1) * kIteration);
 }
 
-double sand_plasticity(const TrafficCounts& c) {
+double sand_plasticity(int64_t sand_cells, int64_t yielding_cells, int passes) {
   // Classification: each sand cell's 6 face velocities read (48 with its neighbours' shares
   // counted once: 24), the stress written (6 floats) and its masks (2). Each substep: the
   // yielding cells' faces read and written (48) and their stress read (24).
-  return double(c.sand_cells) * (24 + 24 + 2) +
-         double(c.yielding_cells) * c.friction_substeps * (48 + 24);
+  return double(sand_cells) * (24 + 24 + 2) + double(yielding_cells) * passes * (48 + 24);
 }
 
 double rigid_clusters(const MacGrid& g) {

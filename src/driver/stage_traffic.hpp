@@ -4,7 +4,7 @@
 // bandwidth the stage achieved, to set against the machine's (a stage far below it is bound by
 // latency, arithmetic or communication, not by the bytes it must move). A lower bound by
 // construction: caches that miss, gathers that fetch a whole line for 8 bytes and repeated
-// sweeps of the same array all move more. tests/benchmarks/README.md says how to read it.
+// sweeps of the same array all move more. docs/findings/stage_bandwidth.md has the figures.
 #pragma once
 #include <cstdint>
 
@@ -12,16 +12,6 @@
 #include "src/grid/mac_grid.hpp"
 
 namespace dunesim {
-
-// What the stages below need beyond the particles and the grid: this rank's share of the
-// pressure solves' unknowns and their iterations, and the sand cells of the last step.
-struct TrafficCounts {
-  double fluid_cells = 0;  // this rank's share of the pressure unknowns
-  int iterations = 0;      // of the solve the stage ran
-  int64_t sand_cells = 0;  // this rank's
-  int64_t yielding_cells = 0;
-  int friction_substeps = 0;
-};
 
 namespace traffic {
 
@@ -31,11 +21,12 @@ double particles_to_grid(const Particles& p, const MacGrid& g);
 double save_grid_velocity(const MacGrid& g);
 // The face velocities of each axis with gravity along it, read and written.
 double add_body_forces(const MacGrid& g, const double gravity[3]);
-// The divergence and the gradient update over the block, and the Krylov iterations over the
-// fluid cells (vectors, the matrix-free stencil and the V-cycle's finest level; see .cpp).
-double project_pressure(const MacGrid& g, const TrafficCounts& c);
-// Sand cells classified, and the yielding cells' faces in every friction substep.
-double sand_plasticity(const TrafficCounts& c);
+// The divergence and the gradient update over the block, and `iterations` Krylov iterations
+// over this rank's `fluid_cells` (vectors, the matrix-free stencil and the V-cycle's finest
+// level; see .cpp).
+double project_pressure(const MacGrid& g, double fluid_cells, int iterations);
+// This rank's sand cells classified, and its yielding cells' faces in each of `passes`.
+double sand_plasticity(int64_t sand_cells, int64_t yielding_cells, int passes);
 // The rigid cells' labels and velocities over the sand window.
 double rigid_clusters(const MacGrid& g);
 // The face velocities read and written, with the cell types, over the block.

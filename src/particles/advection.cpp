@@ -1,10 +1,5 @@
 #include "src/particles/advection.hpp"
 
-#include <algorithm>
-#include <cmath>
-
-#include "src/grid/interpolation.hpp"
-
 namespace dunesim {
 
 void advect_particles(const MacGrid& g, double dt, const SolidPushOut& push_out, Particles& p) {

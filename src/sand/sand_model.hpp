@@ -50,6 +50,9 @@ struct SandSolveReport {
 struct SandStageReport {
   SandPlasticityStats cells;  // this rank's sand, rigid and yielding cells
   SandSolveReport solve;      // the same on every rank
+  // Passes the stage made over the yielding cells' faces (the frictional models' friction
+  // substeps; the others report 1), for the stage's memory traffic (stage_traffic.hpp).
+  int yielding_passes = 1;
 };
 
 class SandModel {

@@ -9,6 +9,7 @@ SandStageReport FrictionalSandModel::apply(const SandStage& stage, double dt) {
     strengths_.mix(stage.topo, stage.halo, stage.grid, stage.particles, stage.materials);
   report.cells = apply_sand_plasticity(stage.topo, stage.halo, stage.grid, stage.grid.sand,
                                        stage.sand, *law_, strengths_, dt, stage.gravity);
+  report.yielding_passes = friction_substeps(stage.sand);
   // Rigid sand gets its friction as a body, in the rigid-cluster stage.
   apply_sand_wall_friction(stage, dt, stage.grid.yielding);
   return report;
