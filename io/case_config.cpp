@@ -738,7 +738,8 @@ int read_friction_substeps(const Table& m) {
 }
 
 // Several sand materials share one model: each cell mixes their strengths (friction angle,
-// cohesion, c_wet) and densities by mass (src/sand/sand_strength.hpp), while the rheology,
+// cohesion, c_wet) and densities by mass (src/sand/sand_strength.hpp) and holds water in
+// each particle's own pores (porosity; src/particles/pore_water.hpp), while the rheology,
 // the transfer and the water's way through the pores are the first sand material's. A
 // rheology with a stress of its own (elastic_plastic, rigid_plastic) takes one material.
 void require_one_sand_model(const std::vector<Table>& entries,
@@ -760,6 +761,11 @@ void require_one_sand_model(const std::vector<Table>& entries,
              "several sand materials need one rheology, \"zhu_bridson\" or "
              "\"mu_i\", whose cells mix the materials' strengths (sand material " +
                  in_quotes(first->name) + " comes first)");
+    if (wa.holds_water() != wb.holds_water())
+      t.fail("porosity", std::string("must be > 0 in every sand material or in none (sand "
+                                     "material ") +
+                             in_quotes(first->name) + (wa.holds_water() ? " has " : " has no ") +
+                             "porosity): several sand materials share one flow of pore water");
     const std::pair<const char*, bool> shared[] = {
         {"transfer", first->transfer == m.transfer},
         {"flip_ratio", first->flip_ratio == m.flip_ratio},
@@ -773,7 +779,6 @@ void require_one_sand_model(const std::vector<Table>& entries,
         {"i0", a.inertial_number_i0 == b.inertial_number_i0},
         {"grain_diameter", a.grain_diameter == b.grain_diameter},
         {"grain_density", a.grain_density == b.grain_density},
-        {"porosity", wa.porosity == wb.porosity},
         {"ideal_saturation", wa.ideal_saturation == wb.ideal_saturation},
         {"mud_viscosity", wa.mud_viscosity == wb.mud_viscosity},
         {"propagation_rate", wa.propagation_rate == wb.propagation_rate},
@@ -788,7 +793,8 @@ void require_one_sand_model(const std::vector<Table>& entries,
       if (!same)
         t.fail(key, "must be the same as in sand material " + in_quotes(first->name) +
                         ": several sand materials share one model and one flow of pore "
-                        "water, and differ only in density, friction_angle, cohesion and c_wet");
+                        "water, and differ only in density, friction_angle, cohesion, c_wet, "
+                        "porosity and saturation");
   }
 }
 

@@ -32,6 +32,7 @@ inline MaterialSpec richards_sand() {
 }
 
 // A box of `cells` at `dx` (gravity -z) holding sand blocks and water blocks (reservoirs).
+// The sand is material 1 (`sand`), or `more_sands[b.material - 2]` for a block that says so.
 // Each reservoir is a block of water whose level stays at its top: its cells' pressure is
 // hydrostatic below that level, and after every step its particles are seeded again.
 // Water that seeps into open cells elsewhere is taken away (and counted).
@@ -40,17 +41,19 @@ class PoreScene {
   struct Block {
     Vec3 min, max;
     double level = -1;  // a reservoir's water level (heads) if not its top, m
+    int material = 1;   // a sand block's
     double surface() const { return level >= 0 ? level : max[2]; }
   };
   PoreScene(MPI_Comm comm, Index3 cells, double dx, const MaterialSpec& sand,
-            const std::vector<Block>& sand_blocks, const std::vector<Block>& reservoirs)
-      : config_(scene_case(cells, dx, sand, sand_blocks, reservoirs)),
+            const std::vector<Block>& sand_blocks, const std::vector<Block>& reservoirs,
+            const std::vector<MaterialSpec>& more_sands = {})
+      : config_(scene_case(cells, dx, sand, sand_blocks, reservoirs, more_sands)),
         topo_(comm, config_.cells, 3),
         halo_(topo_),
         flow_(topo_),
         reservoirs_(reservoirs) {
     grid_.allocate(topo_, dx);
-    grid_.allocate_pore_water(topo_);
+    grid_.allocate_pore_water(topo_, has_several_porosities(config_.materials));
     grid_.allocate_pore_release(topo_);
     mark_static_solids(config_, grid_.solid);
     particles_ = seed_particles(config_, topo_, grid_.solid);
@@ -84,14 +87,16 @@ class PoreScene {
     return global_sum(topo_, sum);
   }
 
-  // Mean saturation of the sand in each layer of cells (bottom first; -1 without sand).
+  // Mean saturation of the sand in each layer of cells (bottom first; -1 without sand), each
+  // particle's in its own material's pores.
   std::vector<double> layer_saturation() const {
     const int layers = config_.cells[2];
     std::vector<double> sums(2 * layers, 0.0);
     for (size_t n = 0; n < particles_.size(); ++n) {
-      if (particles_.material[n] != 1) continue;
+      const MaterialSpec& m = config_.materials[particles_.material[n]];
+      if (m.kind != MaterialKind::Sand) continue;
       const int l = int(std::floor(particles_.z[n] / config_.cell_size));
-      sums[l] += particles_.water_content[n] / sand().wet.porosity;
+      sums[l] += particles_.water_content[n] / m.wet.porosity;
       sums[layers + l] += 1;
     }
     global_sum_in_place(topo_, sums.data(), int(sums.size()));
@@ -104,15 +109,17 @@ class PoreScene {
  private:
   static CaseConfig scene_case(Index3 cells, double dx, const MaterialSpec& sand,
                                const std::vector<Block>& sand_blocks,
-                               const std::vector<Block>& reservoirs) {
+                               const std::vector<Block>& reservoirs,
+                               const std::vector<MaterialSpec>& more_sands) {
     const Vec3 size{cells[0] * dx, cells[1] * dx, cells[2] * dx};
     CaseConfig c = water_box_case(size, dx, {0, 0, 0}, {0, 0, 0}, 0.5);
     c.sources.clear();
     c.materials.push_back(sand);
+    c.materials.insert(c.materials.end(), more_sands.begin(), more_sands.end());
     for (int material : {0, 1})
       for (const Block& b : material == 0 ? reservoirs : sand_blocks) {
         SourceSpec s;
-        s.material = material;
+        s.material = material == 0 ? 0 : b.material;
         s.shape.min = b.min;
         s.shape.max = b.max;
         c.sources.push_back(s);

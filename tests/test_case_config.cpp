@@ -313,6 +313,27 @@ density = 1800
   EXPECT_DOUBLE_EQ(cfg.materials[2].density, 1800);
 }
 
+// ... and its own porosity, where all of them hold water (a loose layer over a dense one).
+TEST(CaseConfig, SeveralSandMaterialsKeepTheirPorosities) {
+  const CaseConfig cfg = parse_case_text(kMinimal + R"(
+[[material]]
+name = "loose"
+kind = "sand"
+porosity = 0.45
+conductivity = 1e-4
+[[material]]
+name = "dense"
+kind = "sand"
+porosity = 0.3
+conductivity = 1e-4
+saturation = 0.5
+)",
+                                         "cases/layers.toml");
+  EXPECT_DOUBLE_EQ(cfg.materials[1].wet.porosity, 0.45);
+  EXPECT_DOUBLE_EQ(cfg.materials[2].wet.porosity, 0.3);
+  EXPECT_DOUBLE_EQ(cfg.materials[2].wet.initial_saturation, 0.5);
+}
+
 // They share one model and one flow of pore water: a second material that differs there is
 // refused at the key that differs.
 TEST(CaseConfigErrors, SecondSandMaterialWithAnotherModel) {
@@ -326,8 +347,10 @@ kind = "sand"
 )";
   expect_error(dry + "transfer = \"flip\"\n",
                {"material[2].transfer'", "must be the same as in sand material \"dry\"",
-                "differ only in density, friction_angle, cohesion and c_wet"});
-  expect_error(dry + "porosity = 0.4\n", {"material[2].porosity'", "\"dry\""});
+                "differ only in density, friction_angle, cohesion, c_wet, porosity"});
+  expect_error(dry + "porosity = 0.4\n",
+               {"material[2].porosity'", "must be > 0 in every sand material or in none",
+                "\"dry\" has no porosity"});
   expect_error(dry + "rheology = \"mu_i\"\n",
                {"material[2].rheology'", "need one rheology", "\"zhu_bridson\" or \"mu_i\""});
   const std::string plastic = kMinimal + R"(

@@ -8,6 +8,7 @@
 #include "decomposition/node_memory.hpp"
 #include "io/input_file.hpp"
 #include "src/grid/mac_grid.hpp"
+#include "src/particles/pore_water.hpp"
 #include "src/sand/sand_model.hpp"
 
 namespace dunesim {
@@ -18,12 +19,16 @@ size_t grid_bytes_per_cell(const CaseConfig& config) {
   size_t bytes = MacGrid::kBytesPerCell;
   if (config.pressure.free_surface == FreeSurface::GhostFluid)
     bytes += MacGrid::kSurfaceBytesPerCell;
+  // The first sand material's model and pore water are every sand material's.
   for (const MaterialSpec& m : config.materials) {
     if (m.kind != MaterialKind::Sand) continue;
     // The sand window's arrays follow the sand, not the domain: a lower bound leaves them out.
     bytes += MacGrid::kSandBytesPerCell;
     if (m.wet.holds_water()) bytes += MacGrid::kPoreWaterBytesPerCell;
+    if (has_several_porosities(config.materials))
+      bytes += MacGrid::kSeveralPorositiesBytesPerCell;
     bytes += make_sand_model(m)->block_bytes_per_cell();
+    break;
   }
   return bytes;
 }

@@ -15,6 +15,7 @@
 #include "src/grid/extrapolation.hpp"
 #include "src/pressure/free_surface.hpp"
 #include "src/particles/particle_sort.hpp"
+#include "src/particles/pore_water.hpp"
 #include "src/wet/percolation.hpp"
 #include "src/pressure/projection.hpp"
 #include "src/sand/rigid_clusters.hpp"
@@ -98,7 +99,8 @@ void Simulation::lay_out_grid() {
     allocate_sand(grid_.sand_window);
     sand_model_->allocate_block_arrays(*topo_, grid_);
   }
-  if (has_pore_water()) grid_.allocate_pore_water(*topo_);
+  if (has_pore_water())
+    grid_.allocate_pore_water(*topo_, has_several_porosities(config_.materials));
   if (has_richards_pore_water()) grid_.allocate_pore_release(*topo_);
   if (config_.pressure.free_surface == FreeSurface::GhostFluid) grid_.allocate_surface(*topo_);
 }

@@ -102,6 +102,9 @@ struct MacGrid {
   Array3<double> pore_water;     // ... the water content they hold (sum); the
   Array3<double> pore_exchange;  // ... absorption and percolation stages
   Array3<double> pore_uptake;
+  // Only where the sand materials' porosities differ: the pores of each cell's porous
+  // particles in units of the first sand's (src/particles/pore_water.hpp).
+  Array3<double> pore_volume;
   // Richards' pore water only (allocate_pore_release()): water that left the sand and is
   // owed to free water in each open cell, until it makes a particle (src/wet/richards.hpp).
   Array3<double> pore_release;
@@ -114,7 +117,8 @@ struct MacGrid {
   // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (over the
   // block, and over the sand window with the rigid-cluster labels the step fills),
   // allocate_elastic_sand() (over the sand window), allocate_wall_force(),
-  // allocate_pore_water() and allocate_surface() add. Ghost cells, the extra layer of faces and
+  // allocate_pore_water() (and where porosities differ) and allocate_surface() add. Ghost
+  // cells, the extra layer of faces and
   // the arrays sized to the sand's region are left out, so a grid needs at least its block's
   // share of the per-block bytes. Keep in step with the allocate functions below.
   static constexpr size_t kBytesPerCell = 3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
@@ -131,6 +135,7 @@ struct MacGrid {
   static constexpr size_t kWallForceBytesPerCell = 3 * sizeof(double);  // wall_force
   static constexpr size_t kPoreWaterBytesPerCell =
       sizeof(float) + 4 * sizeof(double);  // saturation; pore_count .. pore_uptake
+  static constexpr size_t kSeveralPorositiesBytesPerCell = sizeof(double);  // pore_volume
   static constexpr size_t kSurfaceBytesPerCell =
       2 * sizeof(float);  // surface_phi, surface_scratch
 
@@ -200,11 +205,12 @@ struct MacGrid {
     return bytes;
   }
 
-  void allocate_pore_water(const Topology& topo) {
+  void allocate_pore_water(const Topology& topo, bool several_porosities = false) {
     Box c = topo.local(Stagger::Cell);
     saturation.reset(c, Stagger::Cell, 0.0f);
     for (Array3<double>* a : {&pore_count, &pore_water, &pore_exchange, &pore_uptake})
       a->reset(c, Stagger::Cell, 0.0);
+    if (several_porosities) pore_volume.reset(c, Stagger::Cell, 0.0);
   }
 
   void allocate_pore_release(const Topology& topo) {

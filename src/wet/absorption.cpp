@@ -29,9 +29,9 @@ std::array<Index3, 7> absorption_candidates(const Index3& c, const Vec3& gravity
 // particles come sorted by cell, so it is looked up once per run of particles in a cell.
 class SoakTarget {
  public:
-  SoakTarget(const Box& local, const Array3<double>& count, const Array3<double>& water,
+  SoakTarget(const Box& local, const Array3<double>& pores, const Array3<double>& water,
              double porosity, const Vec3& gravity)
-      : local_(local), count_(count), water_(water), porosity_(porosity), gravity_(gravity) {}
+      : local_(local), pores_(pores), water_(water), porosity_(porosity), gravity_(gravity) {}
 
   int64_t operator()(const Index3& cell) {
     if (cell == last_cell_) return last_target_;
@@ -39,8 +39,8 @@ class SoakTarget {
     last_target_ = -1;
     for (const Index3& c : absorption_candidates(cell, gravity_)) {
       if (!local_.contains(c[0], c[1], c[2])) continue;
-      const int64_t at = count_.offset(c[0], c[1], c[2]);
-      if (count_.data()[at] * porosity_ - water_.data()[at] > 0.0) {
+      const int64_t at = pores_.offset(c[0], c[1], c[2]);
+      if (pores_.data()[at] * porosity_ - water_.data()[at] > 0.0) {
         last_target_ = at;
         break;
       }
@@ -50,9 +50,9 @@ class SoakTarget {
 
  private:
   Box local_;
-  const Array3<double>& count_;
+  const Array3<double>& pores_;  // the tally's (pore_water.hpp)
   const Array3<double>& water_;
-  double porosity_;
+  double porosity_;  // the first sand's
   Vec3 gravity_;
   Index3 last_cell_{-1, -1, -1};  // no particle lies in a cell with a negative index
   int64_t last_target_ = -1;
@@ -64,18 +64,19 @@ AbsorptionStats absorb_free_water(const Topology& topo, Halo& halo,
                                   const std::vector<MaterialSpec>& materials,
                                   const MaterialSpec& sand, const Vec3& gravity, MacGrid& g,
                                   Particles& p) {
-  Array3<double>& count = g.pore_count;
-  Array3<double>& water = g.pore_water;
+  const PoreTally tally = pore_tally(g);
+  const Array3<double>& pores = tally.pores;
+  Array3<double>& water = tally.water;
   Array3<double>& asked = g.pore_exchange;
   Array3<double>& share = g.pore_uptake;  // fraction of each request granted
   const double n_pores = sand.wet.porosity;
-  tally_pore_water(p, materials, g.dx, count, water);
-  halo.fill<double>({&count, &water});
+  tally_pore_water(p, materials, g.dx, tally);
+  halo.fill<double>({&tally.pores, &water});
   const double inv_dx = 1.0 / g.dx;
   auto is_water = [&](size_t n) { return materials[p.material[n]].kind == MaterialKind::Water; };
 
   // Requests: each water particle asks one cell for all its water.
-  SoakTarget target(topo.local(Stagger::Cell), count, water, n_pores, gravity);
+  SoakTarget target(topo.local(Stagger::Cell), pores, water, n_pores, gravity);
   asked.fill(0.0);
   for (size_t n = 0; n < p.size(); ++n) {
     if (!is_water(n)) continue;
@@ -90,7 +91,7 @@ AbsorptionStats absorb_free_water(const Topology& topo, Halo& halo,
   for_each_index(topo.owned_cells(topo.rank()), [&](int i, int j, int k) {
     const double wanted = asked(i, j, k);
     if (wanted <= 0.0) return;
-    const double space = count(i, j, k) * n_pores - water(i, j, k);
+    const double space = pores(i, j, k) * n_pores - water(i, j, k);
     share(i, j, k) = wanted <= space ? 1.0 : space / wanted;
     stats.absorbed += std::min(wanted, space);
   });
@@ -108,13 +109,14 @@ AbsorptionStats absorb_free_water(const Topology& topo, Halo& halo,
       emptied = emptied || p.water_content[n] <= 0.0;
       continue;
     }
-    if (!materials[p.material[n]].wet.holds_water()) continue;
+    const WetSandSpec& wet = materials[p.material[n]].wet;
+    if (!wet.holds_water()) continue;
     const int64_t c = asked.offset(cell[0], cell[1], cell[2]);
     const double wanted = asked.data()[c];
     if (wanted <= 0.0) continue;
-    const double space = count.data()[c] * n_pores - water.data()[c];
+    const double space = pores.data()[c] * n_pores - water.data()[c];
     const double filled = wanted >= space ? 1.0 : wanted / space;
-    p.water_content[n] += (n_pores - p.water_content[n]) * filled;
+    p.water_content[n] += (wet.porosity - p.water_content[n]) * filled;
   }
   if (!emptied) return stats;
   const size_t before = p.size();

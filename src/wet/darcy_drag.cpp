@@ -23,34 +23,45 @@ void apply_darcy_drag(const std::vector<MaterialSpec>& materials, const Material
     return materials[m].kind == MaterialKind::Water;
   });
   if (!any_water) return;
-  // The scratch arrays hold, per cell, the porous sand particles and their summed velocity.
-  Array3<double>& count = g.pore_count;
+  // The scratch arrays hold, per cell, the porous sand particles, their pores (where
+  // porosities differ) and their summed velocity.
+  const PoreTally tally = pore_tally(g);
+  Array3<double>& count = tally.count;
   std::array<Array3<double>*, 3> sand_velocity{&g.pore_water, &g.pore_exchange, &g.pore_uptake};
   count.fill(0.0);
+  tally.pores.fill(0.0);
   for (Array3<double>* v : sand_velocity) v->fill(0.0);
+  const std::vector<double> shares = pore_shares(materials);
   const double inv_dx = 1.0 / g.dx;
   auto cell_of = [&](size_t n) {
     const auto [i, j, k] = particle_cell(p, n, inv_dx);
     return count.offset(i, j, k);
   };
   for (size_t n = 0; n < p.size(); ++n) {
-    const MaterialSpec& m = materials[p.material[n]];
-    if (m.kind != MaterialKind::Sand || !m.wet.holds_water()) continue;
+    const double share = shares[p.material[n]];
+    if (share == 0.0) continue;
     const int64_t c = cell_of(n);
     count.data()[c] += 1.0;
+    if (!tally.one_porosity()) tally.pores.data()[c] += share;
     sand_velocity[0]->data()[c] += p.vx[n];
     sand_velocity[1]->data()[c] += p.vy[n];
     sand_velocity[2]->data()[c] += p.vz[n];
   }
+  WetSandSpec cell_sand = sand.wet;  // with the cell's mean porosity, where they differ
   for (size_t n = 0; n < p.size(); ++n) {
     if (materials[p.material[n]].kind != MaterialKind::Water) continue;
     const int64_t c = cell_of(n);
     const double sand_particles = count.data()[c];
     if (sand_particles == 0.0) continue;
+    double keep_here = keep;
+    if (!tally.one_porosity()) {
+      cell_sand.porosity = sand.wet.porosity * tally.pores.data()[c] / sand_particles;
+      keep_here = darcy_relaxation(cell_sand, g_magnitude, dt);
+    }
     float* v[3] = {&p.vx[n], &p.vy[n], &p.vz[n]};
     for (int a = 0; a < 3; ++a) {
       const double sand_mean = sand_velocity[a]->data()[c] / sand_particles;
-      *v[a] = float(sand_mean + (*v[a] - sand_mean) * keep);
+      *v[a] = float(sand_mean + (*v[a] - sand_mean) * keep_here);
     }
   }
 }

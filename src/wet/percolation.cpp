@@ -14,7 +14,7 @@ namespace {
 // The per-cell sums of one rank's sand and the cell box the stage visits.
 struct PoreCells {
   const Array3<double>& count;  // porous sand particles per cell, halo-filled
-  Array3<double>& water;        // their water content, summed
+  Array3<double>& water;        // their water content, summed (the tally's)
   Array3<double>& change;       // scratch
   Box region;                   // owned cells around the sand
 };
@@ -49,11 +49,12 @@ void exchange_across_faces(Halo& halo, PoreCells& cells, int axis, Flux&& flux) 
 
 }  // namespace
 
-double percolation_substep_limit(const WetSandSpec& sand, double dx) {
+double percolation_substep_limit(const WetSandSpec& sand, double dx, double porosity) {
+  if (porosity <= 0) porosity = sand.porosity;
   double limit = std::numeric_limits<double>::infinity();
   if (sand.propagation_rate > 0) limit = std::min(limit, dx * dx / (6 * sand.propagation_rate));
   if (sand.conductivity > 0)
-    limit = std::min(limit, sand.porosity * (1 - sand.ideal_saturation) * dx / sand.conductivity);
+    limit = std::min(limit, porosity * (1 - sand.ideal_saturation) * dx / sand.conductivity);
   return limit;
 }
 
@@ -61,15 +62,19 @@ int percolate_pore_water(const Topology& topo, Halo& halo,
                          const std::vector<MaterialSpec>& materials, const MaterialSpec& sand,
                          const Vec3& gravity, double dt, MacGrid& g, Particles& p) {
   const WetSandSpec& wet = sand.wet;
-  const double limit = percolation_substep_limit(wet, g.dx);
+  // The least porous sand drains its room fastest.
+  const double limit = percolation_substep_limit(wet, g.dx, least_porosity(materials));
   if (!std::isfinite(limit) || dt <= 0) return 0;
-  tally_pore_water(p, materials, g.dx, g.pore_count, g.pore_water);
+  const PoreTally tally = pore_tally(g);
+  tally_pore_water(p, materials, g.dx, tally);
   const Box owned = topo.owned_cells(topo.rank());
-  PoreCells cells{g.pore_count, g.pore_water, g.pore_exchange,
-                  nonzero_bounding_box(g.pore_count).intersect(owned)};
-  halo.fill<double>({&g.pore_count});
-  const double* count = g.pore_count.data();
-  const double* water = g.pore_water.data();
+  PoreCells cells{tally.count, tally.water, g.pore_exchange,
+                  nonzero_bounding_box(tally.count).intersect(owned)};
+  halo.fill<double>({&tally.count});
+  if (!tally.one_porosity()) halo.fill<double>({&tally.pores});
+  const double* count = tally.count.data();
+  const double* pores = tally.pores.data();
+  const double* water = tally.water.data();
 
   // Counted in double: an int would overflow for extreme parameters, which `dunesim check`
   // refuses (src/driver/physics_budget.hpp) before any step.
@@ -79,16 +84,18 @@ int percolate_pore_water(const Topology& topo, Halo& halo,
   const double diffusion = wet.propagation_rate * ds / (g.dx * g.dx);
   const double drainage = wet.conductivity * ds / g.dx;
   const auto [down, below] = gravity_axis(gravity);
+  // Capillarity evens out the saturation (water / (n pores)) across a face, so that water
+  // never crowds a less porous layer beyond its room.
   auto capillary_flux = [&](int64_t lo, int64_t hi) {
-    return diffusion * (water[lo] / count[lo] - water[hi] / count[hi]) *
-           std::min(count[lo], count[hi]);
+    return diffusion * (water[lo] / pores[lo] - water[hi] / pores[hi]) *
+           std::min(pores[lo], pores[hi]);
   };
   // From the cell above (against gravity) into the one below it.
   auto drained = [&](int64_t from, int64_t to) {
-    const double excess = water[from] - count[from] * n * ideal;
+    const double excess = water[from] - pores[from] * n * ideal;
     if (excess <= 0) return 0.0;
-    const double wetter = excess / (count[from] * n * (1 - ideal));  // f(S)
-    const double room = count[to] * n - water[to];
+    const double wetter = excess / (pores[from] * n * (1 - ideal));  // f(S)
+    const double room = pores[to] * n - water[to];
     return std::max(0.0, std::min({drainage * wetter * std::min(count[from], count[to]), excess,
                                    room}));
   };
@@ -101,12 +108,13 @@ int percolate_pore_water(const Topology& topo, Halo& halo,
   }
 
   const double inv_dx = 1.0 / g.dx;
+  const std::vector<double> shares = pore_shares(materials);
   for (size_t q = 0; q < p.size(); ++q) {
-    const MaterialSpec& m = materials[p.material[q]];
-    if (m.kind != MaterialKind::Sand || !m.wet.holds_water()) continue;
+    const double share = shares[p.material[q]];
+    if (share == 0.0) continue;
     const auto [i, j, k] = particle_cell(p, q, inv_dx);
-    const int64_t c = g.pore_water.offset(i, j, k);
-    p.water_content[q] = water[c] / count[c];
+    const int64_t c = tally.water.offset(i, j, k);
+    p.water_content[q] = particle_water(water[c], pores[c], share);
   }
   return substeps;
 }

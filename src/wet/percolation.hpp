@@ -31,8 +31,9 @@
 namespace dunesim {
 
 // The longest substep the scheme above allows for `sand` at cell size dx (infinity when
-// the sand's water does not move).
-double percolation_substep_limit(const WetSandSpec& sand, double dx);
+// the sand's water does not move), with `porosity` in place of the sand's own when > 0
+// (the least porous of several sands drains its room fastest).
+double percolation_substep_limit(const WetSandSpec& sand, double dx, double porosity = 0);
 
 // Advances the pore water of every porous sand particle by dt (collective; particles in
 // owned cells). Returns the number of substeps taken. Uses grid.pore_* as scratch.

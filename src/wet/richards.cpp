@@ -31,7 +31,8 @@ struct PoreWaterFlow::Substep {
   const MacGrid& g;
   const SoilWater& soil;
   const Index3& cells;
-  const Array3<double>& count;       // porous sand particles per cell
+  const Array3<double>& count;       // porous sand particles per cell: what a face passes
+  const Array3<double>& pores;       // their pores (pore_water.hpp's tally): what they hold
   const Array3<double>& free_water;  // water particles' content per cell
   const Array3<PetscInt>& unknown;   // the active cells' numbers, -1 elsewhere
   const Array3<double>& inflow_cap;  // water each face of a free-water cell may pass this step
@@ -179,7 +180,7 @@ bool PoreWaterFlow::front_leaves_active_cells(const Substep& s) const {
   for_each_index(s.owned, [&](int i, int j, int k) {
     const int64_t c = active_.offset(i, j, k);
     if (leaves || active_.data()[c] == 0 ||
-        water_end_.data()[c] <= kPicardTolerance * s.count.data()[c])
+        water_end_.data()[c] <= kPicardTolerance * s.pores.data()[c])
       return;
     for (int a = 0; a < 3; ++a)
       for (int side : {-1, 1}) {
@@ -246,7 +247,8 @@ void PoreWaterFlow::create_krylov_solver() {
 
 // The modified Picard system for the iterate head_: per porous cell c with water W0 at the
 // substep's start,  c C (h' - h) + c theta(h) - W0 = dt sum_faces T (H'_nb - H'),
-// H = h + z, T the links' conductances.
+// H = h + z, T the links' conductances, c the cell's pores in the first sand's particles
+// (theta is that sand's curve; a cell of other porosity holds the same saturation).
 void PoreWaterFlow::assemble(const Substep& s, double dt) {
   PetscScalar* b = nullptr;
   PetscScalar* x = nullptr;
@@ -259,7 +261,7 @@ void PoreWaterFlow::assemble(const Substep& s, double dt) {
   links_.clear();
   links_per_cell_.clear();
   for_each_index(s.owned, [&](int i, int j, int k) {
-    const double c = s.count(i, j, k);
+    const double c = s.pores(i, j, k);
     if (unknown_(i, j, k) < 0 || error) return;
     const size_t first_link = links_.size();
     const double h = head_(i, j, k), z = s.height(i, j, k);
@@ -330,7 +332,7 @@ bool PoreWaterFlow::solve_substep(Halo& halo, const Substep& s, double dt, PoreF
     const uint8_t* links_here = links_per_cell_.data();
     for_each_index(s.owned, [&](int i, int j, int k) {
       if (unknown_(i, j, k) < 0) return;
-      const double c = s.count(i, j, k);
+      const double c = s.pores(i, j, k);
       const double h_next = head_next_(i, j, k);
       const double total = h_next + s.height(i, j, k);
       double water = water_start_(i, j, k);
@@ -354,7 +356,7 @@ bool PoreWaterFlow::solve_substep(Halo& halo, const Substep& s, double dt, PoreF
     last_worst = worst;
     for_each_index(s.owned, [&](int i, int j, int k) {
       if (unknown_(i, j, k) < 0) return;
-      const double c = s.count(i, j, k);
+      const double c = s.pores(i, j, k);
       const double water = water_end_(i, j, k);
       const double next =
           water < c * s.soil.porosity() ? s.soil.head(water / c) : head_next_(i, j, k);
@@ -402,9 +404,9 @@ void PoreWaterFlow::share_free_water(Halo& halo, const Index3& cells, const MacG
 
 void PoreWaterFlow::set_heads(const Substep& s) {
   head_.fill(0.0);
-  const double* count = s.count.data();
+  const double* pores = s.pores.data();
   for (size_t c = 0; c < head_.size(); ++c)
-    if (count[c] > 0) head_.data()[c] = s.soil.head(water_start_.data()[c] / count[c]);
+    if (pores[c] > 0) head_.data()[c] = s.soil.head(water_start_.data()[c] / pores[c]);
 }
 
 // The water each boundary face of an accepted substep passed (links of head_, heads of
@@ -444,13 +446,15 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
   if (dt <= 0) return stats;
   if (!soil_) soil_.emplace(sand.wet);  // the case's sand does not change
   const SoilWater& soil = *soil_;
-  tally_pore_water(p, config.materials, g.dx, g.pore_count, g.pore_water);
+  const PoreTally tally = pore_tally(g);
+  tally_pore_water(p, config.materials, g.dx, tally);
   const Box block = topo_.local(Stagger::Cell);
   for (Array3<double>* a :
        {&head_, &head_next_, &water_start_, &water_end_, &free_water_, &active_, &inflow_cap_})
     if (!(a->box() == block)) a->reset(block, Stagger::Cell, 0.0);
   tally_free_water(p, config.materials, g.dx, free_water_);
   halo.fill<double>({&g.pore_count, &g.pore_water, &free_water_});
+  if (!tally.one_porosity()) halo.fill<double>({&tally.pores});
   share_free_water(halo, config.cells, g);
 
   const Vec3& gravity = config.gravity;
@@ -461,10 +465,18 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
     for (int a = 0; a < 3; ++a) up[a] = -gravity[a] / g_norm;
   // Without gravity a pond's pressure still pushes: heads in metres of water under 1 g.
   const double weight = sand.wet.pore_water_density * (g_norm > 0 ? g_norm : 9.81);
-  const Substep s{
-      g,        soil,        config.cells, g.pore_count, free_water_,
-      unknown_, inflow_cap_, up,           weight,       topo_.owned_cells(topo_.rank()),
-      dt};
+  const Substep s{g,
+                  soil,
+                  config.cells,
+                  g.pore_count,
+                  tally.pores,
+                  free_water_,
+                  unknown_,
+                  inflow_cap_,
+                  up,
+                  weight,
+                  topo_.owned_cells(topo_.rank()),
+                  dt};
   std::copy(g.pore_water.data(), g.pore_water.data() + g.pore_water.size(), water_start_.data());
   int reach = 2;
   mark_active(halo, s, reach);
@@ -555,11 +567,13 @@ void PoreWaterFlow::settle_exchanges(Halo& halo, const CaseConfig& config, int64
     });
   release_owed_water(config, step, g, p, stats);
 
+  const PoreTally tally = pore_tally(g);
+  const std::vector<double> shares = pore_shares(config.materials);
   for (size_t n = 0; n < p.size(); ++n) {
-    const MaterialSpec& m = config.materials[p.material[n]];
-    if (m.kind != MaterialKind::Sand || !m.wet.holds_water()) continue;
+    const double share = shares[p.material[n]];
+    if (share == 0.0) continue;
     const auto [i, j, k] = particle_cell(p, n, inv_dx);
-    p.water_content[n] = water_start_(i, j, k) / g.pore_count(i, j, k);
+    p.water_content[n] = particle_water(water_start_(i, j, k), tally.pores(i, j, k), share);
   }
 }
 
@@ -570,10 +584,11 @@ void PoreWaterFlow::release_owed_water(const CaseConfig& config, int64_t step, M
                                        Particles& p, PoreFlowStats& stats) {
   const int water_material = first_water_material(config.materials);
   Array3<double>& owed = g.pore_release;
+  const Array3<double>& pores = pore_tally(g).pores;
   for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
     double& o = owed(i, j, k);
     if (o <= 0) return;
-    const double room = soil_->porosity() * g.pore_count(i, j, k) - water_start_(i, j, k);
+    const double room = soil_->porosity() * pores(i, j, k) - water_start_(i, j, k);
     const double into_pores = std::clamp(room, 0.0, o);
     water_start_(i, j, k) += into_pores;
     o -= into_pores;

@@ -90,11 +90,14 @@ SeepageStats release_seepage(const Topology& topo, Halo& halo, const CaseConfig&
       std::floor((step_start_time + dt) / period) - std::floor(step_start_time / period);
   if (releases <= 0) return stats;
 
-  Array3<double>& count = g.pore_count;
-  Array3<double>& water = g.pore_water;
+  const PoreTally tally = pore_tally(g);
+  const Array3<double>& count = tally.count;
+  const Array3<double>& pores = tally.pores;
+  const Array3<double>& water = tally.water;
   Array3<double>& lost = g.pore_exchange;
-  tally_pore_water(p, config.materials, g.dx, count, water);
-  halo.fill<double>({&count, &water});
+  tally_pore_water(p, config.materials, g.dx, tally);
+  halo.fill<double>({&tally.count, &tally.water});
+  if (!tally.one_porosity()) halo.fill<double>({&tally.pores});
   lost.fill(0.0);
   const double n = sand.wet.porosity, ideal = sand.wet.ideal_saturation;
   const Box owned = topo.owned_cells(topo.rank());
@@ -102,8 +105,8 @@ SeepageStats release_seepage(const Topology& topo, Halo& halo, const CaseConfig&
       nonzero_bounding_box(count).intersect(neighbourhood(owned, 1, topo.local(Stagger::Cell)));
   const std::array<Face, 5> faces = seeping_faces(config.gravity);
   for_each_index(region, [&](int i, int j, int k) {
-    const double c = count(i, j, k), w = water(i, j, k);
-    if (c == 0.0 || w < kSaturated * c * n) return;
+    const double c = count(i, j, k), v = pores(i, j, k), w = water(i, j, k);
+    if (c == 0.0 || w < kSaturated * v * n) return;
     std::array<bool, 5> open_face;
     int open_faces = 0;
     for (size_t f = 0; f < faces.size(); ++f) {
@@ -116,7 +119,7 @@ SeepageStats release_seepage(const Topology& topo, Halo& halo, const CaseConfig&
     // One particle volume per period through a full face (c / 8 of it for c particles), at
     // most a whole particle, and together no more than the water above S'.
     const double release =
-        std::min({releases * c / kParticlesPerCell, 1.0, (w - c * n * ideal) / open_faces});
+        std::min({releases * c / kParticlesPerCell, 1.0, (w - v * n * ideal) / open_faces});
     const bool owns_sand = owned.contains(i, j, k);
     const int64_t sand_cell = global_cell_index(config.cells, i, j, k);
     for (size_t f = 0; f < faces.size(); ++f) {
@@ -137,13 +140,16 @@ SeepageStats release_seepage(const Topology& topo, Halo& halo, const CaseConfig&
     }
   });
 
-  // The sand of a seeping cell shares the loss (its particles hold the cell's mean).
+  // The sand of a seeping cell shares the loss by its pores (its particles hold the cell's
+  // saturation).
   const double inv_dx = 1.0 / g.dx;
+  const std::vector<double> shares = pore_shares(config.materials);
   for (size_t q = 0; q < p.size(); ++q) {
-    const MaterialSpec& m = config.materials[p.material[q]];
-    if (m.kind != MaterialKind::Sand || !m.wet.holds_water()) continue;
+    const double share = shares[p.material[q]];
+    if (share == 0.0) continue;
     const auto [i, j, k] = particle_cell(p, q, inv_dx);
-    if (lost(i, j, k) != 0.0) p.water_content[q] -= lost(i, j, k) / count(i, j, k);
+    const double loss = lost(i, j, k);
+    if (loss != 0.0) p.water_content[q] -= particle_water(loss, pores(i, j, k), share);
   }
   return stats;
 }
