@@ -252,7 +252,12 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
       const float* w = &weight[a](i, j, k);
       for (int n = 0; n < length; ++n) v[n] = w[n] > 0.0f ? v[n] / double(w[n]) : 0.0;
     });
-  // Static solids everywhere (walls outside the domain stay solid), then owned cells.
+  // Static solids everywhere (walls outside the domain stay solid), then owned cells. A
+  // cell holding less than kLeastFluidShare of a particle is air: water particles that
+  // gave nearly all their water to sand keep a remnant (1e-55 of a particle was seen), whose
+  // mass underflows the single-precision density to 0, and a fluid cell of density 0 makes
+  // the pressure solve divide by it.
+  constexpr double kLeastFluidShare = 1e-9;
   for (size_t n = 0; n < g.cell_type.size(); ++n)
     g.cell_type.data()[n] = g.solid.data()[n] ? kSolid : kAir;
   for_each_row(topo.owned_cells(topo.rank()), [&](int i, int j, int k, int length) {
@@ -261,7 +266,7 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     uint8_t* type = &g.cell_type(i, j, k);
     float* density = &g.density(i, j, k);
     for (int n = 0; n < length; ++n) {
-      const bool fluid = count[n] > 0 && !solid[n];
+      const bool fluid = count[n] > kLeastFluidShare && !solid[n];
       type[n] = fluid ? uint8_t(kFluid) : type[n];
       density[n] = fluid ? float(double(density[n]) / count[n]) : 0.0f;
     }
