@@ -27,15 +27,41 @@ inline std::array<double, 3> grid_velocity_at(const MacGrid& g, double x, double
   return u;
 }
 
+// How many midpoint substeps a particle takes over dt and how long each is: enough that
+// each moves it at most about one cell, ceil(speed dt / dx), 1 to kMaxAdvectionSubsteps.
+// Made once per stage: most particles move less than a cell a step, and for them the
+// square root and the divisions are skipped (they were a chain of latencies that took about
+// a third of the one-pass G2P and advection's time).
+class AdvectionSubsteps {
+ public:
+  AdvectionSubsteps(double dt, double dx) : dt_(dt), dx_(dx) {
+    for (int s = 1; s <= kMaxAdvectionSubsteps; ++s) length_[s] = dt / s;
+    // Below this squared speed, speed dt / dx < 1 - 5e-10 whatever the rounding, so the
+    // count is 1, as the exact formula gives.
+    const double one_cell_speed = dx / dt;
+    one_substep_below_ = one_cell_speed * one_cell_speed * (1 - 1e-9);
+  }
+  int count(double speed_squared) const {
+    if (speed_squared < one_substep_below_) return 1;
+    const double speed = std::sqrt(speed_squared);
+    return std::clamp(int(std::ceil(speed * dt_ / dx_)), 1, kMaxAdvectionSubsteps);
+  }
+  double length(int count) const { return length_[count]; }  // dt / count
+
+ private:
+  double dt_, dx_, one_substep_below_;
+  std::array<double, kMaxAdvectionSubsteps + 1> length_{};
+};
+
 // The same for particle n alone. `grid_velocity_here`, when given, must be grid_velocity_at
 // the particle's position (G2P has just interpolated it): the first midpoint stage takes it
 // instead of interpolating it again.
 // Inline: G2P calls it particle by particle (grid_to_particles_and_advect).
-inline void advect_particle(const MacGrid& g, double dt, const SolidPushOut& push_out, size_t n,
+inline void advect_particle(const MacGrid& g, const AdvectionSubsteps& steps,
+                            const SolidPushOut& push_out, size_t n,
                             const std::array<double, 3>* grid_velocity_here, Particles& p) {
-  const double speed = p.speed(n);
-  const int substeps = std::clamp(int(std::ceil(speed * dt / g.dx)), 1, kMaxAdvectionSubsteps);
-  const double h = dt / substeps;
+  const int substeps = steps.count(p.speed_squared(n));
+  const double h = steps.length(substeps);
   double x = p.x[n], y = p.y[n], z = p.z[n];
   for (int s = 0; s < substeps; ++s) {
     const std::array<double, 3> u1 =

@@ -338,6 +338,7 @@ void grid_to_particles_and_advect(const MacGrid& g, const std::vector<MaterialSp
   // them) ran 10% slower on the dune than the two passes, while the block's interpolated
   // velocities stay in the first-level cache.
   constexpr size_t kBlock = 256;
+  const AdvectionSubsteps steps(dt, g.dx);
   std::array<std::array<double, 3>, kBlock> grid;
   std::array<bool, kBlock> interpolated;
   for (size_t first = 0; first < p.size(); first += kBlock) {
@@ -348,7 +349,7 @@ void grid_to_particles_and_advect(const MacGrid& g, const std::vector<MaterialSp
                             if (at_particle) grid[n - first] = *at_particle;
                           });
     for (size_t n = first; n < last; ++n)
-      advect_particle(g, dt, push_out, n, interpolated[n - first] ? &grid[n - first] : nullptr,
+      advect_particle(g, steps, push_out, n, interpolated[n - first] ? &grid[n - first] : nullptr,
                       p);
   }
 }
