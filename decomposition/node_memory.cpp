@@ -37,12 +37,17 @@ uint64_t control_group_limit(uint64_t bytes) {
 
 }  // namespace
 
-uint64_t memory_per_rank(MPI_Comm comm) {
+int ranks_on_this_node(MPI_Comm comm) {
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int node_ranks = 1;
   MPI_Comm_size(node, &node_ranks);
   MPI_Comm_free(&node);
+  return node_ranks;
+}
+
+uint64_t memory_per_rank(MPI_Comm comm) {
+  const int node_ranks = ranks_on_this_node(comm);
   const uint64_t physical = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
   uint64_t mine = control_group_limit(physical) / uint64_t(node_ranks), least = 0;
   MPI_Allreduce(&mine, &least, 1, MPI_UINT64_T, MPI_MIN, comm);

@@ -10,6 +10,9 @@
 #include <stdexcept>
 #include <system_error>
 
+#include <unistd.h>
+
+#include "decomposition/node_memory.hpp"
 #include "io/file_replacement.hpp"
 
 namespace dunesim {
@@ -19,6 +22,27 @@ namespace fs = std::filesystem;
 
 // Keys stay in the order they are added, the order the report has always had.
 using Json = nlohmann::ordered_json;
+
+// How the ranks sat on their nodes: the most on one node, the fewest cores a node has
+// online, and whether any node ran more ranks than it has cores (a scaling run there
+// measures time-sharing, not parallel work). Collective.
+struct NodeUse {
+  int most_ranks_on_a_node = 1;
+  int fewest_cores = 1;
+  bool oversubscribed = false;
+};
+
+NodeUse node_use(MPI_Comm comm) {
+  const int on_node = ranks_on_this_node(comm);
+  const int cores = int(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  int mine[2] = {on_node, on_node > cores ? 1 : 0}, most[2];
+  MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, comm);
+  NodeUse use;
+  use.most_ranks_on_a_node = most[0];
+  use.oversubscribed = most[1] != 0;
+  MPI_Allreduce(&cores, &use.fewest_cores, 1, MPI_INT, MPI_MIN, comm);
+  return use;
+}
 
 // Strings as JSON; bytes that are not UTF-8 become U+FFFD instead of an exception.
 std::string json_text(const Json& value) {
@@ -102,7 +126,7 @@ Json peak_rises(const RunTimings& local, const int64_t* counters, const int64_t*
   return rises;
 }
 
-std::string render(const RunTimings& local, int ranks, double wall_seconds,
+std::string render(const RunTimings& local, int ranks, const NodeUse& nodes, double wall_seconds,
                    const std::vector<int64_t>& counters, const std::vector<double>& seconds,
                    const std::vector<int64_t>& stage_rises, const std::vector<double>& bytes) {
   const size_t stages = local.stage_seconds.size();
@@ -174,6 +198,9 @@ std::string render(const RunTimings& local, int ranks, double wall_seconds,
 
   Json report = {{"case_name", local.case_name},
                  {"ranks", ranks},
+                 {"most_ranks_on_a_node", nodes.most_ranks_on_a_node},
+                 {"fewest_node_cores", nodes.fewest_cores},
+                 {"oversubscribed", nodes.oversubscribed},
                  {"steps", local.steps},
                  {"simulated_time", local.simulated_time},
                  {"wall_seconds", wall_seconds},
@@ -254,11 +281,13 @@ void write_timing_report(MPI_Comm comm, const std::string& path, const RunTiming
   // The run lasted as long as its slowest rank.
   double wall_seconds = 0;
   MPI_Reduce(&local.wall_seconds, &wall_seconds, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  const NodeUse nodes = node_use(comm);
 
   std::string error;
   if (rank == 0) {
     try {
-      write_file(path, render(local, ranks, wall_seconds, counters, seconds, stage_rises, bytes));
+      write_file(path, render(local, ranks, nodes, wall_seconds, counters, seconds, stage_rises,
+                              bytes));
     } catch (const std::exception& e) { error = e.what(); }
   }
   // Every rank learns whether rank 0 managed, so all of them throw or none does.

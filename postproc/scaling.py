@@ -17,6 +17,11 @@ folder):
   efficiency.png   parallel efficiency against ranks
   stage_times.png  seconds per stage against ranks
 
+A run whose timing.json says it was oversubscribed (more ranks on a node than the node has
+cores) is drawn with a hollow marker and named in the plots' titles and the printed table:
+its ranks time-share cores, so its speed-up measures the overhead of more ranks, not
+parallel work.
+
 Speed-up and efficiency are measured in throughput (particle-steps per second), relative
 to the smallest rank count p0: speed-up S(p) = X(p) / X(p0), efficiency E(p) = S(p) p0 / p.
 For a strong-scaling sweep (same case, same steps) this is the usual T(p0) / T(p); for a
@@ -48,7 +53,7 @@ stays flat under weak scaling.
 
 --project-dune prints what the step-time model of slurm/sizing.py (the same surface law,
 calibrated on the 1e7 dune's measured halo bytes, plus the latency of every message and
-reduction and the measured compute rate) projects for the 1e9 dune (cases/dune.toml at
+reduction and the measured stage costs) projects for the 1e9 dune (cases/dune.toml at
 1 mm cells) in strong scaling: seconds per step and parallel efficiency against one node
 (64 ranks) at 64, 256 and 1024 ranks (or the ranks given). A model, not a measurement.
 
@@ -117,6 +122,9 @@ def summarise(path):
         "migration_bytes_per_step_rank_mean": migration_mean,
         "migration_bytes_per_step_rank_max": migration_max,
         "stages": {stage["name"]: stage["max"] for stage in report["stages"]},
+        # Reports written before dunesim recorded it have no such key.
+        "oversubscribed": bool(report.get("oversubscribed", False)),
+        "node_cores": report.get("fewest_node_cores"),
     }
 
 
@@ -151,7 +159,7 @@ COLUMNS = ["ranks", "steps", "particles", "wall_seconds", "particle_steps_per_se
            "speedup", "efficiency", "particle_imbalance", "pressure_iterations_mean",
            "halo_bytes_per_step_rank_mean", "halo_bytes_per_step_rank_max",
            "migrated_particles_per_step_rank_mean", "migration_bytes_per_step_rank_mean",
-           "migration_bytes_per_step_rank_max"]
+           "migration_bytes_per_step_rank_max", "oversubscribed"]
 
 
 def write_csv(runs, stages, path):
@@ -164,14 +172,22 @@ def write_csv(runs, stages, path):
                             [run["stages"].get(name, "") for name in stages])
 
 
-def plot_against_ranks(path, title, ylabel, ranks, series, ideal=None, log_y=False):
+def plot_against_ranks(path, title, ylabel, ranks, series, ideal=None, log_y=False,
+                       oversubscribed=()):
+    """`oversubscribed`: the rank counts whose runs time-shared cores (hollow markers)."""
     figure, axes = plt.subplots(figsize=(7, 4.5))
     # Twenty distinct colours (the default cycle repeats after ten; there are more stages).
     palette = plt.cm.tab20.colors
     axes.set_prop_cycle(color=palette[::2] + palette[1::2])
     for label, values in series:
         points = [(p, v) for p, v in zip(ranks, values) if v is not None]
-        axes.plot([p for p, _ in points], [v for _, v in points], marker="o", label=label)
+        line, = axes.plot([p for p, _ in points], [v for _, v in points], marker="o",
+                          label=label)
+        shared = [(p, v) for p, v in points if p in oversubscribed]
+        if shared:
+            axes.plot([p for p, _ in shared], [v for _, v in shared], linestyle="none",
+                      marker="o", markersize=9, markerfacecolor="white",
+                      markeredgecolor=line.get_color())
     if ideal is not None:
         axes.plot(ranks, ideal, linestyle="--", color="grey", label="ideal")
     axes.set_xscale("log", base=2)
@@ -189,21 +205,35 @@ def plot_against_ranks(path, title, ylabel, ranks, series, ideal=None, log_y=Fal
     plt.close(figure)
 
 
+def oversubscribed_note(runs):
+    """' (hollow: N ranks on C cores, oversubscribed)' for the runs that were, else ''."""
+    shared = [run for run in runs if run["oversubscribed"]]
+    if not shared:
+        return ""
+    cores = min(run["node_cores"] or 0 for run in shared)
+    counts = ", ".join(str(run["ranks"]) for run in shared)
+    return "\n(hollow: {} ranks on {} cores, oversubscribed)".format(counts, cores)
+
+
 def write_plots(runs, stages, mode, out_dir):
     ranks = [run["ranks"] for run in runs]
     p0 = ranks[0]
-    plot_against_ranks(os.path.join(out_dir, "speedup.png"), "{} scaling: speed-up".format(mode),
+    shared = [run["ranks"] for run in runs if run["oversubscribed"]]
+    note = oversubscribed_note(runs)
+    plot_against_ranks(os.path.join(out_dir, "speedup.png"),
+                       "{} scaling: speed-up{}".format(mode, note),
                        "speed-up (throughput vs {} ranks)".format(p0), ranks,
                        [("measured", [run["speedup"] for run in runs])],
-                       ideal=[p / p0 for p in ranks])
+                       ideal=[p / p0 for p in ranks], oversubscribed=shared)
     plot_against_ranks(os.path.join(out_dir, "efficiency.png"),
-                       "{} scaling: parallel efficiency".format(mode), "efficiency", ranks,
-                       [("measured", [run["efficiency"] for run in runs])],
-                       ideal=[1.0 for _ in ranks])
+                       "{} scaling: parallel efficiency{}".format(mode, note), "efficiency",
+                       ranks, [("measured", [run["efficiency"] for run in runs])],
+                       ideal=[1.0 for _ in ranks], oversubscribed=shared)
     plot_against_ranks(os.path.join(out_dir, "stage_times.png"),
-                       "{} scaling: time per stage (slowest rank)".format(mode), "seconds",
-                       ranks, [(name, [run["stages"].get(name) for run in runs])
-                               for name in stages], log_y=True)
+                       "{} scaling: time per stage (slowest rank){}".format(mode, note),
+                       "seconds", ranks, [(name, [run["stages"].get(name) for run in runs])
+                                          for name in stages], log_y=True,
+                       oversubscribed=shared)
 
 
 def communication_model(runs, mode, extrapolate_to):
@@ -259,9 +289,10 @@ def summarise_sweep(args):
     print("{:>7} {:>12} {:>16} {:>9} {:>11}".format("ranks", "wall s", "particle-steps/s",
                                                      "speed-up", "efficiency"))
     for run in runs:
-        print("{:>7} {:>12.3f} {:>16.4g} {:>9.2f} {:>11.2f}".format(
+        print("{:>7} {:>12.3f} {:>16.4g} {:>9.2f} {:>11.2f}{}".format(
             run["ranks"], run["wall_seconds"], run["particle_steps_per_second"], run["speedup"],
-            run["efficiency"]))
+            run["efficiency"], "  oversubscribed ({} cores)".format(run["node_cores"])
+            if run["oversubscribed"] else ""))
     communication_model(runs, args.mode, args.extrapolate_to or 4 * runs[-1]["ranks"])
     print("\nwrote scaling.csv, speedup.png, efficiency.png, stage_times.png in {}".format(
         args.output_dir))

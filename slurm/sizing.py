@@ -26,25 +26,34 @@ CELL_SIZE_RE = re.compile(r"^(\s*cell_size\s*=\s*)({0})(.*)$".format(NUMBER))
 # 2-core machine, from the runs' timing.json (peak_rss_bytes, particle_steps_per_second).
 
 # Peak resident memory of all the ranks together: (particles, ranks, bytes), from
-# tests/benchmarks/dune_at_size.sh (Catalyst included): the dune's 20-step runs on 2 ranks at
-# about 1e6, 1e7 and 1e8 particles, and the restarts of the 1e7 and 1e8 checkpoints on 1 rank.
-# Memory is modelled as bytes per particle x particles + bytes per rank x ranks, fitted to
-# these by least squares (127 B and 0.48 GB; within 6.4% of each run but the 1e6 one, 21%
-# over; the 1e8 run on 2 ranks is 3.7% under), so a new measurement is one more line.
+# tests/benchmarks/dune_at_size.sh (Catalyst included) with the default sand model: the
+# dune's 20-step runs on 2 ranks at about 1e6, 1e7 and 1e8 particles, and the restarts of
+# their checkpoints on 1 rank. Memory is modelled as bytes per particle x particles + bytes
+# per rank x ranks, fitted to these by least squares (see memory_model()), so a new
+# measurement is one more line.
 MEASURED_PEAK_MEMORY = [
-    (992430, 2, 0.894e9),
-    (10047275, 2, 2.192e9),
-    (10047275, 1, 1.643e9),
-    (99986200, 2, 14.14e9),
-    (99986200, 1, 12.63e9),
+    (992430, 2, 0.932e9),
+    (992430, 1, 0.537e9),
+    (10047275, 2, 2.622e9),
+    (10047275, 1, 2.103e9),
+    (99986200, 2, 18.35e9),
+    (99986200, 1, 17.32e9),
 ]
-# The 1e8 dune: 3.868e6 particle-steps/s on 2 ranks over 20 steps (its restart on 1 rank
-# 2.108e6; the 1e6 dune 4.321e6 on 2); per rank on 2 ranks, so that the grid work, the
-# solver and the exchange between two ranks are in it (tests/benchmarks/dune_at_size.sh).
-# Those ran the paper's model (model = "zhu_bridson_2005"); the dune now runs the default
-# model, which took 1.17-1.21 times the paper's wall time on the dune at 130 thousand
-# particles (3 alternating pairs, 2 ranks), so the rate is divided by 1.19.
-PARTICLE_STEPS_PER_RANK_SECOND = 1.93e6 / 1.19
+# The compute model, per stage: the 1e8 dune with the default model on 2 ranks
+# (tests/benchmarks/dune_at_size.sh 1e8: 4.175e6 particle-steps/s, 23.95 s a step, 8.0 CG
+# iterations a first solve), each stage's seconds a step on the slowest rank. A rank held
+# 5.0e7 particles and, at 8 particles a filled cell, 6.25e6 fluid cells. The particle
+# stages scale with the particles of a rank, the sand stages with its sand cells (the same
+# ratio), and the two pressure solves with its fluid cells times the CG iterations; the
+# rest of the step (the stages not listed) goes with the particles.
+MEASURED_PARTICLES_PER_RANK = 99986200 / 2
+MEASURED_STEP_SECONDS = 99986200 / 4.175e6
+MEASURED_CG_ITERATIONS = 8.0
+PARTICLE_STAGE_SECONDS = {"particles_to_grid": 3.190, "grid_to_particles_and_advect": 5.962,
+                          "migrate_particles": 1.716, "sort_particles": 0.511}
+SAND_STAGE_SECONDS = {"sand_plasticity": 2.007, "rigid_clusters": 1.518,
+                      "extrapolate_velocity": 0.402}
+SOLVE_STAGE_SECONDS = {"project_pressure": 5.414, "reproject_pressure": 2.470}
 PARTICLES_PER_CELL = 8
 
 # ---- Sizing: the communication model ----
@@ -141,9 +150,9 @@ def add_sizing_options(parser):
                              "InfiniBand)")
     sizing.add_argument("--latency", type=float, default=2.0, metavar="US",
                         help="network latency per message, microseconds; default 2")
-    sizing.add_argument("--cg-iterations", type=float, default=10.0, metavar="N",
-                        help="CG iterations per pressure solve; default 10 (the 8.4e6 dune: "
-                             "7.8)")
+    sizing.add_argument("--cg-iterations", type=float, default=8.0, metavar="N",
+                        help="CG iterations per first pressure solve; default 8 (measured "
+                             "on the dune: 7.0 at 1e6 particles, 7.8 at 8.4e6, 8.0 at 1e8)")
 
 
 def check_sizing_values(parser, args):
@@ -564,15 +573,24 @@ def vcycle_exchanges(levels, gathered):
     return out
 
 
+def compute_seconds(particles_per_rank, cg_iterations):
+    """A rank's compute seconds a step: the measured stages scaled to its particles, the
+    pressure solves also to the CG iterations."""
+    solves = sum(SOLVE_STAGE_SECONDS.values())
+    rest = MEASURED_STEP_SECONDS - solves
+    scale = particles_per_rank / MEASURED_PARTICLES_PER_RANK
+    return scale * (rest + solves * cg_iterations / MEASURED_CG_ITERATIONS)
+
+
 def step_seconds(particles, cells, ranks, args):
     """The modelled seconds of one step on `ranks` ranks, by part, and the halo bytes.
 
-    compute: the measured rate. halo: the bytes an interior rank sends (its six faces,
+    compute: the measured stages (compute_seconds). halo: the bytes an interior rank sends (its six faces,
     cubic blocks) over the bandwidth. latency: one latency per message, every exchange
     sending one to each of 26 neighbours. reductions: log2(ranks) latencies each (and the
     coarsest multigrid level's bytes when it is gathered).
     """
-    parts = {"compute": particles / ranks / PARTICLE_STEPS_PER_RANK_SECOND,
+    parts = {"compute": compute_seconds(particles / ranks, args.cg_iterations),
              "halo": 0.0, "latency": 0.0, "reductions": 0.0, "halo_bytes": 0.0}
     if ranks == 1:
         return parts

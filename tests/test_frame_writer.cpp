@@ -2,6 +2,7 @@
 // what each rank held; the timing report is gathered and parsed back.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <hdf5.h>
 #include <mpi.h>
 
@@ -585,6 +586,13 @@ TEST(TimingReport, RankZeroWritesGatheredFigures) {
   const double imbalance = 2.0 * ranks / (ranks + 1);
   EXPECT_NE(json.find(fmt::format("\"particle_imbalance\": {},", imbalance)), std::string::npos)
       << json;
+  // The test's ranks share one node: more of them than its cores is oversubscribed (4 ranks
+  // on a 2-core machine), which scaling plots mark.
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const nlohmann::json report = nlohmann::json::parse(json);
+  EXPECT_EQ(report["most_ranks_on_a_node"], ranks);
+  EXPECT_EQ(report["fewest_node_cores"], cores);
+  EXPECT_EQ(report["oversubscribed"], ranks > cores);
   EXPECT_FALSE(fs::exists(path + ".tmp"));
   // Without rigid-plastic sand the report has no solve rounds.
   EXPECT_EQ(json.find("rigid_plastic_rounds"), std::string::npos) << json;
