@@ -46,6 +46,18 @@ int ranks_on_this_node(MPI_Comm comm) {
   return node_ranks;
 }
 
+NodeUse node_use(MPI_Comm comm) {
+  const int on_node = ranks_on_this_node(comm);
+  const int cores = int(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  int mine[2] = {on_node, on_node > cores ? 1 : 0}, most[2];
+  MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, comm);
+  NodeUse use;
+  use.most_ranks_on_a_node = most[0];
+  use.oversubscribed = most[1] != 0;
+  MPI_Allreduce(&cores, &use.fewest_cores, 1, MPI_INT, MPI_MIN, comm);
+  return use;
+}
+
 uint64_t memory_per_rank(MPI_Comm comm) {
   const int node_ranks = ranks_on_this_node(comm);
   const uint64_t physical = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));

@@ -1,5 +1,5 @@
 // How much memory each rank of a job can count on, for checks made before allocating, and
-// how many ranks share a node.
+// how the ranks share their nodes.
 #pragma once
 #include <mpi.h>
 
@@ -13,5 +13,17 @@ uint64_t memory_per_rank(MPI_Comm comm);
 
 // Collective. How many ranks of `comm` run on this rank's node (share its memory).
 int ranks_on_this_node(MPI_Comm comm);
+
+// How the ranks of a job sat on their nodes: the most on one node, the fewest cores a node
+// has online, and whether any node ran more ranks than it has cores (a scaling run there
+// measures time-sharing, not parallel work).
+struct NodeUse {
+  int most_ranks_on_a_node = 1;
+  int fewest_cores = 1;
+  bool oversubscribed = false;
+};
+
+// Collective: the same on every rank of `comm`.
+NodeUse node_use(MPI_Comm comm);
 
 }  // namespace dunesim

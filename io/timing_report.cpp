@@ -10,8 +10,6 @@
 #include <stdexcept>
 #include <system_error>
 
-#include <unistd.h>
-
 #include "decomposition/node_memory.hpp"
 #include "io/file_replacement.hpp"
 
@@ -22,27 +20,6 @@ namespace fs = std::filesystem;
 
 // Keys stay in the order they are added, the order the report has always had.
 using Json = nlohmann::ordered_json;
-
-// How the ranks sat on their nodes: the most on one node, the fewest cores a node has
-// online, and whether any node ran more ranks than it has cores (a scaling run there
-// measures time-sharing, not parallel work). Collective.
-struct NodeUse {
-  int most_ranks_on_a_node = 1;
-  int fewest_cores = 1;
-  bool oversubscribed = false;
-};
-
-NodeUse node_use(MPI_Comm comm) {
-  const int on_node = ranks_on_this_node(comm);
-  const int cores = int(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-  int mine[2] = {on_node, on_node > cores ? 1 : 0}, most[2];
-  MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, comm);
-  NodeUse use;
-  use.most_ranks_on_a_node = most[0];
-  use.oversubscribed = most[1] != 0;
-  MPI_Allreduce(&cores, &use.fewest_cores, 1, MPI_INT, MPI_MIN, comm);
-  return use;
-}
 
 // Strings as JSON; bytes that are not UTF-8 become U+FFFD instead of an exception.
 std::string json_text(const Json& value) {
