@@ -104,7 +104,7 @@ vtkSmartPointer<vtkPolyData> particles_to_vtk(const Particles& p,
   add_point_scalars<vtkUnsignedCharArray>(point_data, "material", n,
                                           [&](size_t i) { return p.material[i]; });
   add_point_scalars<vtkDoubleArray>(point_data, "water_content", n,
-                                    [&](size_t i) { return p.water_content[i]; });
+                                    [&](size_t i) { return p.water_of(i); });
   const std::vector<float> saturation = saturation_of(p, material_porosity);
   add_point_scalars<vtkFloatArray>(point_data, "saturation", n,
                                    [&](size_t i) { return saturation[i]; });

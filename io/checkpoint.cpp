@@ -432,7 +432,9 @@ void require_finite(const std::string& dataset, const ParticleVector<T>& values,
 }
 
 // No particles, carrying the optional arrays the checkpoint stores: the stress of
-// elastic-plastic sand and the affine velocity of APIC (Particles::stress, ::affine).
+// elastic-plastic sand, the affine velocity of APIC and the water content of cases with
+// porous sand (Particles::stress, ::affine, ::water_content; the restart gives particles
+// without the last their materials' water, carry_water_as_needed).
 Particles stored_layout(hid_t group) {
   const std::vector<std::string> stored = link_names(group);
   const auto holds = [&](const char* name) {
@@ -441,6 +443,7 @@ Particles stored_layout(hid_t group) {
   Particles layout;
   layout.carry_stress(holds("stress_xx"));
   layout.carry_affine(holds("affine_xx"));
+  layout.carry_water(holds("water_content"), {});
   return layout;
 }
 

@@ -139,7 +139,8 @@ const char* const kXdmfFooter =
 // water content that is not zero.
 float saturation_at(const Particles& p, const std::vector<double>& porosity, size_t n) {
   const double pores = p.material[n] < porosity.size() ? porosity[p.material[n]] : 0.0;
-  return pores > 0 ? float(p.water_content[n] / pores) : (p.water_content[n] > 0 ? 1.f : 0.f);
+  const double water = p.water_of(n);
+  return pores > 0 ? float(water / pores) : (water > 0 ? 1.f : 0.f);
 }
 
 std::vector<float> saturation_of(const Particles& p, const std::vector<double>& porosity) {
@@ -327,12 +328,17 @@ void FrameWriter::write_particle_datasets(hid_t root, const Particles& particles
     write_interleaved<float>(g, "velocity", p.vx, p.vy, p.vz, rows, props, piece);
     write_computed<float>(
         g, "water_content", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, rows, n,
-        [&](int64_t q) { return float(p.water_content[size_t(q)]); }, props, piece);
+        [&](int64_t q) { return float(p.water_of(size_t(q))); }, props, piece);
   } else {
     write_interleaved<double>(g, "position", p.x, p.y, p.z, rows, props, piece);
     write_interleaved<double>(g, "velocity", p.vx, p.vy, p.vz, rows, props, piece);
-    write_dataset(g, "water_content", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, scalar_file,
-                  scalar_memory, p.water_content.data(), props);
+    if (p.carries_water)
+      write_dataset(g, "water_content", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, scalar_file,
+                    scalar_memory, p.water_content.data(), props);
+    else
+      write_computed<double>(
+          g, "water_content", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, rows, n,
+          [&](int64_t q) { return p.water_of(size_t(q)); }, props, piece);
   }
   write_dataset(g, "id", H5T_STD_I64LE, H5T_NATIVE_INT64, scalar_file, scalar_memory, p.id.data(),
                 props);

@@ -73,7 +73,7 @@ inline RunComparison compare_local(const Particles& p, const Particles& r,
     const size_t q = found->second;
     ++held[q];
     c.other_material += p.material[n] != r.material[q];
-    c.water = std::max(c.water, std::abs(p.water_content[n] - r.water_content[q]));
+    c.water = std::max(c.water, std::abs(p.water_of(n) - r.water_of(q)));
     c.position = std::max({c.position, std::abs(p.x[n] - r.x[q]), std::abs(p.y[n] - r.y[q]),
                            std::abs(p.z[n] - r.z[q])});
     c.velocity =
@@ -94,16 +94,21 @@ inline RunComparison compare_local(const Particles& p, const Particles& r,
 inline Particles broadcast_particles(const Particles& on_rank_zero, bool ok, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  int64_t header[3] = {ok ? int64_t(on_rank_zero.size()) : -1, on_rank_zero.carries_stress,
-                       on_rank_zero.carries_affine};
-  MPI_Bcast(header, 3, MPI_INT64_T, 0, comm);
+  int64_t header[5] = {ok ? int64_t(on_rank_zero.size()) : -1, on_rank_zero.carries_stress,
+                       on_rank_zero.carries_affine, on_rank_zero.carries_water,
+                       int64_t(on_rank_zero.water_when_not_carried.size())};
+  MPI_Bcast(header, 5, MPI_INT64_T, 0, comm);
   if (header[0] < 0) throw std::runtime_error("the one-rank reference run failed on rank 0");
+  std::vector<double> water_by_material = on_rank_zero.water_when_not_carried;
+  water_by_material.resize(size_t(header[4]));
+  MPI_Bcast(water_by_material.data(), int(header[4]), MPI_DOUBLE, 0, comm);
   Particles whole;
   if (rank == 0) {
     whole = on_rank_zero;
   } else {
     whole.carry_stress(header[1] != 0);
     whole.carry_affine(header[2] != 0);
+    whole.carry_water(header[3] != 0, water_by_material);
     whole.resize(size_t(header[0]));
   }
   whole.for_each_array([&](auto& array) {

@@ -369,6 +369,8 @@ TEST(Restart, SameRankCountContinuesBitForBit) {
       expect_bitwise_continuation(small_dam_break(), fresh_directory("bitwise"));
   // The jet kept pouring after the restart.
   EXPECT_GT(global_sum(restarted->topology(), restarted->emitted_particles()), 0);
+  // Without porous sand no water moves: the particles carry no water content, restarted or not.
+  EXPECT_FALSE(restarted->particles().carries_water);
 }
 
 // Elastic-plastic sand keeps its stress on the particles: a restart carries it, so a

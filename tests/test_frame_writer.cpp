@@ -429,6 +429,36 @@ TEST(FrameWriter, SinglePrecisionReadsBackWithinFloatRoundOff) {
             std::string::npos);
 }
 
+// Particles of a case without porous sand carry no water content; their frames still hold
+// one per particle, their material's (1 for water, 0 for sand), in double and in single
+// precision, and the saturation that follows from it.
+TEST(FrameWriter, ParticlesWithoutWaterContentWriteTheirMaterials) {
+  const int rank = comm_rank();
+  int64_t first = 0;
+  for (int r = 0; r < rank; ++r) first += 30 + 7 * r;
+  for (const bool single : {false, true}) {
+    const std::string name = single ? "dry_single" : "dry_double";
+    FrameWriter writer(MPI_COMM_WORLD, fresh_directory(name), name,
+                       test_run({"water", "sand"}, {7, 5, 3}, 0.1), {0.0, 0.0},
+                       FrameOptions{single, 1});
+    Particles p = make_particles(first, 30 + 7 * rank, 0);
+    p.carry_water(false, {1.0, 0.0});
+    ASSERT_TRUE(p.water_content.empty());
+    const std::string path = writer.write(p, 0.5, 3);
+    if (rank != 0) continue;
+    H5File file(path);
+    auto water = read_dataset<double>(file.id, "/particles/water_content", H5T_NATIVE_DOUBLE);
+    auto saturation = read_dataset<float>(file.id, "/particles/saturation", H5T_NATIVE_FLOAT);
+    auto ids = read_dataset<int64_t>(file.id, "/particles/id", H5T_NATIVE_INT64);
+    ASSERT_EQ(water.size(), ids.size());
+    for (size_t n = 0; n < ids.size(); ++n) {
+      const bool is_water = expected_material((ids[n] - 1000) / 7) == 0;
+      EXPECT_EQ(water[n], is_water ? 1.0 : 0.0) << name << " particle " << ids[n];
+      EXPECT_EQ(saturation[n], is_water ? 1.0f : 0.0f) << name << " particle " << ids[n];
+    }
+  }
+}
+
 // A stride keeps exactly the particles whose id is a multiple of it, from every rank, and the
 // frame says how many it holds and with which stride.
 TEST(FrameWriter, StrideWritesEveryParticleWhoseIdItDivides) {

@@ -23,7 +23,7 @@ inline WaterTotals water_totals(const Simulation& sim) {
   const Particles& p = sim.particles();
   double sums[2] = {0, 0};
   for (size_t n = 0; n < p.size(); ++n)
-    sums[sim.config().materials[p.material[n]].kind == MaterialKind::Sand] += p.water_content[n];
+    sums[sim.config().materials[p.material[n]].kind == MaterialKind::Sand] += p.water_of(n);
   global_sum_in_place(sim.topology(), sums, 2);
   return {sums[0], sums[1]};
 }

@@ -418,6 +418,8 @@ void Simulation::restore(Particles particles, double time, int64_t steps) {
   // uniform velocity, which the first G2P replaces.
   if (particles_.carries_affine != needs_particle_affine(config_))
     particles_.carry_affine(needs_particle_affine(config_));
+  // And the water content, which only cases with porous sand carry.
+  carry_water_as_needed(config_, particles_);
   time_ = time;
   steps_ = steps;
 }

@@ -8,9 +8,9 @@ namespace {
 constexpr double kPosition = 3 * sizeof(double);
 constexpr double kVelocity = 3 * sizeof(float);
 constexpr double kMaterial = sizeof(uint8_t);
-constexpr double kWater = sizeof(double);
 
 double affine_bytes(const Particles& p) { return p.carries_affine ? 9 * sizeof(float) : 0; }
+double water_bytes(const Particles& p) { return p.carries_water ? sizeof(double) : 0; }
 
 double faces(const MacGrid& g) {
   return double(g.vel[0].size() + g.vel[1].size() + g.vel[2].size());
@@ -34,7 +34,8 @@ constexpr double kIteration = kVectorOperations + kMatrixProduct + kPrecondition
 }  // namespace
 
 double particles_to_grid(const Particles& p, const MacGrid& g) {
-  const double per_particle = kPosition + kVelocity + kMaterial + kWater + affine_bytes(p);
+  const double per_particle =
+      kPosition + kVelocity + kMaterial + water_bytes(p) + affine_bytes(p);
   // Written: face velocities (double) and weights (float, in vel_saved); per cell the type,
   // density (float) and particle count (double).
   const double grid = faces(g) * (sizeof(double) + sizeof(float)) + cells(g) * (1 + 4 + 8);

@@ -74,6 +74,22 @@ bool needs_particle_affine(const CaseConfig& config) {
   return false;
 }
 
+bool needs_particle_water(const CaseConfig& config) {
+  for (const MaterialSpec& m : config.materials)
+    if (m.kind == MaterialKind::Sand && m.wet.holds_water()) return true;
+  return false;
+}
+
+std::vector<double> water_without_pores(const std::vector<MaterialSpec>& materials) {
+  std::vector<double> water;
+  for (const MaterialSpec& m : materials) water.push_back(m.kind == MaterialKind::Water ? 1 : 0);
+  return water;
+}
+
+void carry_water_as_needed(const CaseConfig& config, Particles& particles) {
+  particles.carry_water(needs_particle_water(config), water_without_pores(config.materials));
+}
+
 double water_content_of_new_particle(const SourceSpec& source,
                                      const std::vector<MaterialSpec>& materials) {
   const MaterialSpec& m = materials[source.material];
@@ -90,7 +106,8 @@ void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpe
   p.vz.push_back(source.velocity[2]);
   p.id.push_back(id);
   p.material.push_back(uint8_t(source.material));
-  p.water_content.push_back(water_content_of_new_particle(source, materials));
+  if (p.carries_water)
+    p.water_content.push_back(water_content_of_new_particle(source, materials));
   if (p.carries_stress)
     for (ParticleVector<float>& component : p.stress) component.push_back(0.0f);  // unloaded
   if (p.carries_affine)
@@ -105,6 +122,7 @@ Particles seed_particles(const CaseConfig& config, const Topology& topo,
   Particles p;
   p.carry_stress(carry_stress);
   p.carry_affine(needs_particle_affine(config));
+  carry_water_as_needed(config, p);
   p.reserve(count + count / 8);  // room to grow without copying: see Particles::resize
   for_each_seed(config, topo, solid, [&](const Vec3& pos, int source, int64_t id) {
     add_source_particle(config.sources[source], config.materials, pos, id, p);

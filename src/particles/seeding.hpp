@@ -43,6 +43,14 @@ void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpe
 // with transfer = "apic" or "rpic".
 bool needs_particle_affine(const CaseConfig& config);
 
+// Whether the case's particles carry their water content (Particles::water_content): a sand
+// material with pores. Without one no water moves, and Particles::water_of(n) gives each
+// particle its material's entry of water_without_pores().
+bool needs_particle_water(const CaseConfig& config);
+std::vector<double> water_without_pores(const std::vector<MaterialSpec>& materials);
+// Starts or stops carrying the water content as the case needs (after seeding or a restart).
+void carry_water_as_needed(const CaseConfig& config, Particles& particles);
+
 // A new particle's water content: 1 for water (a whole particle), n S for sand.
 double water_content_of_new_particle(const SourceSpec& source,
                                      const std::vector<MaterialSpec>& materials);

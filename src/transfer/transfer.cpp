@@ -231,10 +231,10 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     // carries its pore water.
     const MaterialSpec& material = materials[p.material[n]];
     const bool is_sand = material.kind == MaterialKind::Sand;
-    const double share = is_sand ? 1.0 : p.water_content[n];
+    const double water = p.water_of(n);
+    const double share = is_sand ? 1.0 : water;
     const double density =
-        is_sand ? material.density + p.water_content[n] * material.wet.pore_water_density
-                : material.density;
+        is_sand ? material.density + water * material.wet.pore_water_density : material.density;
     const int i = pt.node[0], j = pt.node[1], k = pt.node[2];
     particle_count(i, j, k) += share;
     g.density(i, j, k) += float(share * density);
