@@ -8,6 +8,34 @@
 
 namespace dunesim {
 
+namespace {
+
+// Removes the particles at `holes` (ascending) by moving the last staying particles into
+// them. A step's leavers are few, those that crossed a face of the block; closing the gaps
+// by shifting every particle after the first one moved nearly all of a rank's particles,
+// 6% of a 1e8-particle step. The particles moved change places until the next sort by cell.
+void fill_holes_from_the_end(const std::vector<size_t>& holes, Particles& p) {
+  size_t last = p.size();          // positions from `last` on have been taken or skipped
+  size_t unpassed = holes.size();  // holes[unpassed..] lie at or after `last`
+  for (size_t h = 0; h < holes.size(); ++h) {
+    const size_t hole = holes[h];
+    bool filled = false;
+    while (!filled && last > hole + 1) {
+      --last;
+      if (unpassed > h && holes[unpassed - 1] == last) {
+        --unpassed;  // a leaver itself
+        continue;
+      }
+      p.copy_particle(last, hole);
+      filled = true;
+    }
+    if (!filled) break;  // every particle after this hole leaves or has been moved
+  }
+  p.resize(p.size() - holes.size());
+}
+
+}  // namespace
+
 MigrationStats migrate_particles(const Topology& topo, double dx, Particles& p) {
   const std::vector<int>& nbrs = topo.neighbours();
   const int me = topo.rank();
@@ -16,23 +44,19 @@ MigrationStats migrate_particles(const Topology& topo, double dx, Particles& p) 
   std::vector<int> slot_of_rank(topo.size(), -1);
   for (size_t q = 0; q < nbrs.size(); ++q) slot_of_rank[nbrs[q]] = int(q);
 
-  // Pack leavers, compact stayers in place.
+  // Find the leavers: most particles stay in the block, and only the others need their
+  // owner looked up.
   MigrationStats stats;
   const size_t n = p.size();
-  size_t kept = 0;
-  bool lost = false;
   const Box mine = topo.owned_cells(me);
+  std::vector<size_t> leavers;
+  bool lost = false;
   for (size_t i = 0; i < n; ++i) {
     const int ci = int(std::floor(p.x[i] / dx)), cj = int(std::floor(p.y[i] / dx)),
               ck = int(std::floor(p.z[i] / dx));
-    // Most particles stay in the block: only the others need the owner looked up.
-    const int owner = mine.contains(ci, cj, ck) ? me : topo.owner_of_cell(ci, cj, ck);
-    if (owner == me) {
-      if (kept != i) p.copy_particle(i, kept);
-      ++kept;
-      continue;
-    }
-    int q = slot_of_rank[owner];
+    if (mine.contains(ci, cj, ck)) continue;
+    leavers.push_back(i);
+    const int q = slot_of_rank[topo.owner_of_cell(ci, cj, ck)];
     if (q < 0) {
       lost = true;
       continue;
@@ -43,7 +67,7 @@ MigrationStats migrate_particles(const Topology& topo, double dx, Particles& p) 
     p.pack(i, buf.data() + at);
     ++stats.sent;
   }
-  p.resize(kept);
+  fill_holes_from_the_end(leavers, p);
   // Decided collectively so that no rank is left waiting in the exchange below.
   int lost_any = 0, lost_here = lost ? 1 : 0;
   MPI_Allreduce(&lost_here, &lost_any, 1, MPI_INT, MPI_LOR, topo.comm());

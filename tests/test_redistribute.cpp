@@ -1,5 +1,6 @@
 // Redistribution sends every particle, with all its attributes, to the owner of its cell from
 // any rank to any rank, loses and duplicates none, and keeps the order of those that stay.
+// Migration does the same for particles that moved into a neighbouring block.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "decomposition/migration.hpp"
 #include "decomposition/redistribute.hpp"
 #include "decomposition/reductions.hpp"
 #include "tests/particle_ids.hpp"
@@ -69,6 +71,59 @@ TEST(Redistribute, EveryParticleReachesItsOwnerWithItsAttributes) {
     EXPECT_EQ(p.material[n], uint8_t(id % 3));
   }
   // Every id exactly once over all ranks.
+  const std::vector<int64_t> all = test::all_ids_sorted(topo, p);
+  ASSERT_EQ(int64_t(all.size()), total);
+  for (int64_t n = 0; n < total; ++n) ASSERT_EQ(all[size_t(n)], n);
+}
+
+// After a step some particles have crossed into neighbouring blocks: the first and the last
+// of a rank's array, a run of consecutive ones, and every third. Each reaches its owner with
+// its attributes, none is lost or doubled, and the stayers are the ones that stayed.
+TEST(Migration, LeaversReachTheirNeighboursAndStayersStay) {
+  Topology topo(MPI_COMM_WORLD, kCells, 1);
+  const int rank = topo.rank();
+  const Box owned = topo.owned_cells(rank);
+  const std::vector<int>& neighbours = topo.neighbours();
+  const int64_t count = 40 + 9 * rank;
+  const int64_t first = exclusive_prefix_sum(topo, count);
+  const int64_t total = global_sum(topo, count);
+  Particles p;
+  p.resize(size_t(count));
+  std::mt19937 random(99 + rank);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto inside = [&](const Box& box, int a) {
+    return (box.lo[a] + unit(random) * (box.hi[a] - box.lo[a])) * kDx;
+  };
+  std::vector<int64_t> staying;
+  for (int64_t n = 0; n < count; ++n) {
+    set_particle(p, size_t(n), first + n, random);
+    const bool leaves =
+        !neighbours.empty() && (n == 0 || n + 1 == count || (n >= 10 && n < 15) || n % 3 == 0);
+    const Box target =
+        leaves ? topo.owned_cells(neighbours[size_t(n) % neighbours.size()]) : owned;
+    p.x[size_t(n)] = inside(target, 0);
+    p.y[size_t(n)] = inside(target, 1);
+    p.z[size_t(n)] = inside(target, 2);
+    if (!leaves) staying.push_back(first + n);
+  }
+
+  const MigrationStats stats = migrate_particles(topo, kDx, p);
+
+  EXPECT_EQ(stats.sent, count - int64_t(staying.size()));
+  ASSERT_EQ(global_sum(topo, int64_t(p.size())), total);
+  std::vector<int64_t> held(p.id.begin(), p.id.end());
+  std::sort(held.begin(), held.end());
+  EXPECT_TRUE(std::includes(held.begin(), held.end(), staying.begin(), staying.end()))
+      << "a particle that stayed in the block is gone from it";
+  for (size_t n = 0; n < p.size(); ++n) {
+    const int64_t id = p.id[n];
+    EXPECT_TRUE(owned.contains(int(std::floor(p.x[n] / kDx)), int(std::floor(p.y[n] / kDx)),
+                               int(std::floor(p.z[n] / kDx))))
+        << "particle " << id << " is not on its owner";
+    EXPECT_EQ(p.vx[n], 0.5 * double(id));
+    EXPECT_EQ(p.vz[n], 2.0 * double(id) + 0.25);
+    EXPECT_EQ(p.material[n], uint8_t(id % 3));
+  }
   const std::vector<int64_t> all = test::all_ids_sorted(topo, p);
   ASSERT_EQ(int64_t(all.size()), total);
   for (int64_t n = 0; n < total; ++n) ASSERT_EQ(all[size_t(n)], n);
