@@ -34,6 +34,26 @@ void set_particle(Particles& p, size_t n, int64_t id, std::mt19937& random) {
   p.material[n] = uint8_t(id % 3);
 }
 
+// Every particle of this rank lies in one of its owned cells and keeps the attributes
+// set_particle gave its id, and the ids 0 .. total - 1 are each held once over all ranks.
+void expect_on_owners_with_their_attributes(const Topology& topo, const Particles& p,
+                                            int64_t total) {
+  const Box owned = topo.owned_cells(topo.rank());
+  for (size_t n = 0; n < p.size(); ++n) {
+    const int64_t id = p.id[n];
+    EXPECT_TRUE(owned.contains(int(std::floor(p.x[n] / kDx)), int(std::floor(p.y[n] / kDx)),
+                               int(std::floor(p.z[n] / kDx))))
+        << "particle " << id << " is not on its owner";
+    EXPECT_EQ(p.vx[n], 0.5 * double(id));
+    EXPECT_EQ(p.vy[n], -1.0 * double(id));
+    EXPECT_EQ(p.vz[n], 2.0 * double(id) + 0.25);
+    EXPECT_EQ(p.material[n], uint8_t(id % 3));
+  }
+  const std::vector<int64_t> all = test::all_ids_sorted(topo, p);
+  ASSERT_EQ(int64_t(all.size()), total);
+  for (int64_t n = 0; n < total; ++n) ASSERT_EQ(all[size_t(n)], n);
+}
+
 }  // namespace
 
 TEST(Redistribute, EveryParticleReachesItsOwnerWithItsAttributes) {
@@ -59,21 +79,7 @@ TEST(Redistribute, EveryParticleReachesItsOwnerWithItsAttributes) {
   // (EXPECT, not ASSERT: a rank that returned alone would leave the others in the gather.)
   EXPECT_TRUE(p.size() >= staying.size() &&
               std::equal(staying.begin(), staying.end(), p.id.begin()));
-  const Box owned = topo.owned_cells(rank);
-  for (size_t n = 0; n < p.size(); ++n) {
-    const int64_t id = p.id[n];
-    EXPECT_TRUE(owned.contains(int(std::floor(p.x[n] / kDx)), int(std::floor(p.y[n] / kDx)),
-                               int(std::floor(p.z[n] / kDx))))
-        << "particle " << id << " is not on its owner";
-    EXPECT_EQ(p.vx[n], 0.5 * double(id));
-    EXPECT_EQ(p.vy[n], -1.0 * double(id));
-    EXPECT_EQ(p.vz[n], 2.0 * double(id) + 0.25);
-    EXPECT_EQ(p.material[n], uint8_t(id % 3));
-  }
-  // Every id exactly once over all ranks.
-  const std::vector<int64_t> all = test::all_ids_sorted(topo, p);
-  ASSERT_EQ(int64_t(all.size()), total);
-  for (int64_t n = 0; n < total; ++n) ASSERT_EQ(all[size_t(n)], n);
+  expect_on_owners_with_their_attributes(topo, p, total);
 }
 
 // After a step some particles have crossed into neighbouring blocks: the first and the last
@@ -115,18 +121,7 @@ TEST(Migration, LeaversReachTheirNeighboursAndStayersStay) {
   std::sort(held.begin(), held.end());
   EXPECT_TRUE(std::includes(held.begin(), held.end(), staying.begin(), staying.end()))
       << "a particle that stayed in the block is gone from it";
-  for (size_t n = 0; n < p.size(); ++n) {
-    const int64_t id = p.id[n];
-    EXPECT_TRUE(owned.contains(int(std::floor(p.x[n] / kDx)), int(std::floor(p.y[n] / kDx)),
-                               int(std::floor(p.z[n] / kDx))))
-        << "particle " << id << " is not on its owner";
-    EXPECT_EQ(p.vx[n], 0.5 * double(id));
-    EXPECT_EQ(p.vz[n], 2.0 * double(id) + 0.25);
-    EXPECT_EQ(p.material[n], uint8_t(id % 3));
-  }
-  const std::vector<int64_t> all = test::all_ids_sorted(topo, p);
-  ASSERT_EQ(int64_t(all.size()), total);
-  for (int64_t n = 0; n < total; ++n) ASSERT_EQ(all[size_t(n)], n);
+  expect_on_owners_with_their_attributes(topo, p, total);
 }
 
 TEST(Redistribute, AllParticlesOnOneRankSpreadOverAll) {
