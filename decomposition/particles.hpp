@@ -25,7 +25,7 @@ struct Particles {
   // Double: that sum must hold to round-off over a whole run.
   // Only runs with porous sand carry it (carries_water): without pores no water moves, a
   // water particle holds 1 and a sand particle 0 all run long, and the 8 bytes a particle
-  // are 5% of a dry dune's memory. water_of(n) reads it either way.
+  // are 4% of a dry dune's memory. water_of(n) reads it either way.
   ParticleVector<double> water_content;
   bool carries_water = true;
   // What a particle of each material holds when the array is not carried.
