@@ -433,8 +433,8 @@ void require_finite(const std::string& dataset, const ParticleVector<T>& values,
 
 // No particles, carrying the optional arrays the checkpoint stores: the stress of
 // elastic-plastic sand, the affine velocity of APIC and the water content of cases with
-// porous sand (Particles::stress, ::affine, ::water_content; the restart gives particles
-// without the last their materials' water, carry_water_as_needed).
+// porous sand (Particles::stress, ::affine, ::water_content; where a checkpoint holds no
+// water content, the restart gives each particle its material's, carry_water_as_needed).
 Particles stored_layout(hid_t group) {
   const std::vector<std::string> stored = link_names(group);
   const auto holds = [&](const char* name) {
