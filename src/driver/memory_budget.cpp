@@ -23,7 +23,6 @@ size_t grid_bytes_per_cell(const CaseConfig& config) {
   for (const MaterialSpec& m : config.materials) {
     if (m.kind != MaterialKind::Sand) continue;
     // The sand window's arrays follow the sand, not the domain: a lower bound leaves them out.
-    bytes += MacGrid::kSandBytesPerCell;
     if (m.wet.holds_water()) bytes += MacGrid::kPoreWaterBytesPerCell;
     if (has_several_porosities(config.materials))
       bytes += MacGrid::kSeveralPorositiesBytesPerCell;

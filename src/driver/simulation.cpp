@@ -196,6 +196,8 @@ void Simulation::step(double dt) {
   enforce_boundaries();
   project_pressure(dt);
   if (sand_material_) {
+    // The sand stages' scratch then reuses the Krylov vectors' memory instead of adding to it.
+    pressure_solver_->release_krylov_vectors();
     sand_plasticity(dt);
     project_rigid_clusters(dt);
     reproject_pressure(dt);
@@ -300,8 +302,8 @@ void Simulation::project_rigid_clusters(double dt) {
 
 void Simulation::reproject_pressure(double dt) {
   auto t = clock_.time(kReprojectPressure);
-  const PressureSolveStats s = dunesim::reproject_pressure(grid_, dt, *topo_, *pressure_solver_,
-                                                           *halo_, grid_.pressure_correction);
+  const PressureSolveStats s =
+      dunesim::reproject_pressure(grid_, dt, *topo_, *pressure_solver_, *halo_);
   clock_.add_bytes(kReprojectPressure,
                    traffic::project_pressure(grid_, fluid_cells_share(), s.iterations));
 }

@@ -40,8 +40,8 @@ struct MacGrid {
   Array3<uint8_t> solid;        // static solids (walls, colliders): 1 = solid
   Array3<float> density;        // mean particle density of fluid cells, kg/m^3
   Array3<double> pressure;      // Pa, fluid cells; 0 in air
-  Array3<double> cell_scratch;  // P2G: particles per cell; projection: its
-                                // right-hand side (one array, never both)
+  Array3<double> cell_scratch;  // P2G: particles per cell; projection: its right-hand
+                                // side; second projection: that and then its correction
 
   // Sand only: allocated by allocate_sand() when the case has a sand material. Sand fills a
   // small part of most grids, so its arrays cover only the block's part of the sand window,
@@ -58,7 +58,6 @@ struct MacGrid {
   Array3<float> wall_mu;     // Coulomb coefficient of each solid cell
   std::array<Array3<float>, 3> wall_normal_speed;  // |u_n| the walls remove, near the sand
   ComponentLabels rigid_clusters;                  // connected groups of rigid cells; scratch
-  Array3<double> pressure_correction;  // of the second projection, Pa: the whole block
   // Sand stress (xx yy zz xy xz yz), Pa; scratch. Single precision, as the particles carry
   // it: seven digits are far finer than the yield test and the friction it feeds, and the
   // six components are the largest share of a sand grid's memory.
@@ -115,17 +114,15 @@ struct MacGrid {
   Array3<float> surface_scratch;
 
   // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (over the
-  // block, and over the sand window with the rigid-cluster labels the step fills),
-  // allocate_elastic_sand() (over the sand window), allocate_wall_force(),
-  // allocate_pore_water() (and where porosities differ) and allocate_surface() add. Ghost
-  // cells, the extra layer of faces and
+  // sand window, with the rigid-cluster labels the step fills), allocate_elastic_sand()
+  // (over the sand window), allocate_wall_force(), allocate_pore_water() (and where
+  // porosities differ) and allocate_surface() add. Ghost cells, the extra layer of faces and
   // the arrays sized to the sand's region are left out, so a grid needs at least its block's
   // share of the per-block bytes. Keep in step with the allocate functions below.
   static constexpr size_t kBytesPerCell = 3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
                                           + 2 * sizeof(uint8_t)          // cell_type, solid
                                           + sizeof(float)                // density
                                           + 2 * sizeof(double);          // pressure, cell_scratch
-  static constexpr size_t kSandBytesPerCell = sizeof(double);            // pressure_correction
   static constexpr size_t kSandWindowBytesPerCell = 3 * sizeof(uint8_t)  // sand, rigid, yielding
                                                     + 2 * sizeof(float)  // sand_count, wall_mu
                                                     + 6 * sizeof(float)  // stress
@@ -160,8 +157,8 @@ struct MacGrid {
     cell_scratch.reset(c, Stagger::Cell, 0.0);
   }
 
-  // The sand arrays over the block's part of `window` (the whole block by default), zero;
-  // pressure_correction over the block. wall_mu is the caller's to mark.
+  // The sand arrays over the block's part of `window` (the whole block by default), zero.
+  // wall_mu is the caller's to mark.
   void allocate_sand(const Topology& topo, const Box& window = Box::everywhere()) {
     const Box c = topo.local(Stagger::Cell);
     sand_window = window;
@@ -176,7 +173,6 @@ struct MacGrid {
     cut(wall_mu, 0.0f);
     for (Array3<float>& speed : wall_normal_speed) speed = {};  // sized by the friction stage
     rigid_clusters = {};
-    pressure_correction.reset(c, Stagger::Cell, 0.0);
     for (Array3<float>& component : stress) cut(component, 0.0f);
   }
 

@@ -52,10 +52,10 @@ class MultigridPreconditioner {
   void apply(const double* r, double* z);
 
   // Ap = A p for the matrix PressureSolver would assemble, without assembling it: the face
-  // coefficients are those setup() took from its grid through face_coefficient(), in double
-  // precision. p and Ap are in unknown order, as in apply(). Collective (one halo fill).
-  // CG's product then needs no stored matrix, and the finest level's ghost layer serves as
-  // the halo of p.
+  // coefficients are those setup() took from its grid through face_coefficient(), rounded
+  // to single precision as the levels' are. p and Ap are in unknown order, as in apply().
+  // Collective (one halo fill). CG's product then needs no stored matrix, and the finest level's
+  // ghost layer serves as the halo of p.
   void multiply(const double* p, double* Ap);
 
   int levels() const { return int(levels_.size()); }
@@ -100,7 +100,7 @@ class MultigridPreconditioner {
   // The unknowns (owned fluid cells) as runs on level 0, in PETSc's order.
   std::vector<Run> unknown_runs_;
   // Six face coefficients per unknown, in unknown order (store_unknowns_coefficients).
-  std::vector<double> unknowns_coefficients_;
+  std::vector<float> unknowns_coefficients_;
 };
 
 }  // namespace dunesim

@@ -347,10 +347,17 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
     assemble_matrix(g, first, halo);
   }
   attach_null_space_if_sealed(g);
-  MPI_Comm comm = topo_.comm();
-  check(VecCreateMPI(comm, PetscInt(local_count), PETSC_DETERMINE, &rhs_), "VecCreateMPI");
-  check(VecDuplicate(rhs_, &solution_), "VecDuplicate");
+  create_krylov_solver();
+  check(load_vector(rhs, rhs_), "loading the right-hand side");
+  check(load_vector(pressure, solution_), "loading the initial guess");
+  return run_krylov(pressure, halo);
+}
 
+// The Krylov solver for matrix_ and its vectors.
+void PressureSolver::create_krylov_solver() {
+  MPI_Comm comm = topo_.comm();
+  check(VecCreateMPI(comm, PetscInt(local_unknowns_), PETSC_DETERMINE, &rhs_), "VecCreateMPI");
+  check(VecDuplicate(rhs_, &solution_), "VecDuplicate");
   PC pc;
   check(KSPCreate(comm, &ksp_), "KSPCreate");
   check(KSPSetOperators(ksp_, matrix_, matrix_), "KSPSetOperators");
@@ -366,21 +373,30 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
   check(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
   // Start from the last step's pressure: it changes little from step to step.
   check(KSPSetInitialGuessNonzero(ksp_, PETSC_TRUE), "KSPSetInitialGuessNonzero");
-  return run_krylov(rhs, pressure, halo);
 }
 
-PressureSolveStats PressureSolver::solve_again(const Array3<double>& rhs,
-                                               Array3<double>& pressure, Halo& halo,
+void PressureSolver::release_krylov_vectors() {
+  if (!uses_builtin_multigrid()) return;
+  if (ksp_) KSPDestroy(&ksp_);
+  if (rhs_) VecDestroy(&rhs_);
+  if (solution_) VecDestroy(&solution_);
+  ksp_ = nullptr;
+  rhs_ = solution_ = nullptr;
+}
+
+PressureSolveStats PressureSolver::solve_again(Array3<double>& rhs_then_solution, Halo& halo,
                                                double rtol) {
   if (global_unknowns_ == 0) {
-    pressure.fill(0.0);
+    rhs_then_solution.fill(0.0);
     return {};
   }
-  if (!ksp_) throw std::logic_error("solve_again() called before solve()");
-  pressure.fill(0.0);
+  if (!matrix_) throw std::logic_error("solve_again() called before solve()");
+  if (!ksp_) create_krylov_solver();
+  check(load_vector(rhs_then_solution, rhs_), "loading the right-hand side");
+  check(VecZeroEntries(solution_), "VecZeroEntries");
   check(KSPSetTolerances(ksp_, rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
         "KSPSetTolerances");
-  PressureSolveStats stats = run_krylov(rhs, pressure, halo);
+  PressureSolveStats stats = run_krylov(rhs_then_solution, halo);
   check(KSPSetTolerances(ksp_, spec_.rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
         "KSPSetTolerances");
   return stats;
@@ -401,23 +417,16 @@ PetscErrorCode PressureSolver::apply_multigrid(PC pc, Vec r, Vec z) {
   return 0;
 }
 
-// Copies rhs and the initial guess (from `pressure`) into PETSc's vectors, in unknown order.
-PetscErrorCode PressureSolver::load_vectors(const Array3<double>& rhs,
-                                            const Array3<double>& pressure) {
-  PetscScalar* bp;
-  PetscScalar* xp;
-  PetscCall(VecGetArray(rhs_, &bp));
-  PetscCall(VecGetArray(solution_, &xp));
-  PetscScalar* b_next = bp;
-  PetscScalar* x_next = xp;
+// Copies `from`'s values at the unknowns into `to`, in unknown order.
+PetscErrorCode PressureSolver::load_vector(const Array3<double>& from, Vec to) const {
+  PetscScalar* values;
+  PetscCall(VecGetArray(to, &values));
+  PetscScalar* next = values;
   for (const CellRun& run : unknown_runs_) {
-    const double* b = &rhs(run.i, run.j, run.k);
-    const double* x = &pressure(run.i, run.j, run.k);
-    b_next = std::copy(b, b + run.length, b_next);
-    x_next = std::copy(x, x + run.length, x_next);
+    const double* start = &from(run.i, run.j, run.k);
+    next = std::copy(start, start + run.length, next);
   }
-  PetscCall(VecRestoreArray(rhs_, &bp));
-  PetscCall(VecRestoreArray(solution_, &xp));
+  PetscCall(VecRestoreArray(to, &values));
   return 0;
 }
 
@@ -435,11 +444,9 @@ PetscErrorCode PressureSolver::store_solution(Array3<double>& pressure) const {
   return 0;
 }
 
-// Solves from the rhs and initial guess given and leaves the solution in `pressure`,
-// halo-filled.
-PressureSolveStats PressureSolver::run_krylov(const Array3<double>& rhs, Array3<double>& pressure,
-                                              Halo& halo) {
-  check(load_vectors(rhs, pressure), "loading the right-hand side");
+// Solves from the right-hand side and initial guess loaded into rhs_ and solution_ and
+// leaves the solution in `pressure`, halo-filled.
+PressureSolveStats PressureSolver::run_krylov(Array3<double>& pressure, Halo& halo) {
   MatNullSpace nullspace = nullptr;
   check(MatGetNullSpace(matrix_, &nullspace), "MatGetNullSpace");
   if (nullspace) check(MatNullSpaceRemove(nullspace, rhs_), "MatNullSpaceRemove");

@@ -67,11 +67,17 @@ class PressureSolver {
   PressureSolveStats solve(const MacGrid& grid, const Array3<double>& rhs,
                            Array3<double>& pressure, Halo& halo);
 
-  // Solves the system of the last solve() again for another right-hand side, reusing its
-  // matrix and preconditioner (only the Krylov iterations are paid), from a zero guess, to
-  // the relative tolerance `rtol`.
-  PressureSolveStats solve_again(const Array3<double>& rhs, Array3<double>& pressure, Halo& halo,
-                                 double rtol);
+  // Solves the system of the last solve() again for the right-hand side in
+  // `rhs_then_solution`, reusing its matrix and preconditioner (only the Krylov iterations
+  // are paid), from a zero guess, to the relative tolerance `rtol`; the solution replaces
+  // the right-hand side (0 in air and solid), halo-filled.
+  PressureSolveStats solve_again(Array3<double>& rhs_then_solution, Halo& halo, double rtol);
+
+  // Frees the Krylov solver and its vectors (five per unknown), keeping the matrix and the
+  // built-in multigrid, so that stages between solve() and solve_again() do not hold them;
+  // solve_again() makes them again. With a preconditioner of PETSc's own it keeps them, as
+  // that preconditioner's set-up lives in the solver.
+  void release_krylov_vectors();
 
   // Frees the last system (matrix, preconditioner, vectors). The step calls it once its
   // projections are done, so that the preconditioner's memory, the largest single block a
@@ -90,13 +96,14 @@ class PressureSolver {
   // assembled matrix, the built-in multigrid does not.
   bool uses_builtin_multigrid() const;
   void create_matrix_free_operator();
+  void create_krylov_solver();
   void assemble_matrix(const MacGrid& grid, int64_t first_unknown, Halo& halo);
   void attach_null_space_if_sealed(const MacGrid& grid);
   static PetscErrorCode multiply_matrix_free(Mat matrix, Vec p, Vec Ap);
   int64_t find_unknown_runs(const Array3<uint8_t>& type, const Box& owned);
-  PetscErrorCode load_vectors(const Array3<double>& rhs, const Array3<double>& pressure);
+  PetscErrorCode load_vector(const Array3<double>& from, Vec to) const;
   PetscErrorCode store_solution(Array3<double>& pressure) const;
-  PressureSolveStats run_krylov(const Array3<double>& rhs, Array3<double>& pressure, Halo& halo);
+  PressureSolveStats run_krylov(Array3<double>& pressure, Halo& halo);
   static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);
 
   const Topology& topo_;
@@ -126,16 +133,6 @@ inline double face_density(uint8_t type_lo, double rho_lo, uint8_t type_hi, doub
   return fluid_lo & fluid_hi ? mean : one;
 }
 
-// The system's coefficient of the face between two cells: 1 / face density where the face
-// is open and touches fluid, 0 where either side is solid (Neumann) or both are air. The
-// assembly, the matrix-free product and the multigrid's finest level all take it from here,
-// so they are one operator.
-inline double face_coefficient(uint8_t type_lo, double rho_lo, uint8_t type_hi, double rho_hi) {
-  if (type_lo == kSolid || type_hi == kSolid || (type_lo != kFluid && type_hi != kFluid))
-    return 0.0;
-  return 1.0 / face_density(type_lo, rho_lo, type_hi, rho_hi);
-}
-
 // The density the pressure gradient divides by at the face between the cells at offsets lo
 // and hi of the grid's cell arrays: face_density, and under the ghost-fluid condition
 // (grid.surface_phi allocated) at a fluid-air face that times theta (surface_fraction), as
@@ -151,12 +148,18 @@ inline double face_density(const MacGrid& g, int64_t lo, int64_t hi) {
   return rho * surface_fraction(phi[fluid_lo ? lo : hi], phi[fluid_lo ? hi : lo]);
 }
 
-// face_coefficient of the face between the cells at offsets lo and hi of the grid's cell
-// arrays, with the ghost-fluid condition's theta where the grid has one (see above).
+// The system's coefficient of the face between the cells at offsets lo and hi of the grid's
+// cell arrays: 1 / face density (with the ghost-fluid condition's theta where the grid has
+// one, see above) where the face is open and touches fluid, 0 where either side is solid
+// (Neumann) or both are air. The assembly, the matrix-free product, the multigrid's finest
+// level and the gradient the projection subtracts all take it from here, so they are one
+// operator and a solve to rtol leaves a divergence below rtol. Rounded to single precision,
+// as the product and the levels store it (8 digits are far finer than the densities are
+// known; they save 24 bytes an unknown).
 inline double face_coefficient(const MacGrid& g, int64_t lo, int64_t hi) {
   const uint8_t t_lo = g.cell_type.data()[lo], t_hi = g.cell_type.data()[hi];
   if (t_lo == kSolid || t_hi == kSolid || (t_lo != kFluid && t_hi != kFluid)) return 0.0;
-  return 1.0 / face_density(g, lo, hi);
+  return double(float(1.0 / face_density(g, lo, hi)));
 }
 
 }  // namespace dunesim

@@ -33,15 +33,16 @@ void divergence_right_hand_side(MacGrid& g, double dt, const Box& owned, const B
   for_each_index(cells, [&](int i, int j, int k) { rhs(i, j, k) *= scale; });
 }
 
-// u <- u - dt/(rho_f dx) (p_hi - p_lo) on owned in-domain faces between non-solid cells
-// next to fluid, all among the faces of `fluid`, its bounding box; then the halo is filled.
-// A row of faces along x at a time, walking the arrays by offset: the face, its two cells
-// and their pressures each step by one.
+// u <- u - dt/dx face_coefficient (p_hi - p_lo), 1/rho_f the coefficient, on owned in-domain
+// faces between non-solid cells next to fluid, all among the faces of `fluid`, its bounding box;
+// then the halo is filled. A row of faces along x at a time, walking the arrays by offset: the
+// face, its two cells and their pressures each step by one.
 void subtract_pressure_gradient(MacGrid& g, const Array3<double>& p, double dt,
                                 const Topology& topo, const Box& fluid, Halo& halo) {
   const Array3<uint8_t>& type = g.cell_type;
   const uint8_t* t = type.data();
   const double* pd = p.data();
+  const double dt_over_dx = dt / g.dx;
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
     // Faces inside the domain only: wall faces outside it always touch a solid.
@@ -58,8 +59,8 @@ void subtract_pressure_gradient(MacGrid& g, const Array3<double>& p, double dt,
           const int64_t c_hi = hi + n, c_lo = c_hi - type_below;
           if (t[c_lo] == kSolid || t[c_hi] == kSolid) continue;
           if (t[c_lo] != kFluid && t[c_hi] != kFluid) continue;
-          const double rho = face_density(g, c_lo, c_hi);
-          face[n] -= dt / (rho * g.dx) * (pd[p_hi + n] - pd[p_hi + n - p_below]);
+          face[n] -= dt_over_dx * face_coefficient(g, c_lo, c_hi) *
+                     (pd[p_hi + n] - pd[p_hi + n - p_below]);
         }
       }
   }
@@ -84,17 +85,17 @@ PressureSolveStats project_pressure(MacGrid& g, double dt, const Topology& topo,
 }
 
 PressureSolveStats reproject_pressure(MacGrid& g, double dt, const Topology& topo,
-                                      PressureSolver& solver, Halo& halo,
-                                      Array3<double>& correction) {
+                                      PressureSolver& solver, Halo& halo) {
   const Box owned = topo.owned_cells(topo.rank());
   const Box fluid = fluid_bounding_box(g);
   divergence_right_hand_side(g, dt, owned, fluid);
   // The divergence left over is a small correction: removing 99.9% of it is plenty, and
   // costs a third of the iterations of the first solve.
   constexpr double kReprojectionTolerance = 1e-3;
+  Array3<double>& right_hand_side_then_correction = g.cell_scratch;
   PressureSolveStats stats =
-      solver.solve_again(g.cell_scratch, correction, halo, kReprojectionTolerance);
-  subtract_pressure_gradient(g, correction, dt, topo, fluid, halo);
+      solver.solve_again(right_hand_side_then_correction, halo, kReprojectionTolerance);
+  subtract_pressure_gradient(g, right_hand_side_then_correction, dt, topo, fluid, halo);
   return stats;
 }
 

@@ -20,10 +20,9 @@ PressureSolveStats project_pressure(MacGrid& grid, double dt, const Topology& to
 // preconditioner), to remove the divergence that later stages put back: the sand stages
 // replace face velocities by rigid motions and frictional updates that do not respect
 // the walls and the neighbouring cells, and the particles would otherwise pack together.
-// The correction pressure goes to `correction` (scratch); grid.pressure keeps the
-// physical pressure.
+// The correction pressure replaces the right-hand side in grid.cell_scratch (a second
+// block-wide array would cost 8 bytes a cell); grid.pressure keeps the physical pressure.
 PressureSolveStats reproject_pressure(MacGrid& grid, double dt, const Topology& topo,
-                                      PressureSolver& solver, Halo& halo,
-                                      Array3<double>& correction);
+                                      PressureSolver& solver, Halo& halo);
 
 }  // namespace dunesim
