@@ -184,7 +184,7 @@ void MultigridPreconditioner::fit_windows(const MacGrid& g) {
 size_t MultigridPreconditioner::bytes() const {
   size_t total = 0;
   for (const auto& level : levels_) total += level->bytes();
-  return total + unknowns_coefficients_.capacity() * sizeof(float);
+  return total;
 }
 
 void MultigridPreconditioner::setup(const MacGrid& g) {
@@ -217,31 +217,6 @@ void MultigridPreconditioner::setup(const MacGrid& g) {
     if (g.cell_type(i, j, k) == kFluid)
       append_to_runs(unknown_runs_, i, j, k, top.x.offset(i, j, k));
   });
-  store_unknowns_coefficients(g);
-}
-
-// Each unknown's six face coefficients, across its faces at -x, +x, -y, +y, -z, +z:
-// multiply() reads them in every CG iteration, where working them out (a division and the
-// surface's tests per face) took most of the product's time. face_coefficient() is single
-// precision already: stored as float they take 24 bytes an unknown instead of 48.
-// Reserved before it is filled: grown by doubling, the array's last move held twice its
-// size at once, at the moment of the step's peak. A sixteenth of slack, unwritten and so
-// not resident, spares a new array when the fluid grows by a few cells.
-void MultigridPreconditioner::store_unknowns_coefficients(const MacGrid& g) {
-  const int64_t gy = g.cell_type.stride(1), gz = g.cell_type.stride(2);
-  const int64_t grid_step[6] = {-1, 1, -gy, gy, -gz, gz};
-  int64_t unknowns = 0;
-  for (const Run& run : unknown_runs_) unknowns += run.length;
-  unknowns_coefficients_.clear();
-  const size_t needed = size_t(6 * unknowns);
-  if (needed > unknowns_coefficients_.capacity())
-    unknowns_coefficients_.reserve(needed + needed / 16);
-  for (const Run& run : unknown_runs_) {
-    const int64_t first = g.cell_type.offset(run.i, run.j, run.k);
-    for (int64_t c = first; c < first + run.length; ++c)
-      for (int f = 0; f < 6; ++f)
-        unknowns_coefficients_.push_back(float(face_coefficient(g, c, c + grid_step[f])));
-  }
 }
 
 // Coarse cell I covers fine cells 2I and 2I+1 on each axis. A child outside the fine
@@ -545,31 +520,34 @@ void MultigridPreconditioner::multiply_rows(double* Ap, const Box& inner, bool i
                                             const std::function<void()>& poll) const {
   const Level& top = *levels_[0];
   const double* x = top.x.data();
+  const Level::Stencil* s = top.stencil.data();
   const int64_t sy = top.x.stride(1), sz = top.x.stride(2);
   const int64_t x_step[6] = {-1, 1, -sy, sy, -sz, sz};
-  // out and coeff point at the run's first unknown.
-  auto rows = [&](const Run& run, double* out, const float* coeff, int from, int to) {
+  // out points at the run's first unknown. The faces at -x, +x, -y, +y, -z, +z: a cell's
+  // stencil holds its lower faces' coefficients, the cells above hold its upper faces'.
+  auto rows = [&](const Run& run, double* out, int from, int to) {
     for (int u = from; u < to; ++u) {
       const int64_t o = run.offset + u;
+      const float* lower = s[o].coeff;
+      const double coeff[6] = {lower[0],           s[o + 1].coeff[0], lower[1],
+                               s[o + sy].coeff[1], lower[2],          s[o + sz].coeff[2]};
       const double x_c = x[o];
       double sum = 0.0;
-      for (int f = 0; f < 6; ++f) sum += coeff[6 * u + f] * (x_c - x[o + x_step[f]]);
+      for (int f = 0; f < 6; ++f) sum += coeff[f] * (x_c - x[o + x_step[f]]);
       out[u] = sum;
     }
   };
-  const float* coeff = unknowns_coefficients_.data();
   size_t visited = 0;
   for (const Run& run : unknown_runs_) {
     if (++visited % kRunsPerPoll == 0) poll();
     const auto [a, b] = inside_span(run, inner);
     if (inside) {
-      rows(run, Ap, coeff, a, b);
+      rows(run, Ap, a, b);
     } else {
-      rows(run, Ap, coeff, 0, a);
-      rows(run, Ap, coeff, b, run.length);
+      rows(run, Ap, 0, a);
+      rows(run, Ap, b, run.length);
     }
     Ap += run.length;
-    coeff += 6 * run.length;
   }
 }
 

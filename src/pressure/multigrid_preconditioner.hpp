@@ -52,15 +52,14 @@ class MultigridPreconditioner {
   void apply(const double* r, double* z);
 
   // Ap = A p for the matrix PressureSolver would assemble, without assembling it: the face
-  // coefficients are those setup() took from its grid through face_coefficient(), rounded
-  // to single precision as the levels' are. p and Ap are in unknown order, as in apply().
-  // Collective (one halo fill). CG's product then needs no stored matrix, and the finest level's
-  // ghost layer serves as the halo of p.
+  // coefficients are the finest level's, which setup() took from its grid through
+  // face_coefficient(). p and Ap are in unknown order, as in apply(). Collective (one halo
+  // fill). CG's product then needs no stored matrix, and the finest level's ghost layer
+  // serves as the halo of p.
   void multiply(const double* p, double* Ap);
 
   int levels() const { return int(levels_.size()); }
-  // Bytes this rank's levels and the product's coefficients hold (the gathered coarsest
-  // level left out).
+  // Bytes this rank's levels hold (the gathered coarsest level left out).
   size_t bytes() const;
 
  private:
@@ -86,7 +85,6 @@ class MultigridPreconditioner {
   void v_cycle(size_t l);
   void gather_coarsest_operator();
   void solve_coarsest();
-  void store_unknowns_coefficients(const MacGrid& grid);
   void multiply_rows(double* Ap, const Box& inner, bool inside,
                      const std::function<void()>& poll) const;
 
@@ -99,8 +97,6 @@ class MultigridPreconditioner {
   std::vector<double> gather_buffer_;
   // The unknowns (owned fluid cells) as runs on level 0, in PETSc's order.
   std::vector<Run> unknown_runs_;
-  // Six face coefficients per unknown, in unknown order (store_unknowns_coefficients).
-  std::vector<float> unknowns_coefficients_;
 };
 
 }  // namespace dunesim
