@@ -56,8 +56,9 @@ struct MacGrid {
   Array3<uint8_t> rigid;     // sand cells that did not yield this step
   Array3<uint8_t> yielding;  // sand cells that yielded this step
   Array3<float> wall_mu;     // Coulomb coefficient of each solid cell
-  std::array<Array3<float>, 3> wall_normal_speed;  // |u_n| the walls remove, near the sand
-  ComponentLabels rigid_clusters;                  // connected groups of rigid cells; scratch
+  // |u_n| the walls remove, near the sand; the sand stage's scratch, freed when it ends.
+  std::array<Array3<float>, 3> wall_normal_speed;
+  ComponentLabels rigid_clusters;  // connected groups of rigid cells; scratch
   // Sand stress (xx yy zz xy xz yz), Pa; scratch. Single precision, as the particles carry
   // it: seven digits are far finer than the yield test and the friction it feeds, and the
   // six components are the largest share of a sand grid's memory.

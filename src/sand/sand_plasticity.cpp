@@ -271,14 +271,6 @@ CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
   return CulmannWedges(topo, g, sand_cells, tan_phi, strength, -gravity[2], layered);
 }
 
-// velocity += increment over the increment's boxes (each within the velocity's).
-void add_within(const std::array<Array3<double>, 3>& increment,
-                std::array<Array3<double>, 3>& velocity) {
-  for (int a = 0; a < 3; ++a)
-    for_each_index(increment[a].box(),
-                   [&](int i, int j, int k) { velocity[a](i, j, k) += increment[a](i, j, k); });
-}
-
 // The yielding cells in `box`, in the order for_each_index visits them.
 std::vector<Index3> yielding_cells_in(const Box& box, const Array3<uint8_t>& yielding) {
   std::vector<Index3> cells;
@@ -331,7 +323,7 @@ void restress(MacGrid& g, const FrictionLaw& friction, const CellSand& sand, con
 void restress_and_apply_by_layer(MacGrid& g, const FrictionLaw& friction, const CellSand& sand,
                                  const std::vector<CellRow>& restressed,
                                  const StressDivergence& divergence, double dt, double sub_dt,
-                                 std::array<Array3<double>, 3>& rigid_reaction) {
+                                 StressDivergence::RigidReaction& rigid_reaction) {
   StressDivergence::Progress progress;
   for (size_t next = 0; next < restressed.size();) {
     const int layer = restressed[next].k;
@@ -358,16 +350,13 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
   StressField& stress = g.stress;
   const bool wet = sand.wet;
   const int substeps = friction_substeps(sand.material);
-  std::array<Array3<double>, 3> rigid_reaction;
-  if (substeps > 1)
-    for (int a = 0; a < 3; ++a)
-      rigid_reaction[a].reset(faces_of_cells(g.sand_region, a), face_stagger(a), 0.0);
   // Mud's viscous stress does not scale with the pressure as friction does (stress_divergence);
   // the faces beside the block read the ghost cells' saturation.
   if (wet) halo.fill<float>({&g.saturation});
   const MudCells mud =
       wet ? MudCells{g.saturation.data(), sand.material.wet.ideal_saturation} : MudCells{};
   const StressDivergence divergence(topo, g, stress, g.yielding, g.sand_region, mud);
+  StressDivergence::RigidReaction rigid_reaction = divergence.no_rigid_reaction();
   const std::vector<CellRow> restressed =
       substeps > 1
           ? rows_of_cells(g, yielding_cells_in(restressed_cells(g, owned_sand, wet), g.yielding))
@@ -385,7 +374,7 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
                                   rigid_reaction);
     }
   }
-  if (substeps > 1) add_within(rigid_reaction, g.vel);
+  if (substeps > 1) divergence.add_rigid_reaction(rigid_reaction, g);
 }
 
 }  // namespace

@@ -271,21 +271,33 @@ StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
   }
 }
 
-void StressDivergence::apply(MacGrid& g, double dt,
-                             std::array<Array3<double>, 3>* rigid_reaction) const {
+StressDivergence::RigidReaction StressDivergence::no_rigid_reaction() const {
+  RigidReaction reaction;
+  for (int a = 0; a < 3; ++a)
+    reaction.of_face[a].assign(faces_[a][kRigidReaction - kYielding].size(), 0.0);
+  return reaction;
+}
+
+void StressDivergence::add_rigid_reaction(const RigidReaction& reaction, MacGrid& g) const {
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<Index3>& faces = faces_[a][kRigidReaction - kYielding];
+    for (size_t n = 0; n < faces.size(); ++n)
+      g.vel[a](faces[n][0], faces[n][1], faces[n][2]) += reaction.of_face[a][n];
+  }
+}
+
+void StressDivergence::apply(MacGrid& g, double dt, RigidReaction* rigid_reaction) const {
   Progress from_the_start;
   apply_below(g, dt, rigid_reaction, std::numeric_limits<int>::max(), from_the_start);
 }
 
-void StressDivergence::apply_below(MacGrid& g, double dt,
-                                   std::array<Array3<double>, 3>* rigid_reaction, int k_end,
-                                   Progress& progress) const {
+void StressDivergence::apply_below(MacGrid& g, double dt, RigidReaction* rigid_reaction,
+                                   int k_end, Progress& progress) const {
   const DivergenceStencil stencil(g, stress_, yielding_, mud_);
   const uint8_t* types = stencil.types;
   const float* density = g.density.data();
   for (int a = 0; a < 3; ++a) {
     Array3<double>& v = g.vel[a];
-    Array3<double>& reaction_to = rigid_reaction ? (*rigid_reaction)[a] : v;
     const std::vector<FaceRow>& rows = plain_rows_[a];
     for (size_t& next = progress.next[a][0]; next < rows.size() && rows[next].k < k_end; ++next)
       apply_plain_row(g, a, rows[next], dt);
@@ -300,7 +312,7 @@ void StressDivergence::apply_below(MacGrid& g, double dt,
         if (kind == kYielding)
           v(f[0], f[1], f[2]) -= dt_rho * stencil.yielding_face_divergence(a, L, Ls, R, Rs, g.dx);
         else
-          reaction_to(f[0], f[1], f[2]) -=
+          (rigid_reaction ? rigid_reaction->of_face[a][next] : v(f[0], f[1], f[2])) -=
               dt_rho * stencil.rigid_face_reaction(a, f, L, Ls, R, Rs, g.dx);
       }
     }
@@ -332,9 +344,9 @@ void StressDivergence::apply_plain_row(MacGrid& g, int a, const FaceRow& row, do
 }
 
 void apply_stress_divergence(const Topology& topo, MacGrid& g, const StressField& stress,
-                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt,
-                             std::array<Array3<double>, 3>* rigid_reaction) {
-  StressDivergence(topo, g, stress, yielding, yielding_box).apply(g, dt, rigid_reaction);
+                             const Array3<uint8_t>& yielding, const Box& yielding_box,
+                             double dt) {
+  StressDivergence(topo, g, stress, yielding, yielding_box).apply(g, dt);
 }
 
 }  // namespace dunesim

@@ -30,12 +30,9 @@ constexpr double kMudStandInRatio = 2.0;
 // carries the frictional stress of the interface instead of its own, and the faces of rigid
 // cells next to yielding faces take the opposite of the flux those faces take across their
 // shared edges, so the rigid fit gives a cluster the friction of the flow it touches (see
-// the .cpp). Given `rigid_reaction` (arrays over the faces of yielding_box's cells), that
-// reaction is added there instead of to the rigid faces' velocities. Stencil in the .cpp.
-// Ghost faces are left as they were.
+// the .cpp). Stencil in the .cpp. Ghost faces are left as they were.
 void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
-                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt,
-                             std::array<Array3<double>, 3>* rigid_reaction = nullptr);
+                             const Array3<uint8_t>& yielding, const Box& yielding_box, double dt);
 
 // The stress divergence of one classification of the sand's cells, for as many updates as a
 // step's substeps need. It reads `stress` when applied, so the yielding cells' stress may
@@ -49,10 +46,19 @@ class StressDivergence {
                    const Array3<uint8_t>& yielding, const Box& yielding_box,
                    const MudCells& mud = {});
 
+  // The rigid faces' reaction gathered aside, one value per face that takes it (a few faces
+  // where a flow meets its bed, not an array over the sand).
+  struct RigidReaction {
+    std::array<std::vector<double>, 3> of_face;  // in the order of faces_[a][1]
+  };
+  // Zero for every face that takes a reaction.
+  RigidReaction no_rigid_reaction() const;
+  // Adds `reaction` to the velocities of the faces that took it.
+  void add_rigid_reaction(const RigidReaction& reaction, MacGrid& grid) const;
+
   // u <- u - dt/rho div(sigma) on the faces apply_stress_divergence updates; the rigid
   // faces' reaction goes to `rigid_reaction` when given.
-  void apply(MacGrid& grid, double dt,
-             std::array<Array3<double>, 3>* rigid_reaction = nullptr) const;
+  void apply(MacGrid& grid, double dt, RigidReaction* rigid_reaction = nullptr) const;
 
   // How far apply_below has come through the faces.
   struct Progress {
@@ -62,8 +68,8 @@ class StressDivergence {
   // that the update can follow another sweep up the grid layer by layer. The faces are
   // listed in for_each_index order (k outermost), so those below k_end come first. A face of
   // layer k reads the stress of cells in layers k - 1 to k + 1 and changes no other face.
-  void apply_below(MacGrid& grid, double dt, std::array<Array3<double>, 3>* rigid_reaction,
-                   int k_end, Progress& progress) const;
+  void apply_below(MacGrid& grid, double dt, RigidReaction* rigid_reaction, int k_end,
+                   Progress& progress) const;
 
  private:
   // Consecutive faces along x from (i, j, k).
