@@ -920,6 +920,11 @@ void read_catalyst(const Table& root, CaseConfig& cfg) {
   cfg.catalyst.interval_steps = catalyst.integer("interval_steps", cfg.catalyst.interval_steps);
   cfg.catalyst.particle_stride =
       catalyst.integer("particle_stride", cfg.catalyst.particle_stride);
+  if (catalyst.find("channels")) {
+    cfg.catalyst.channels = catalyst.choices("channels", {"input", "grid", "material_fraction"});
+    if (cfg.catalyst.channels.empty())
+      catalyst.fail("channels", "expected at least one channel, got an empty array");
+  }
   const toml::node* node = catalyst.find("scripts");
   if (!node) return;
   const toml::array* scripts = node->as_array();

@@ -259,6 +259,9 @@ const std::vector<CaseKey>& case_schema() {
     {"catalyst", {"particle_stride"}, false, "integer", "-", "1",
      Range{1.0, kMaxParticleStride}, "that is, up to 2^40; the scripts see only the particles whose id this divides (as `[output] particle_stride`); at 1e8 particles a full copy for VTK takes about 100 bytes a particle",
      {}, {}, ""},
+    {"catalyst", {"channels"}, false, "array of strings", "-", "`[\"input\", \"grid\", \"material_fraction\"]`",
+     kAnyValue, "non-empty, each once: the channels offered to the scripts (`input`: the particles, `grid`: the pressure, `material_fraction`: the sand's and water's share of each cell); a channel left out is never copied for VTK (Catalyst takes every offered channel at its first call), and a script that reads one left out is an error at the first call",
+     {}, {}, ""},
   };
   return schema;
 }

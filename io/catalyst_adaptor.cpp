@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <stdexcept>
-#include <utility>
 
 #include "io/rank_agreement.hpp"
 
@@ -43,15 +42,9 @@ MakeCatalystPipelines load_catalyst_module() {
 
 }  // namespace
 
-CatalystAdaptor::CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
-                                 const std::string& extracts_directory,
-                                 std::array<int, 3> global_cells, double cell_size,
-                                 std::vector<double> material_porosity, int64_t particle_stride) {
+CatalystAdaptor::CatalystAdaptor(const CatalystSetup& setup) {
   MakeCatalystPipelines make = nullptr;
-  agree_across_ranks(comm, [&] { make = load_catalyst_module(); });
-  const CatalystSetup setup{comm,           scripts,   extracts_directory,
-                            global_cells,   cell_size, std::move(material_porosity),
-                            particle_stride};
+  agree_across_ranks(setup.comm, [&] { make = load_catalyst_module(); });
   pipelines_.reset(make(setup));  // collective, throws on every rank alike
 }
 

@@ -6,12 +6,7 @@
 #pragma once
 #include <mpi.h>
 
-#include <array>
-#include <cstdint>
 #include <functional>
-#include <string>
-#include <vector>
-
 #include <memory>
 
 #include "decomposition/particles.hpp"
@@ -22,24 +17,19 @@ namespace dunesim {
 
 class CatalystAdaptor {
  public:
-  // Collective over comm. Loads the Catalyst module (libdunesim_catalyst.so next to the
-  // executable, or where the build put it), then every script (Catalyst V2 pipeline scripts) and
-  // makes `extracts_directory` the directory that the scripts' extracts go to. Throws
-  // std::runtime_error on every rank if the module, Catalyst or a script cannot be set up. The
-  // grid is global_cells cells of size cell_size, with the origin at 0. `material_porosity` (one
-  // per material, as for FrameWriter) turns water content into saturation. The particle
-  // channel holds the particles whose id `particle_stride` divides (1: all of them).
-  CatalystAdaptor(MPI_Comm comm, const std::vector<std::string>& scripts,
-                  const std::string& extracts_directory, std::array<int, 3> global_cells,
-                  double cell_size, std::vector<double> material_porosity,
-                  int64_t particle_stride = 1);
+  // Collective over setup.comm. Loads the Catalyst module (libdunesim_catalyst.so next to the
+  // executable, or where the build put it), then every script, and makes the extracts
+  // directory the one the scripts' extracts go to. Throws std::runtime_error on every rank if
+  // the module, Catalyst or a script cannot be set up.
+  explicit CatalystAdaptor(const CatalystSetup& setup);
   // Finalises Catalyst; must run before MPI_Finalize, which Catalyst's communicator outlives
   // otherwise. The module stays loaded: ParaView's libraries are not made to be unloaded.
   ~CatalystAdaptor();
   CatalystAdaptor(const CatalystAdaptor&) = delete;
   CatalystAdaptor& operator=(const CatalystAdaptor&) = delete;
 
-  // Collective. Runs every pipeline that wants this step on the given state: channel
+  // Collective. Runs every pipeline that wants this step on the given state, offering the
+  // setup's channels only: channel
   // "input" holds this rank's particles as a vtkPolyData (points with a vertex cell each;
   // point arrays velocity, speed, id, material, and water_content and saturation as frames
   // hold them), channel "grid" the cells this rank owns of `cell_field` as a vtkImageData
@@ -48,7 +38,8 @@ class CatalystAdaptor {
   // cell_centres_to_vtk in catalyst_pipelines.cpp). `material_fractions` is collective and called
   // only when a pipeline asks for that channel; its fields must hold, in the ghost layer and the
   // wall layers, the values the owners hold. Throws std::runtime_error on every rank if a
-  // pipeline failed on any rank.
+  // pipeline failed on any rank, or if after the first call a script asks for a channel that
+  // is not offered.
   void coprocess(const Particles& particles, const GridFieldView& cell_field,
                  const std::function<std::vector<GridFieldView>()>& material_fractions,
                  double time, int64_t step);

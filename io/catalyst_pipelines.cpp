@@ -4,6 +4,7 @@
 #include "io/catalyst_pipelines.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <vtkCPDataDescription.h>
 #include <vtkCPInputDataDescription.h>
@@ -23,6 +24,7 @@
 #include <vtkTypeInt64Array.h>
 #include <vtkUnsignedCharArray.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
@@ -30,10 +32,6 @@
 
 namespace dunesim {
 namespace {
-
-constexpr const char* kParticleChannel = "input";
-constexpr const char* kGridChannel = "grid";
-constexpr const char* kMaterialFractionChannel = "material_fraction";
 
 // True on every rank iff `ok` is true on every rank, so that all ranks throw together.
 bool all_ranks_agree(MPI_Comm comm, bool ok) {
@@ -180,11 +178,15 @@ class VtkCatalystPipelines final : public CatalystPipelines {
                  double time, int64_t step) override;
 
  private:
+  void check_wanted_channels(double time, int64_t step);
+
   MPI_Comm comm_;
   std::array<int, 3> global_cells_;
   double cell_size_;
   std::vector<double> material_porosity_;
   int64_t particle_stride_ = 1;
+  std::vector<std::string> channels_;  // offered to the scripts
+  bool scripts_imported_ = false;      // by the first CoProcess
   vtkCPProcessor* processor_ = nullptr;
 };
 
@@ -193,7 +195,8 @@ VtkCatalystPipelines::VtkCatalystPipelines(const CatalystSetup& setup)
       global_cells_(setup.global_cells),
       cell_size_(setup.cell_size),
       material_porosity_(setup.material_porosity),
-      particle_stride_(setup.particle_stride) {
+      particle_stride_(setup.particle_stride),
+      channels_(setup.channels) {
   const std::string& extracts_directory = setup.extracts_directory;
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
@@ -231,47 +234,81 @@ VtkCatalystPipelines::~VtkCatalystPipelines() {
   processor_->Delete();
 }
 
+// Collective. Throws on every rank if a script asks for a channel the case leaves out. Until
+// the first CoProcess has imported the scripts Catalyst cannot tell what they read, and asks
+// for every channel it is offered.
+void VtkCatalystPipelines::check_wanted_channels(double time, int64_t step) {
+  vtkNew<vtkCPDataDescription> all;
+  for (const char* channel : {kParticleChannel, kGridChannel, kMaterialFractionChannel})
+    all->AddInput(channel);
+  all->SetTimeData(time, vtkIdType(step));
+  std::string missing;
+  if (processor_->RequestDataDescription(all) != 0) {
+    for (const char* channel : {kParticleChannel, kGridChannel, kMaterialFractionChannel}) {
+      const bool offered =
+          std::find(channels_.begin(), channels_.end(), channel) != channels_.end();
+      if (!offered && all->GetInputDescriptionByName(channel)->GetIfGridIsNecessary())
+        missing += (missing.empty() ? "'" : ", '") + std::string(channel) + "'";
+    }
+  }
+  if (!all_ranks_agree(comm_, missing.empty())) {
+    throw std::runtime_error(fmt::format(
+        "catalyst: a pipeline script reads the channel {} at step {}, which the case's "
+        "[catalyst] channels leaves out; add it there",
+        missing.empty() ? "(on another rank)" : missing, step));
+  }
+}
+
 void VtkCatalystPipelines::coprocess(
     const Particles& particles, const GridFieldView& cell_field,
     const std::function<std::vector<GridFieldView>()>& material_fractions, double time,
     int64_t step) {
+  if (scripts_imported_) check_wanted_channels(time, step);
   vtkNew<vtkCPDataDescription> description;
-  description->AddInput(kParticleChannel);
-  description->AddInput(kGridChannel);
-  description->AddInput(kMaterialFractionChannel);
+  for (const std::string& channel : channels_) description->AddInput(channel.c_str());
   description->SetTimeData(time, vtkIdType(step));
   if (processor_->RequestDataDescription(description) == 0) return;
+  const auto offered = [&](const char* channel) -> vtkCPInputDataDescription* {
+    return description->GetInputDescriptionByName(channel);
+  };
 
-  vtkCPInputDataDescription* particle_input =
-      description->GetInputDescriptionByName(kParticleChannel);
-  if (particle_input->GetIfGridIsNecessary()) {
+  vtkCPInputDataDescription* particle_input = offered(kParticleChannel);
+  if (particle_input && particle_input->GetIfGridIsNecessary()) {
     const bool subset = particle_stride_ > 1;
     particle_input->SetGrid(
         particles_to_vtk(subset ? particles_with_stride(particles, particle_stride_) : particles,
                          material_porosity_));
   }
-  vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel);
-  if (grid->GetIfGridIsNecessary()) {
+  vtkCPInputDataDescription* grid = offered(kGridChannel);
+  if (grid && grid->GetIfGridIsNecessary()) {
     grid->SetGrid(
         cells_to_vtk(*cell_field.array, cell_field.owned, cell_size_, cell_field.name.c_str()));
     // Image pieces need the whole extent to be assembled into one grid.
     int whole_extent[6] = {0, global_cells_[0], 0, global_cells_[1], 0, global_cells_[2]};
     grid->SetWholeExtent(whole_extent);
   }
-  vtkCPInputDataDescription* fractions =
-      description->GetInputDescriptionByName(kMaterialFractionChannel);
+  vtkCPInputDataDescription* fractions = offered(kMaterialFractionChannel);
   // Every rank runs the same scripts, so all of them ask (or not) and join the collective.
-  if (fractions->GetIfGridIsNecessary()) {
+  if (fractions && fractions->GetIfGridIsNecessary()) {
     fractions->SetGrid(cell_centres_to_vtk(material_fractions(), global_cells_, cell_size_));
     int whole_extent[6] = {-2, global_cells_[0] + 1, -2, global_cells_[1] + 1,
                            -2, global_cells_[2] + 1};
     fractions->SetWholeExtent(whole_extent);
   }
   bool ok = processor_->CoProcess(description) == 1;
+  const bool first_call = !scripts_imported_;
+  scripts_imported_ = true;
   if (!all_ranks_agree(comm_, ok)) {
+    std::string hint;
+    if (first_call && channels_.size() < 3) {
+      hint = fmt::format(
+          " (the case offers only the channels '{}' ([catalyst] channels); a script that reads "
+          "another one fails at its first call)",
+          fmt::join(channels_, "', '"));
+    }
     throw std::runtime_error(
-        fmt::format("catalyst: a pipeline script failed at step {}; see the messages above",
-                    step));
+        fmt::format("catalyst: a pipeline script failed at step {}; see the messages above{}",
+                    step, hint));
   }
 }
 

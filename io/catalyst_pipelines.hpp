@@ -16,15 +16,22 @@
 
 namespace dunesim {
 
-// What the pipelines are set up with (CatalystAdaptor's constructor says what each is).
+// The channels a run can offer its scripts, by the names the scripts register them under.
+inline constexpr const char* kParticleChannel = "input";
+inline constexpr const char* kGridChannel = "grid";
+inline constexpr const char* kMaterialFractionChannel = "material_fraction";
+
+// What the pipelines are set up with.
 struct CatalystSetup {
   MPI_Comm comm = MPI_COMM_NULL;
-  std::vector<std::string> scripts;
-  std::string extracts_directory;
-  std::array<int, 3> global_cells{};
+  std::vector<std::string> scripts;   // Catalyst V2 pipeline scripts
+  std::string extracts_directory;     // where the scripts' extracts go (created)
+  std::array<int, 3> global_cells{};  // the grid, with its origin at 0
   double cell_size = 0;
-  std::vector<double> material_porosity;
-  int64_t particle_stride = 1;
+  std::vector<double> material_porosity;  // one per material: water content to saturation
+  int64_t particle_stride = 1;  // the particle channel holds the ids this divides (1: all)
+  // The channels offered (the constants above): Catalyst takes all of them at its first call.
+  std::vector<std::string> channels = {kParticleChannel, kGridChannel, kMaterialFractionChannel};
 };
 
 // The case's pipeline scripts, run on the state handed to coprocess (CatalystAdaptor).

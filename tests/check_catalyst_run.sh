@@ -9,7 +9,8 @@
 # extract of both steps holding exactly what extract_reduced.py asks for: every particle
 # whose id is a multiple of 10, each once (the ids of the run's first frame).
 # Then runs WET_CASE (water soaking into porous sand, no [catalyst] table) for 20 steps on
-# 2 ranks with extract_reduced.py and [catalyst] particle_stride = 3, and requires the
+# 2 ranks with extract_reduced.py, [catalyst] particle_stride = 3 and channels = ["input"]
+# (the particles only, all the script reads), and requires the
 # extract of step 20 to hold only ids divisible by 30 and to carry each particle's
 # water_content and saturation: S = water_content / porosity for the sand, some
 # of it wet, and 1 for water.
@@ -111,7 +112,7 @@ PY
 # handing Catalyst every third particle by id.
 {
   cat "$wet_case"
-  printf '\n[catalyst]\nscripts = ["%s"]\ninterval_steps = 10\nparticle_stride = 3\n' \
+  printf '\n[catalyst]\nscripts = ["%s"]\ninterval_steps = 10\nparticle_stride = 3\nchannels = ["input"]\n' \
     "$extract_script"
 } > "$work/wet.toml"
 timeout "$limit" mpiexec -n 2 --oversubscribe "$exe" run "$work/wet.toml" --output "$work/wet" \

@@ -10,7 +10,9 @@
 # bounding box is the seeded block's and whose enclosed volume is what the block's particles
 # give (below); and a line of surfaces.csv per step and material that matches the files.
 # Then the 2-rank surfaces must agree with the 1-rank ones, and on 2 ranks each rank's piece
-# must hold triangles (the cut crosses both surfaces, so the seam is tested).
+# must hold triangles (the cut crosses both surfaces, so the seam is tested). Last, the case
+# with [catalyst] channels = ["input"] (the particles only) must fail on 2 ranks at its first
+# Catalyst step, saying that the case offers only that channel: surfaces.py reads another.
 #
 # Expected surfaces. Particles on the 2 x 2 x 2 sub-grid spread with trilinear weights
 # give, along each axis, 1 at the cell centres inside the block, 7/8 at those next to a face
@@ -180,4 +182,19 @@ for (ranks, step, material), (area, volume) in measured.items():
 if failures:
     sys.exit("FAIL: " + "\nFAIL: ".join(failures))
 PY
+# The surfaces script without its channel: a clear error, not a hang or a silent empty file.
+# (Written next to the case: its script path is relative to the case file.)
+no_fractions=$(dirname "$case_file")/.surfaces_without_fractions.$$.toml
+trap 'rm -rf "$work" "$no_fractions"' EXIT
+sed 's/^\[catalyst\]$/[catalyst]\nchannels = ["input"]/' "$case_file" > "$no_fractions"
+if timeout "$limit" mpiexec -n 2 --oversubscribe "$exe" run "$no_fractions" \
+  --output "$work/no_fractions" --max-steps 5 --no-frames --quiet > "$work/no_fractions.log" 2>&1; then
+  echo "FAIL: a run whose surfaces script lacks its channel succeeded" >&2
+  exit 1
+fi
+if ! grep -q "offers only the channels 'input'" "$work/no_fractions.log"; then
+  cat "$work/no_fractions.log" >&2
+  echo "FAIL: the error does not name the channels the case offers" >&2
+  exit 1
+fi
 echo "PASS"

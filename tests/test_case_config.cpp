@@ -1087,6 +1087,24 @@ TEST(CaseConfig, CatalystParticleStride) {
                {"catalyst.particle_stride", "integer in [1,"});
 }
 
+// [catalyst] channels: all three unless given; a list of known channels, each once, not empty.
+TEST(CaseConfig, CatalystChannels) {
+  using Channels = std::vector<std::string>;
+  EXPECT_EQ(parse_case_text(kMinimal, "x.toml").catalyst.channels,
+            (Channels{"input", "grid", "material_fraction"}));
+  EXPECT_EQ(parse_case_text(kMinimal + "[catalyst]\nchannels = [\"input\"]\n", "x.toml")
+                .catalyst.channels,
+            Channels{"input"});
+  expect_error(kMinimal + "[catalyst]\nchannels = [\"input\", \"particles\"]\n",
+               {"catalyst.channels[1]", "expected one of \"input\", \"grid\"", "particles"});
+  expect_error(kMinimal + "[catalyst]\nchannels = [\"grid\", \"grid\"]\n",
+               {"catalyst.channels[1]", "listed twice"});
+  expect_error(kMinimal + "[catalyst]\nchannels = []\n",
+               {"catalyst.channels", "at least one channel"});
+  expect_error(kMinimal + "[catalyst]\nchannels = \"input\"\n",
+               {"catalyst.channels", "expected an array of strings"});
+}
+
 // cases/README.md's key tables are the schema's (io/case_schema.hpp), section by section: a
 // key added to the reader without its row, or a row edited in one place only, fails here.
 // The expected table is printed, to paste into the README.

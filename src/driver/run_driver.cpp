@@ -315,10 +315,16 @@ FrameWriter open_frame_series(const RunStart& start, MPI_Comm comm) {
 // Collective. In situ visualisation, set up only when the case names Catalyst scripts.
 std::unique_ptr<CatalystAdaptor> start_catalyst(const CaseConfig& config, MPI_Comm comm) {
   if (config.catalyst.scripts.empty()) return nullptr;
-  return std::make_unique<CatalystAdaptor>(comm, config.catalyst.scripts,
-                                           config.output.directory + "/catalyst", config.cells,
-                                           config.cell_size, material_porosity(config),
-                                           config.catalyst.particle_stride);
+  CatalystSetup setup;
+  setup.comm = comm;
+  setup.scripts = config.catalyst.scripts;
+  setup.extracts_directory = config.output.directory + "/catalyst";
+  setup.global_cells = config.cells;
+  setup.cell_size = config.cell_size;
+  setup.material_porosity = material_porosity(config);
+  setup.particle_stride = config.catalyst.particle_stride;
+  setup.channels = config.catalyst.channels;
+  return std::make_unique<CatalystAdaptor>(setup);
 }
 #endif
 

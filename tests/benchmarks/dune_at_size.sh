@@ -9,7 +9,8 @@
 #   1. dd's streaming write speed into WORK_DIR (the disk the run writes to);
 #   2. `dunesim run` for 20 steps, with the frame of t = 0, a checkpoint after step 20, and
 #      Catalyst running postproc/catalyst/extract_reduced.py after steps 10 and 20 on every
-#      100th particle ([catalyst] particle_stride = 100; the script keeps a tenth of those);
+#      100th particle ([catalyst] particle_stride = 100; the script keeps a tenth of those),
+#      offered the particle channel only (channels = ["input"]: all the script reads);
 #   3. a restart from that checkpoint for 5 steps on RANKS ranks, and on 1 rank.
 # Prints particle-steps per second, seconds per step of every stage (slowest rank) and the
 # bandwidth its compulsory memory traffic achieved (src/driver/stage_traffic.hpp), the peak
@@ -22,7 +23,7 @@
 # WORK_DIR defaults to a new folder under /tmp and is kept (the checkpoint is large).
 set -euo pipefail
 if [ "$#" -lt 1 ]; then
-  sed -n '2,18p' "$0" >&2
+  sed -n '2,23p' "$0" >&2
   exit 2
 fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,7 +46,7 @@ sed -e "s#^cell_size = .*#cell_size = $cell_size#" \
     "$root/cases/dune.toml" > "$case_file"
 printf '\n[checkpoint]\ninterval_steps = 20\nkeep = 1\ndirectory = "%s/checkpoints"\n' \
   "$work" >> "$case_file"
-printf '\n[catalyst]\nscripts = ["%s"]\ninterval_steps = 10\nparticle_stride = 100\n' \
+printf '\n[catalyst]\nscripts = ["%s"]\ninterval_steps = 10\nparticle_stride = 100\nchannels = ["input"]\n' \
   "$root/postproc/catalyst/extract_reduced.py" >> "$case_file"
 echo "dune_at_size: about $particles particles, cell_size $cell_size m ($cells cells across 0.5 m), $ranks ranks, work $work"
 
