@@ -58,7 +58,8 @@ struct MacGrid {
   Array3<float> wall_mu;     // Coulomb coefficient of each solid cell
   // |u_n| the walls remove, near the sand; the sand stage's scratch, freed when it ends.
   std::array<Array3<float>, 3> wall_normal_speed;
-  ComponentLabels rigid_clusters;  // connected groups of rigid cells; scratch
+  // Connected groups of rigid cells, from the rigid-cluster stage to G2P; freed after it.
+  ComponentLabels rigid_clusters;
   // Sand stress (xx yy zz xy xz yz), Pa; scratch. Single precision, as the particles carry
   // it: seven digits are far finer than the yield test and the friction it feeds, and the
   // six components are the largest share of a sand grid's memory.
