@@ -27,11 +27,15 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 
 namespace dunesim {
 namespace {
+
+constexpr const char* kEveryChannel[] = {kParticleChannel, kGridChannel,
+                                         kMaterialFractionChannel};
 
 // True on every rank iff `ok` is true on every rank, so that all ranks throw together.
 bool all_ranks_agree(MPI_Comm comm, bool ok) {
@@ -239,12 +243,11 @@ VtkCatalystPipelines::~VtkCatalystPipelines() {
 // for every channel it is offered.
 void VtkCatalystPipelines::check_wanted_channels(double time, int64_t step) {
   vtkNew<vtkCPDataDescription> all;
-  for (const char* channel : {kParticleChannel, kGridChannel, kMaterialFractionChannel})
-    all->AddInput(channel);
+  for (const char* channel : kEveryChannel) all->AddInput(channel);
   all->SetTimeData(time, vtkIdType(step));
   std::string missing;
   if (processor_->RequestDataDescription(all) != 0) {
-    for (const char* channel : {kParticleChannel, kGridChannel, kMaterialFractionChannel}) {
+    for (const char* channel : kEveryChannel) {
       const bool offered =
           std::find(channels_.begin(), channels_.end(), channel) != channels_.end();
       if (!offered && all->GetInputDescriptionByName(channel)->GetIfGridIsNecessary())
@@ -263,7 +266,8 @@ void VtkCatalystPipelines::coprocess(
     const Particles& particles, const GridFieldView& cell_field,
     const std::function<std::vector<GridFieldView>()>& material_fractions, double time,
     int64_t step) {
-  if (scripts_imported_) check_wanted_channels(time, step);
+  if (scripts_imported_ && channels_.size() < std::size(kEveryChannel))
+    check_wanted_channels(time, step);
   vtkNew<vtkCPDataDescription> description;
   for (const std::string& channel : channels_) description->AddInput(channel.c_str());
   description->SetTimeData(time, vtkIdType(step));
@@ -300,7 +304,7 @@ void VtkCatalystPipelines::coprocess(
   scripts_imported_ = true;
   if (!all_ranks_agree(comm_, ok)) {
     std::string hint;
-    if (first_call && channels_.size() < 3) {
+    if (first_call && channels_.size() < std::size(kEveryChannel)) {
       hint = fmt::format(
           " (the case offers only the channels '{}' ([catalyst] channels); a script that reads "
           "another one fails at its first call)",
