@@ -921,7 +921,8 @@ void read_catalyst(const Table& root, CaseConfig& cfg) {
   cfg.catalyst.particle_stride =
       catalyst.integer("particle_stride", cfg.catalyst.particle_stride);
   if (catalyst.find("channels")) {
-    cfg.catalyst.channels = catalyst.choices("channels", {"input", "grid", "material_fraction"});
+    cfg.catalyst.channels =
+        catalyst.choices("channels", {kParticleChannel, kGridChannel, kMaterialFractionChannel});
     if (cfg.catalyst.channels.empty())
       catalyst.fail("channels", "expected at least one channel, got an empty array");
   }

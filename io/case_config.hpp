@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "decomposition/vec3.hpp"
+#include "io/catalyst_channels.hpp"
 #include "src/sand/sand_parameters.hpp"
 #include "src/wet/wet_parameters.hpp"
 
@@ -116,7 +117,7 @@ struct CatalystSpec {
   // offered channel at its first call, before it has read the scripts, so a channel left out
   // here is never copied into VTK: at 1e8 particles the two grid channels cost ~9 bytes a
   // particle of peak memory.
-  std::vector<std::string> channels = {"input", "grid", "material_fraction"};
+  std::vector<std::string> channels{kCatalystChannels.begin(), kCatalystChannels.end()};
 };
 
 // Checkpoints for restarts: written every so many steps and/or wall-clock seconds, and when

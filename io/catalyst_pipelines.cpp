@@ -27,15 +27,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <iterator>
 #include <stdexcept>
 #include <utility>
 
 namespace dunesim {
 namespace {
-
-constexpr const char* kEveryChannel[] = {kParticleChannel, kGridChannel,
-                                         kMaterialFractionChannel};
 
 // True on every rank iff `ok` is true on every rank, so that all ranks throw together.
 bool all_ranks_agree(MPI_Comm comm, bool ok) {
@@ -243,11 +239,11 @@ VtkCatalystPipelines::~VtkCatalystPipelines() {
 // for every channel it is offered.
 void VtkCatalystPipelines::check_wanted_channels(double time, int64_t step) {
   vtkNew<vtkCPDataDescription> all;
-  for (const char* channel : kEveryChannel) all->AddInput(channel);
+  for (const char* channel : kCatalystChannels) all->AddInput(channel);
   all->SetTimeData(time, vtkIdType(step));
   std::string missing;
   if (processor_->RequestDataDescription(all) != 0) {
-    for (const char* channel : kEveryChannel) {
+    for (const char* channel : kCatalystChannels) {
       const bool offered =
           std::find(channels_.begin(), channels_.end(), channel) != channels_.end();
       if (!offered && all->GetInputDescriptionByName(channel)->GetIfGridIsNecessary())
@@ -266,7 +262,7 @@ void VtkCatalystPipelines::coprocess(
     const Particles& particles, const GridFieldView& cell_field,
     const std::function<std::vector<GridFieldView>()>& material_fractions, double time,
     int64_t step) {
-  if (scripts_imported_ && channels_.size() < std::size(kEveryChannel))
+  if (scripts_imported_ && channels_.size() < kCatalystChannels.size())
     check_wanted_channels(time, step);
   vtkNew<vtkCPDataDescription> description;
   for (const std::string& channel : channels_) description->AddInput(channel.c_str());
@@ -304,7 +300,7 @@ void VtkCatalystPipelines::coprocess(
   scripts_imported_ = true;
   if (!all_ranks_agree(comm_, ok)) {
     std::string hint;
-    if (first_call && channels_.size() < std::size(kEveryChannel)) {
+    if (first_call && channels_.size() < kCatalystChannels.size()) {
       hint = fmt::format(
           " (the case offers only the channels '{}' ([catalyst] channels); a script that reads "
           "another one fails at its first call)",

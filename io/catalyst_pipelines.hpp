@@ -12,14 +12,10 @@
 #include <vector>
 
 #include "decomposition/particles.hpp"
+#include "io/catalyst_channels.hpp"
 #include "io/frame_writer.hpp"  // GridFieldView: Catalyst gets what a frame gets
 
 namespace dunesim {
-
-// The channels a run can offer its scripts, by the names the scripts register them under.
-inline constexpr const char* kParticleChannel = "input";
-inline constexpr const char* kGridChannel = "grid";
-inline constexpr const char* kMaterialFractionChannel = "material_fraction";
 
 // What the pipelines are set up with.
 struct CatalystSetup {
@@ -30,8 +26,9 @@ struct CatalystSetup {
   double cell_size = 0;
   std::vector<double> material_porosity;  // one per material: water content to saturation
   int64_t particle_stride = 1;  // the particle channel holds the ids this divides (1: all)
-  // The channels offered (the constants above): Catalyst takes all of them at its first call.
-  std::vector<std::string> channels = {kParticleChannel, kGridChannel, kMaterialFractionChannel};
+  // The channels offered (io/catalyst_channels.hpp): Catalyst takes all of them at its first
+  // call.
+  std::vector<std::string> channels{kCatalystChannels.begin(), kCatalystChannels.end()};
 };
 
 // The case's pipeline scripts, run on the state handed to coprocess (CatalystAdaptor).
