@@ -356,7 +356,9 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
   const MudCells mud =
       wet ? MudCells{g.saturation.data(), sand.material.wet.ideal_saturation} : MudCells{};
   const StressDivergence divergence(topo, g, stress, g.yielding, g.sand_region, mud);
-  StressDivergence::RigidReaction rigid_reaction = divergence.no_rigid_reaction();
+  // With one substep the rigid faces take the flow's reaction directly, as the paper's step.
+  StressDivergence::RigidReaction rigid_reaction =
+      substeps > 1 ? divergence.no_rigid_reaction() : StressDivergence::RigidReaction{};
   const std::vector<CellRow> restressed =
       substeps > 1
           ? rows_of_cells(g, yielding_cells_in(restressed_cells(g, owned_sand, wet), g.yielding))
