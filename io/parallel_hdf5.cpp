@@ -1,6 +1,7 @@
 #include "io/parallel_hdf5.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <filesystem>
 #include <system_error>
 
@@ -206,6 +207,12 @@ bool any_extent_zero(const Selection& selection) {
 // HDF5 rejects a null buffer even for an empty selection on some versions.
 double no_data = 0;
 
+// Rows of `columns` values of `memory_type` in a piece of `piece_bytes` (at least one).
+int64_t rows_per_piece(hid_t memory_type, int columns, size_t piece_bytes) {
+  const size_t row_bytes = H5Tget_size(memory_type) * size_t(columns);
+  return std::max<int64_t>(1, int64_t(piece_bytes / row_bytes));
+}
+
 }  // namespace
 
 namespace {
@@ -251,29 +258,62 @@ void write_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t
   write_selection(dataset.get(), memory_type, file, memory, data, props);
 }
 
-void write_rows_in_pieces(hid_t parent, const std::string& name, hid_t file_type,
-                          hid_t memory_type, const RankRows& rows, int64_t count, int columns,
-                          const RowFiller& fill, const WriteProperties& props,
-                          size_t piece_bytes) {
+namespace {
+
+// write_rows_in_pieces' loop: piece_data(first, n) gives rows [first, first + n) of this
+// rank's rows in the memory type.
+void write_pieces(hid_t parent, const std::string& name, hid_t file_type, hid_t memory_type,
+                  const RankRows& rows, int64_t count, int columns,
+                  const std::function<const void*(int64_t, int64_t)>& piece_data,
+                  const WriteProperties& props, size_t piece_bytes) {
   const std::vector<hsize_t> dims =
       columns > 1 ? std::vector<hsize_t>{hsize_t(rows.total), hsize_t(columns)}
                   : std::vector<hsize_t>{hsize_t(rows.total)};
   H5Handle dataset = create_dataset(parent, name, file_type, dims, props);
   if (rows.total == 0) return;
-  const size_t row_bytes = H5Tget_size(memory_type) * size_t(columns);
-  const int64_t piece_rows = std::max<int64_t>(1, int64_t(piece_bytes / row_bytes));
+  const int64_t piece_rows = rows_per_piece(memory_type, columns, piece_bytes);
   // Every rank joins every collective write, with an empty piece once its rows are written.
   const int64_t my_pieces = (count + piece_rows - 1) / piece_rows;
   int64_t pieces = 0;
   MPI_Allreduce(&my_pieces, &pieces, 1, MPI_INT64_T, MPI_MAX, props.comm);
-  std::vector<char> buffer(size_t(std::min(count, piece_rows)) * row_bytes);
   for (int64_t piece = 0; piece < pieces; ++piece) {
     const int64_t first = std::min(count, piece * piece_rows);
     const int64_t n = std::min(piece_rows, count - first);
-    if (n > 0) fill(first, n, buffer.data());
     const auto [file, memory] = row_block(rows.total, columns, rows.offset + first, n);
-    write_selection(dataset.get(), memory_type, file, memory, buffer.data(), props);
+    write_selection(dataset.get(), memory_type, file, memory,
+                    n > 0 ? piece_data(first, n) : nullptr, props);
   }
+}
+
+}  // namespace
+
+void write_rows_in_pieces(hid_t parent, const std::string& name, hid_t file_type,
+                          hid_t memory_type, const RankRows& rows, int64_t count, int columns,
+                          const RowFiller& fill, const WriteProperties& props,
+                          size_t piece_bytes) {
+  const size_t row_bytes = H5Tget_size(memory_type) * size_t(columns);
+  const int64_t piece_rows = rows_per_piece(memory_type, columns, piece_bytes);
+  std::vector<char> buffer(size_t(std::min(count, piece_rows)) * row_bytes);
+  write_pieces(
+      parent, name, file_type, memory_type, rows, count, columns,
+      [&](int64_t first, int64_t n) {
+        fill(first, n, buffer.data());
+        return static_cast<const void*>(buffer.data());
+      },
+      props, piece_bytes);
+}
+
+void write_array_in_pieces(hid_t parent, const std::string& name, hid_t file_type,
+                           hid_t memory_type, const RankRows& rows, int64_t count, int columns,
+                           const void* data, const WriteProperties& props, size_t piece_bytes) {
+  const size_t row_bytes = H5Tget_size(memory_type) * size_t(columns);
+  write_pieces(
+      parent, name, file_type, memory_type, rows, count, columns,
+      [&](int64_t first, int64_t) {
+        return static_cast<const void*>(static_cast<const char*>(data) +
+                                        size_t(first) * row_bytes);
+      },
+      props, piece_bytes);
 }
 
 void read_dataset(hid_t parent, const std::string& name, hid_t memory_type, const Selection& file,
@@ -300,6 +340,24 @@ void read_dataset(hid_t parent, const std::string& name, hid_t memory_type, cons
     throw std::runtime_error(
         fmt::format("cannot read '{}': {}", object_path(dataset.get()), detail));
   });
+}
+
+void read_rows_in_pieces(hid_t parent, const std::string& name, hid_t memory_type,
+                         int64_t global_rows, int columns, int64_t first, int64_t count,
+                         void* data, const ReadProperties& props, size_t piece_bytes) {
+  const size_t row_bytes = H5Tget_size(memory_type) * size_t(columns);
+  const int64_t piece_rows = rows_per_piece(memory_type, columns, piece_bytes);
+  // Every rank joins every collective read, with an empty piece once its rows are read.
+  const int64_t my_pieces = std::max<int64_t>(1, (count + piece_rows - 1) / piece_rows);
+  int64_t pieces = 0;
+  MPI_Allreduce(&my_pieces, &pieces, 1, MPI_INT64_T, MPI_MAX, props.comm);
+  for (int64_t piece = 0; piece < pieces; ++piece) {
+    const int64_t done = std::min(count, piece * piece_rows);
+    const int64_t n = std::min(piece_rows, count - done);
+    const auto [file, memory] = row_block(global_rows, columns, first + done, n);
+    read_dataset(parent, name, memory_type, file, memory,
+                 n > 0 ? static_cast<char*>(data) + size_t(done) * row_bytes : nullptr, props);
+  }
 }
 
 std::vector<hsize_t> dataset_extent(hid_t parent, const std::string& name) {

@@ -157,10 +157,26 @@ void write_rows_in_pieces(hid_t parent, const std::string& name, hid_t file_type
                           hid_t memory_type, const RankRows& rows, int64_t count, int columns,
                           const RowFiller& fill, const WriteProperties& props,
                           size_t piece_bytes = kPieceBytes);
+// The same for rows that lie in `data` as the file holds them (this rank's `count` rows of
+// `columns` values of the memory type), written from there without a buffer: a
+// checksummed dataset's collective write holds a copy of every chunk it writes, so a
+// large array written in one call would briefly be there twice.
+void write_array_in_pieces(hid_t parent, const std::string& name, hid_t file_type,
+                           hid_t memory_type, const RankRows& rows, int64_t count, int columns,
+                           const void* data, const WriteProperties& props,
+                           size_t piece_bytes = kPieceBytes);
 // Collective. Reads this rank's block of dataset `name` in one collective call, agreed like
 // a write; a block that fails its checksum is reported as "... fails its checksum".
 void read_dataset(hid_t parent, const std::string& name, hid_t memory_type, const Selection& file,
                   const Selection& memory, void* data, const ReadProperties& props);
+// Collective. Reads rows [first, first + count) of dataset `name` (`global_rows` rows of
+// `columns` values) into `data`, at most `piece_bytes` (at least one row) per collective
+// read, as read_dataset reads each: a checksummed dataset's read, like its write
+// (write_array_in_pieces), holds a copy of every chunk it transfers.
+void read_rows_in_pieces(hid_t parent, const std::string& name, hid_t memory_type,
+                         int64_t global_rows, int columns, int64_t first, int64_t count,
+                         void* data, const ReadProperties& props,
+                         size_t piece_bytes = kPieceBytes);
 // The extent of dataset `name`; throws naming it when it does not exist.
 std::vector<hsize_t> dataset_extent(hid_t parent, const std::string& name);
 

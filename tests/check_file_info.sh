@@ -86,7 +86,7 @@ expect_lines "frame summary" "$frame" "out/info_000002.h5" "kind: frame 2" "case
 expect_run "frame summary" "$frame"
 
 checkpoint=$("$exe" info out/checkpoints/checkpoint_000000002.h5) || fail "info on a checkpoint failed"
-expect_lines "checkpoint summary" "$checkpoint" "kind: checkpoint (format version 3)" \
+expect_lines "checkpoint summary" "$checkpoint" "kind: checkpoint (format version 4)" \
   "case: info (read from info.toml)" "step: 2" "frames written: 3" "particles: 1000" \
   "  /particles/x float64 [1000]" "  /particles/material uint8 [1000]" \
   "  /grid/pressure float64 [10 x 10 x 10]" "  /ranks/particle_count int64 [2]"

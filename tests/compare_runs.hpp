@@ -81,7 +81,7 @@ inline RunComparison compare_local(const Particles& p, const Particles& r,
                   double(std::abs(p.vy[n] - r.vy[q])), double(std::abs(p.vz[n] - r.vz[q]))});
     if (p.carries_affine && r.carries_affine)
       for (int m = 0; m < 9; ++m)
-        c.affine = std::max(c.affine, double(std::abs(p.affine[m][n] - r.affine[m][q])));
+        c.affine = std::max(c.affine, double(std::abs(p.affine[n][m] - r.affine[q][m])));
   }
   return c;
 }

@@ -37,13 +37,20 @@ std::string fresh_directory(const std::string& test) {
 }
 
 // A value for attribute number `attribute` of the particle with global index g that differs
-// between attributes and particles, whatever the element type.
+// between attributes and particles, whatever the element type (a row of values, as the
+// affine velocity's nine, differs between its columns too).
 template <class T>
 T attribute_value(int64_t g, int attribute) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (std::is_floating_point_v<T>) {
     return T(0.25 * g + 1000.0 * attribute + 0.125);
-  else
+  } else if constexpr (std::is_integral_v<T>) {
     return T((g * 7 + attribute * 13) % 100 + 1);
+  } else {
+    T row;
+    for (size_t c = 0; c < row.size(); ++c)
+      row[c] = attribute_value<typename T::value_type>(g, attribute) + 0.5f * float(c);
+    return row;
+  }
 }
 
 // This rank's particles: global indices [first, first + count), every attribute filled.

@@ -75,8 +75,8 @@ double spin_angular_momentum_kept(Transfer transfer) {
     p.vx[n] = float(-omega * (p.y[n] - cy));
     p.vy[n] = float(omega * (p.x[n] - cx));
     if (!p.carries_affine) continue;
-    p.affine[1][n] = float(-omega);  // d(vx)/dy
-    p.affine[3][n] = float(omega);   // d(vy)/dx
+    p.affine[n][1] = float(-omega);  // d(vx)/dy
+    p.affine[n][3] = float(omega);   // d(vy)/dx
   }
   const double start = angular_momentum_z(sim, cx, cy);
   for (int s = 0; s < kSpinSteps; ++s) sim.step(0.004);
@@ -163,7 +163,7 @@ TEST(Transfer, ApicCarriesALinearFieldExactlyAtAnyJitter) {
   for (size_t n = 0; n < p.size(); ++n)
     for (int a = 0; a < 3; ++a) {
       vel_of[a][n] = float(linear_velocity(a, p.x[n], p.y[n], p.z[n]));
-      for (int d = 0; d < 3; ++d) p.affine[3 * a + d][n] = float(linear_gradient(a, d));
+      for (int d = 0; d < 3; ++d) p.affine[n][3 * a + d] = float(linear_gradient(a, d));
     }
   MacGrid& g = sim.grid();
   particles_to_grid(p, config.materials, sim.halo(), sim.topology(), g);
@@ -178,7 +178,7 @@ TEST(Transfer, ApicCarriesALinearFieldExactlyAtAnyJitter) {
                   kSinglePrecisionRoundOff);
       // The gradient is a difference of faces over dx = 0.02 m: round-off / dx.
       for (int d = 0; d < 3; ++d)
-        EXPECT_NEAR(p.affine[3 * a + d][q], linear_gradient(a, d), 1e-4);
+        EXPECT_NEAR(p.affine[q][3 * a + d], linear_gradient(a, d), 1e-4);
     }
   }
 }
@@ -280,7 +280,7 @@ TEST(Transfer, RigidCellParticleMovesWithItsCluster) {
     EXPECT_NEAR(interpolated.speed_after_g2p(false), 0.25 * RigidCellUnderAFlow::flow, 1e-6);
     EXPECT_EQ(own_cell.speed_after_g2p(true), 0.0);
     if (transfer != Transfer::Flip) {
-      for (auto& component : own_cell.particle.affine) EXPECT_EQ(component[0], 0.0f);
+      for (float component : own_cell.particle.affine[0]) EXPECT_EQ(component, 0.0f);
     }
   }
 }
@@ -319,8 +319,8 @@ TEST(Transfer, RigidCellParticleTakesItsClustersMotion) {
     EXPECT_NEAR(scene.particle.vy[0], 0.05, 1e-6);
     EXPECT_NEAR(scene.particle.vz[0], 0.0, 1e-6);
     if (transfer == Transfer::Apic) {
-      EXPECT_NEAR(scene.particle.affine[1][0], -2.0, 1e-6);  // d(v_x)/dy
-      EXPECT_NEAR(scene.particle.affine[3][0], 2.0, 1e-6);   // d(v_y)/dx
+      EXPECT_NEAR(scene.particle.affine[0][1], -2.0, 1e-6);  // d(v_x)/dy
+      EXPECT_NEAR(scene.particle.affine[0][3], 2.0, 1e-6);   // d(v_y)/dx
       EXPECT_EQ(scene.particle.affine[0][0], 0.0f);
     }
   }

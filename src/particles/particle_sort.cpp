@@ -11,16 +11,16 @@ namespace {
 
 // Moves values[q] to values[slot[q]] for every particle, through `scratch`, 4 bytes a
 // particle: the largest temporary the sort adds. A copy of each array would add 8 bytes a
-// particle for the positions and ids, at the step where a large run's memory peaks. 8-byte
-// values move a 4-byte half at a time: the first pass writes back only the low halves,
-// which the second does not read. (Swapping particles into place would need no scratch,
-// but measured 3-4x slower: each swap's target is known only after the last one, a chain
-// of cache misses.) `scratch` and `slot` are heap memory that the step's other stages free
-// again, so the sort reuses it rather than mapping more.
+// particle for the positions and ids (36 for the affine velocity), at the step where a
+// large run's memory peaks. Longer values move a 4-byte word at a time: each pass writes
+// back only its own word of every value, which the later passes do not read. (Swapping particles
+// into place would need no scratch, but measured 3-4x slower: each swap's target is known only
+// after the last one, a chain of cache misses.) `scratch` and `slot` are heap memory that the
+// step's other stages free again, so the sort reuses it rather than mapping more.
 template <class T>
 void permute(ParticleVector<T>& values, const std::vector<uint32_t>& slot,
              std::vector<uint32_t>& scratch) {
-  static_assert(sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8);
+  static_assert(sizeof(T) == 1 || sizeof(T) % 4 == 0);
   const size_t n = values.size();
   char* bytes = reinterpret_cast<char*>(values.data());
   if constexpr (sizeof(T) == 1) {
@@ -28,8 +28,8 @@ void permute(ParticleVector<T>& values, const std::vector<uint32_t>& slot,
     for (size_t q = 0; q < n; ++q) moved[slot[q]] = static_cast<unsigned char>(bytes[q]);
     std::memcpy(bytes, moved, n);
   } else {
-    for (size_t half = 0; half < sizeof(T) / 4; ++half) {
-      char* word = bytes + 4 * half;
+    for (size_t w = 0; w < sizeof(T) / 4; ++w) {
+      char* word = bytes + 4 * w;
       for (size_t q = 0; q < n; ++q) std::memcpy(&scratch[slot[q]], word + q * sizeof(T), 4);
       for (size_t q = 0; q < n; ++q) std::memcpy(word + q * sizeof(T), &scratch[q], 4);
     }

@@ -110,8 +110,7 @@ void add_source_particle(const SourceSpec& source, const std::vector<MaterialSpe
     p.water_content.push_back(water_content_of_new_particle(source, materials));
   if (p.carries_stress)
     for (ParticleVector<float>& component : p.stress) component.push_back(0.0f);  // unloaded
-  if (p.carries_affine)
-    for (ParticleVector<float>& component : p.affine) component.push_back(0.0f);  // uniform
+  if (p.carries_affine) p.affine.push_back(AffineVelocity{});                     // uniform
 }
 
 Particles seed_particles(const CaseConfig& config, const Topology& topo,

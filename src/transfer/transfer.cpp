@@ -12,10 +12,10 @@ namespace dunesim {
 
 namespace {
 
-// Particle n's affine velocity for component a, c_a (Particles::affine), per cell: the
+// A particle's affine velocity for component a, c_a (Particles::affine), per cell: the
 // change of v_a across one cell along each axis.
-void affine_per_cell(const Particles& p, size_t n, int a, double dx, double c[3]) {
-  for (int d = 0; d < 3; ++d) c[d] = double(p.affine[3 * a + d][n]) * dx;
+void affine_per_cell(const AffineVelocity& affine, int a, double dx, double c[3]) {
+  for (int d = 0; d < 3; ++d) c[d] = double(affine[3 * a + d]) * dx;
 }
 
 // Adds particle n's velocity component `va` to the weighted sums of the stencil's faces
@@ -62,27 +62,30 @@ void take_grid_velocity_affine(const MacGrid& g, const GridPoint& pt, size_t n, 
                                std::array<double, 3>& grid) {
   float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
   const double inv_dx = 1.0 / g.dx;
+  AffineVelocity affine;
   for (int a = 0; a < 3; ++a) {
     const Stencil s = make_stencil(g.vel[a], a, pt);
     grid[a] = interpolate(g.vel[a], s);
     vel_of[a][n] = float(grid[a]);
     double grad[3];
     interpolate_gradient(g.vel[a], s, grad);
-    for (int d = 0; d < 3; ++d) p.affine[3 * a + d][n] = float(grad[d] * inv_dx);
+    for (int d = 0; d < 3; ++d) affine[3 * a + d] = float(grad[d] * inv_dx);
   }
+  p.affine[n] = affine;
 }
 
 // Keeps only the rotation of particle n's affine velocity, (C - C^T) / 2 (RPIC, Jiang et al.
 // 2015, section 5.2): angular momentum is still carried, the strain rate is dropped as PIC
 // drops it.
 void keep_rotation_only(size_t n, Particles& p) {
+  AffineVelocity& c = p.affine[n];
   for (int a = 0; a < 3; ++a)
     for (int d = 0; d < a; ++d) {
-      const float skew = 0.5f * (p.affine[3 * a + d][n] - p.affine[3 * d + a][n]);
-      p.affine[3 * a + d][n] = skew;
-      p.affine[3 * d + a][n] = -skew;
+      const float skew = 0.5f * (c[3 * a + d] - c[3 * d + a]);
+      c[3 * a + d] = skew;
+      c[3 * d + a] = -skew;
     }
-  for (int a = 0; a < 3; ++a) p.affine[4 * a][n] = 0.0f;
+  for (int a = 0; a < 3; ++a) c[4 * a] = 0.0f;
 }
 
 // The PIC/FLIP blend of a particle velocity vp: the new grid velocity (PIC) and the
@@ -139,9 +142,9 @@ void take_own_cell_velocity(const MacGrid& g, const GridPoint& pt, const Materia
       continue;
     }
     vp = float(between(now));
-    for (int d = 0; d < 3; ++d) p.affine[3 * a + d][n] = 0.0f;
-    if (material.transfer == Transfer::Apic)
-      p.affine[3 * a + a][n] = float((now[1] - now[0]) / g.dx);
+    AffineVelocity& c = p.affine[n];
+    for (int d = 0; d < 3; ++d) c[3 * a + d] = 0.0f;
+    if (material.transfer == Transfer::Apic) c[3 * a + a] = float((now[1] - now[0]) / g.dx);
   }
 }
 
@@ -188,8 +191,8 @@ void take_rigid_motion(const RigidMotion& m, bool affine, size_t n, Particles& p
   if (!affine) return;
   // d(v_a)/d(x_d) of v = w x r.
   const std::array<double, 3>& w = m.angular_velocity;
-  const double gradient[9] = {0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0};
-  for (int e = 0; e < 9; ++e) p.affine[e][n] = float(gradient[e]);
+  p.affine[n] = {0.0f,         float(-w[2]), float(w[1]), float(w[2]), 0.0f,
+                 float(-w[0]), float(-w[1]), float(w[0]), 0.0f};
 }
 
 }  // namespace
@@ -221,7 +224,7 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
       float* w = weight[a].data() + s.base;
       if (p.carries_affine) {
         double c[3];
-        affine_per_cell(p, n, a, dx, c);
+        affine_per_cell(p.affine[n], a, dx, c);
         spread_component<true>(s, vel_of[a][n], c, v, w);
       } else {
         spread_component<false>(s, vel_of[a][n], nullptr, v, w);
@@ -334,7 +337,7 @@ void grid_to_particles_and_advect(const MacGrid& g, const std::vector<MaterialSp
                                   Particles& p, const RigidMotions* rigid_motions, double dt,
                                   const SolidPushOut& push_out) {
   // A block of particles at a time, G2P and then advection, rather than both per particle:
-  // one loop over G2P's and advection's arrays together (the affine velocity's nine among
+  // one loop over G2P's and advection's arrays together (the affine velocity among
   // them) ran 10% slower on the dune than the two passes, while the block's interpolated
   // velocities stay in the first-level cache.
   constexpr size_t kBlock = 256;
