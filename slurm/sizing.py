@@ -35,10 +35,10 @@ CELL_SIZE_RE = re.compile(r"^(\s*cell_size\s*=\s*)({0})(.*)$".format(NUMBER))
 MEASURED_PEAK_MEMORY = [
     (992430, 2, 0.932e9),
     (992430, 1, 0.537e9),
-    (10047275, 2, 2.30e9),
+    (10047275, 2, 2.27e9),
     (10047275, 1, 1.79e9),
-    (99986200, 2, 15.44e9),
-    (99986200, 1, 14.43e9),
+    (99986200, 2, 15.42e9),
+    (99986200, 1, 14.16e9),
 ]
 # The compute model, per stage: the 1e8 dune with the default model on 2 ranks
 # (tests/benchmarks/dune_at_size.sh 1e8: 4.175e6 particle-steps/s, 23.95 s a step, 8.0 CG

@@ -26,7 +26,8 @@ int64_t cell_index(const Box& cells, double x, double y, double z) {
 // 20,000 particles in a 10 x 8 x 6 block (about 40 per cell, so every cell holds many),
 // numbered in their original order. After the sort: cells ascend in x-fastest order, ids
 // ascend within each cell (the sort is stable), and every attribute is the one its id was
-// given. All comparisons are exact: the sort only moves values.
+// given, the affine velocity's nine (one row of 36 bytes, moved a word at a time) included.
+// All comparisons are exact: the sort only moves values.
 TEST(ParticleSort, OrdersByCellStablyAndKeepsAttributesTogether) {
   const Box cells{{2, 3, 1}, {12, 11, 7}};
   Particles p;
@@ -37,6 +38,7 @@ TEST(ParticleSort, OrdersByCellStablyAndKeepsAttributesTogether) {
     return lo + (hi - lo) * double(state >> 11) / double(uint64_t(1) << 53);
   };
   p.resize(n);
+  p.carry_affine(true);
   std::vector<double> x0(n), y0(n), z0(n);
   for (size_t q = 0; q < n; ++q) {
     x0[q] = p.x[q] = uniform(cells.lo[0] * kCellSize, cells.hi[0] * kCellSize);
@@ -47,6 +49,7 @@ TEST(ParticleSort, OrdersByCellStablyAndKeepsAttributesTogether) {
     p.vz[q] = 0.5f * float(q);
     p.id[q] = int64_t(q);
     p.material[q] = uint8_t(q % 7);
+    for (int e = 0; e < 9; ++e) p.affine[q][e] = float(9 * q + e);
   }
 
   sort_particles_by_cell(cells, kCellSize, p);
@@ -65,6 +68,7 @@ TEST(ParticleSort, OrdersByCellStablyAndKeepsAttributesTogether) {
     EXPECT_EQ(p.vy[q], -float(id));
     EXPECT_EQ(p.vz[q], 0.5f * float(id));
     EXPECT_EQ(p.material[q], uint8_t(id % 7));
+    for (int e = 0; e < 9; ++e) EXPECT_EQ(p.affine[q][e], float(9 * id + e));
     if (q == 0) continue;
     const int64_t before = cell_index(cells, p.x[q - 1], p.y[q - 1], p.z[q - 1]);
     const int64_t here = cell_index(cells, p.x[q], p.y[q], p.z[q]);
