@@ -476,9 +476,9 @@ void check_particle_datasets(hid_t group, int64_t particle_count, const Particle
                                "' (written by a dunesim without it?)");
     reading_damage([&] {
       if (dataset_extent(group, dataset) != Columns<T>::extent(particle_count))
-        throw std::runtime_error(
-            fmt::format("'particles/{}' does not have particle_count = {} rows of {} values",
-                        dataset, particle_count, Columns<T>::count));
+        throw std::runtime_error(fmt::format(
+            "'particles/{}' does not have particle_count = {} rows{}", dataset, particle_count,
+            Columns<T>::count > 1 ? fmt::format(" of {} values", Columns<T>::count) : ""));
       if (!stored_as<typename Columns<T>::Value>(group, dataset))
         throw std::runtime_error("'particles/" + dataset +
                                  "' has another element type "

@@ -10,6 +10,8 @@ Copies the checkpoint SOURCE to TARGET and damages the copy in one way (KIND):
   far-x          particles/x[7] = 5 m, outside the domain (the checksum is valid)
   nan-pressure   grid/pressure[0, 0, 0] = NaN (the checksum is valid)
   case-text      the stored case text's first '=' becomes '?' (the checksum is valid)
+  nan-affine     particles/affine[7, 3] = NaN (APIC's affine velocity, nine columns a row)
+  affine-columns particles/affine rewritten with eight columns instead of nine
 
 Needs h5py (Debian's python3-h5py, for /usr/bin/python3).
 """
@@ -44,6 +46,12 @@ def damage_through_hdf5(path, kind):
             f["particles/x"][7] = 5.0
         elif kind == "nan-pressure":
             f["grid/pressure"][0, 0, 0] = np.nan
+        elif kind == "nan-affine":
+            f["particles/affine"][7, 3] = np.nan
+        elif kind == "affine-columns":
+            eight = f["particles/affine"][:, :8]
+            del f["particles/affine"]
+            f.create_dataset("particles/affine", data=eight)
         elif kind == "case-text":
             text = f["case_text"][:]
             text[np.argmax(text == ord("="))] = ord("?")
