@@ -76,28 +76,23 @@ struct Particles {
   double water_of(size_t n) const {
     return carries_water ? water_content[n] : water_when_not_carried[material[n]];
   }
-  // Fills each of `arrays` with a zero per particle, or frees them.
-  template <size_t N>
-  void start_or_drop(std::array<ParticleVector<float>, N>& arrays, bool carry) {
-    for (ParticleVector<float>& component : arrays) {
-      if (carry)
-        component.assign(size(), 0.0f);
-      else
-        ParticleVector<float>().swap(component);
-    }
+  // Fills `array` with a zero (a value-initialised element) per particle, or frees it.
+  template <class T>
+  void start_or_drop(ParticleVector<T>& array, bool carry) {
+    if (carry)
+      array.assign(size(), T{});
+    else
+      ParticleVector<T>().swap(array);
   }
   // Starts or stops carrying the stress arrays (zero for every particle when started).
   void carry_stress(bool carry) {
     carries_stress = carry;
-    start_or_drop(stress, carry);
+    for (ParticleVector<float>& component : stress) start_or_drop(component, carry);
   }
   // Starts or stops carrying the affine velocity (zero for every particle when started).
   void carry_affine(bool carry) {
     carries_affine = carry;
-    if (carry)
-      affine.assign(size(), AffineVelocity{});
-    else
-      ParticleVector<AffineVelocity>().swap(affine);
+    start_or_drop(affine, carry);
   }
   // Starts carrying the water content, each particle starting from its material's entry
   // of `by_material` (what it held while not carried), or stops, each material's particles

@@ -207,10 +207,23 @@ bool any_extent_zero(const Selection& selection) {
 // HDF5 rejects a null buffer even for an empty selection on some versions.
 double no_data = 0;
 
+// Bytes of one row of `columns` values of `memory_type`.
+size_t row_bytes_of(hid_t memory_type, int columns) {
+  return H5Tget_size(memory_type) * size_t(columns);
+}
+
 // Rows of `columns` values of `memory_type` in a piece of `piece_bytes` (at least one).
 int64_t rows_per_piece(hid_t memory_type, int columns, size_t piece_bytes) {
-  const size_t row_bytes = H5Tget_size(memory_type) * size_t(columns);
-  return std::max<int64_t>(1, int64_t(piece_bytes / row_bytes));
+  return std::max<int64_t>(1, int64_t(piece_bytes / row_bytes_of(memory_type, columns)));
+}
+
+// Collective: how many pieces of `piece_rows` rows every rank takes part in, the most any
+// rank's `count` rows need (a rank whose rows are done joins with empty pieces).
+int64_t agreed_piece_count(MPI_Comm comm, int64_t count, int64_t piece_rows) {
+  const int64_t mine = (count + piece_rows - 1) / piece_rows;
+  int64_t pieces = 0;
+  MPI_Allreduce(&mine, &pieces, 1, MPI_INT64_T, MPI_MAX, comm);
+  return pieces;
 }
 
 }  // namespace
@@ -272,10 +285,7 @@ void write_pieces(hid_t parent, const std::string& name, hid_t file_type, hid_t 
   H5Handle dataset = create_dataset(parent, name, file_type, dims, props);
   if (rows.total == 0) return;
   const int64_t piece_rows = rows_per_piece(memory_type, columns, piece_bytes);
-  // Every rank joins every collective write, with an empty piece once its rows are written.
-  const int64_t my_pieces = (count + piece_rows - 1) / piece_rows;
-  int64_t pieces = 0;
-  MPI_Allreduce(&my_pieces, &pieces, 1, MPI_INT64_T, MPI_MAX, props.comm);
+  const int64_t pieces = agreed_piece_count(props.comm, count, piece_rows);
   for (int64_t piece = 0; piece < pieces; ++piece) {
     const int64_t first = std::min(count, piece * piece_rows);
     const int64_t n = std::min(piece_rows, count - first);
@@ -291,7 +301,7 @@ void write_rows_in_pieces(hid_t parent, const std::string& name, hid_t file_type
                           hid_t memory_type, const RankRows& rows, int64_t count, int columns,
                           const RowFiller& fill, const WriteProperties& props,
                           size_t piece_bytes) {
-  const size_t row_bytes = H5Tget_size(memory_type) * size_t(columns);
+  const size_t row_bytes = row_bytes_of(memory_type, columns);
   const int64_t piece_rows = rows_per_piece(memory_type, columns, piece_bytes);
   std::vector<char> buffer(size_t(std::min(count, piece_rows)) * row_bytes);
   write_pieces(
@@ -306,7 +316,7 @@ void write_rows_in_pieces(hid_t parent, const std::string& name, hid_t file_type
 void write_array_in_pieces(hid_t parent, const std::string& name, hid_t file_type,
                            hid_t memory_type, const RankRows& rows, int64_t count, int columns,
                            const void* data, const WriteProperties& props, size_t piece_bytes) {
-  const size_t row_bytes = H5Tget_size(memory_type) * size_t(columns);
+  const size_t row_bytes = row_bytes_of(memory_type, columns);
   write_pieces(
       parent, name, file_type, memory_type, rows, count, columns,
       [&](int64_t first, int64_t) {
@@ -345,12 +355,10 @@ void read_dataset(hid_t parent, const std::string& name, hid_t memory_type, cons
 void read_rows_in_pieces(hid_t parent, const std::string& name, hid_t memory_type,
                          int64_t global_rows, int columns, int64_t first, int64_t count,
                          void* data, const ReadProperties& props, size_t piece_bytes) {
-  const size_t row_bytes = H5Tget_size(memory_type) * size_t(columns);
+  const size_t row_bytes = row_bytes_of(memory_type, columns);
   const int64_t piece_rows = rows_per_piece(memory_type, columns, piece_bytes);
-  // Every rank joins every collective read, with an empty piece once its rows are read.
-  const int64_t my_pieces = std::max<int64_t>(1, (count + piece_rows - 1) / piece_rows);
-  int64_t pieces = 0;
-  MPI_Allreduce(&my_pieces, &pieces, 1, MPI_INT64_T, MPI_MAX, props.comm);
+  // At least one read, so that the dataset is opened (and checked) when no rank reads rows.
+  const int64_t pieces = std::max<int64_t>(1, agreed_piece_count(props.comm, count, piece_rows));
   for (int64_t piece = 0; piece < pieces; ++piece) {
     const int64_t done = std::min(count, piece * piece_rows);
     const int64_t n = std::min(piece_rows, count - done);
