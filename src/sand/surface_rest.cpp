@@ -8,45 +8,60 @@ namespace dunesim {
 
 namespace {
 
-// The fill (0 in air, else 1) of the cell at `offset` from (i,j,k). A solid between the
-// cell and the offset along a horizontal axis is a side wall, which the surface meets at a
-// right angle (walls are symmetry planes or slip): the cell reads the mirror image across
-// itself instead, so a flat surface along a wall reads flat. Solids below (floors) are
-// filled: they hold the sand up.
-double fill_at(const Array3<uint8_t>& type, int i, int j, int k, Index3 offset, int vertical) {
+// The fill (0 in air, else 1) of the 5 x 5 x 5 cells around (i,j,k), fill[dk+2][dj+2][di+2]
+// for the cell at offset (di,dj,dk). A solid between the cell and an offset along a
+// horizontal axis is a side wall, which the surface meets at a right angle (walls are
+// symmetry planes or slip): the cell reads the mirror image across itself instead, so a flat
+// surface along a wall reads flat. Solids below (floors) are filled: they hold the sand up.
+// Whether an offset mirrors depends only on the cells along its own axis through (i,j,k), so
+// each axis's five offsets are resolved once and the cube is read with them.
+struct Neighbourhood {
+  double fill[5][5][5];
+};
+
+Neighbourhood neighbourhood(const Array3<uint8_t>& type, int i, int j, int k, int vertical) {
   const Index3 centre{i, j, k};
-  for (int a = 0; a < 3; ++a) {
-    if (a == vertical || offset[a] == 0) continue;
-    const int side = offset[a] > 0 ? 1 : -1;
-    for (int step = 1; step <= side * offset[a]; ++step) {
-      Index3 beside = centre;
-      beside[a] += side * step;
-      if (type(beside[0], beside[1], beside[2]) == kSolid) {
-        offset[a] = -offset[a];
-        break;
+  int read_at[3][5];  // read_at[a][o + 2]: the index along axis a that offset o reads
+  for (int a = 0; a < 3; ++a)
+    for (int o = -2; o <= 2; ++o) {
+      int offset = o;
+      const int side = o > 0 ? 1 : -1;
+      for (int step = 1; a != vertical && step <= side * o; ++step) {
+        Index3 beside = centre;
+        beside[a] += side * step;
+        if (type(beside[0], beside[1], beside[2]) == kSolid) {
+          offset = -o;
+          break;
+        }
       }
+      read_at[a][o + 2] = centre[a] + offset;
     }
-  }
-  return type(i + offset[0], j + offset[1], k + offset[2]) == kAir ? 0.0 : 1.0;
+  Neighbourhood n;
+  for (int dk = 0; dk < 5; ++dk)
+    for (int dj = 0; dj < 5; ++dj)
+      for (int di = 0; di < 5; ++di)
+        n.fill[dk][dj][di] =
+            type(read_at[0][di], read_at[1][dj], read_at[2][dk]) == kAir ? 0.0 : 1.0;
+  return n;
 }
 
-// A smoothed gradient of the fill around the cell, `reach` cells each way: binomial smoothing
-// across each axis ([1 2 1], or [1 4 6 4 1] for reach 2) and the matching difference along
-// it ([-1 0 1], or [-1 -2 0 2 1]); reach 1 is the 3x3x3 Sobel operator. It points into the
+// A smoothed gradient of the fill, `reach` cells each way: binomial smoothing across each
+// axis ([1 2 1], or [1 4 6 4 1] for reach 2) and the matching difference along it
+// ([-1 0 1], or [-1 -2 0 2 1]); reach 1 is the 3x3x3 Sobel operator. It points into the
 // material.
-Vec3 fill_gradient(const Array3<uint8_t>& type, int i, int j, int k, int vertical, int reach) {
+Vec3 fill_gradient(const Neighbourhood& around, int reach) {
   static constexpr int kSmooth[2][5] = {{0, 1, 2, 1, 0}, {1, 4, 6, 4, 1}};
   static constexpr int kDifference[2][5] = {{0, -1, 0, 1, 0}, {-1, -2, 0, 2, 1}};
   const int* w = kSmooth[reach - 1];
   const int* d = kDifference[reach - 1];
   Vec3 grad{0, 0, 0};
-  for (int dk = -reach; dk <= reach; ++dk)
-    for (int dj = -reach; dj <= reach; ++dj)
-      for (int di = -reach; di <= reach; ++di) {
-        const double fill = fill_at(type, i, j, k, {di, dj, dk}, vertical);
-        grad[0] += d[di + 2] * w[dj + 2] * w[dk + 2] * fill;
-        grad[1] += d[dj + 2] * w[di + 2] * w[dk + 2] * fill;
-        grad[2] += d[dk + 2] * w[di + 2] * w[dj + 2] * fill;
+  for (int dk = 2 - reach; dk <= 2 + reach; ++dk)
+    for (int dj = 2 - reach; dj <= 2 + reach; ++dj)
+      for (int di = 2 - reach; di <= 2 + reach; ++di) {
+        const double fill = around.fill[dk][dj][di];
+        grad[0] += d[di] * w[dj] * w[dk] * fill;
+        grad[1] += d[dj] * w[di] * w[dk] * fill;
+        grad[2] += d[dk] * w[di] * w[dj] * fill;
       }
   return grad;
 }
@@ -82,17 +97,18 @@ std::optional<double> upward_cosine(const Vec3& into, const SurfaceRest& rest) {
 // cells (see the header), or nothing where neither has a gradient.
 std::optional<double> slope_cosine(const MacGrid& grid, int i, int j, int k,
                                    const SurfaceRest& rest) {
-  const std::optional<double> near =
-      upward_cosine(fill_gradient(grid.cell_type, i, j, k, rest.vertical, 1), rest);
-  const std::optional<double> wide =
-      upward_cosine(fill_gradient(grid.cell_type, i, j, k, rest.vertical, 2), rest);
+  const Neighbourhood around = neighbourhood(grid.cell_type, i, j, k, rest.vertical);
+  const std::optional<double> near = upward_cosine(fill_gradient(around, 1), rest);
+  const std::optional<double> wide = upward_cosine(fill_gradient(around, 2), rest);
   if (!near || !wide) return near ? near : wide;
   return std::max(*near, *wide);
 }
 
-// The surface's own slope, against the sand's friction.
+// The surface's own slope, against the sand's friction. No slope stops a cell faster than
+// g dt mu (mu cos - sin is largest on the flat), so a faster cell needs no slope reading.
 bool rests_on_its_slope(const MacGrid& grid, int i, int j, int k, double mu, double speed,
                         const SurfaceRest& rest) {
+  if (speed >= rest.gravity * rest.dt * mu) return false;
   const std::optional<double> cos_theta = slope_cosine(grid, i, j, k, rest);
   return cos_theta && stops_within_a_step(speed, mu, *cos_theta, rest);
 }

@@ -42,7 +42,7 @@ SurfaceRest surface_rest(const Vec3& gravity, double dt);
 // True when cell (i,j,k), a fluid cell with air among its six neighbours, moved slower
 // (grid.vel_saved: the particles' velocity, before this step's forces) than friction stops
 // within the step on its surface's slope (friction mu) or on a floor below it (the floor's
-// grid.wall_mu). Reads cell_type one cell around the cell, wall_mu below it and its own
+// grid.wall_mu). Reads cell_type two cells around the cell, wall_mu below it and its own
 // faces of vel_saved.
 bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
                                 const SurfaceRest& rest);
