@@ -191,6 +191,9 @@ double Simulation::stable_dt() const {
 // One step, in the order of thesis sections 2.3.3 and 3.2.
 void Simulation::step(double dt) {
   particles_to_grid();
+  // P2G is the affine velocity's last reader before G2P rewrites it for every particle, so a
+  // sort here leaves its rows in place (AffineRows::Leave).
+  if ((steps_ + 1) % kSortInterval == 0) sort_particles();
   save_grid_velocity();
   add_body_forces(dt);
   enforce_boundaries();
@@ -224,7 +227,6 @@ void Simulation::step(double dt) {
   emit_particles(time_, dt);
   time_ += dt;
   ++steps_;
-  if (steps_ % kSortInterval == 0) sort_particles();
   const int balance_every = config_.load_balance.interval_steps;
   if (topo_->size() > 1 && balance_every > 0 && steps_ % balance_every == 0) balance_load();
 }
@@ -396,7 +398,8 @@ void Simulation::emit_particles(double step_start_time, double dt) {
 
 void Simulation::sort_particles() {
   auto t = clock_.time(kSortParticles);
-  sort_particles_by_cell(topo_->owned_cells(topo_->rank()), grid_.dx, particles_);
+  sort_particles_by_cell(topo_->owned_cells(topo_->rank()), grid_.dx, particles_,
+                         AffineRows::Leave);
   clock_.add_bytes(kSortParticles, traffic::sort_particles(particles_));
 }
 

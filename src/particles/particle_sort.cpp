@@ -38,7 +38,7 @@ void permute(ParticleVector<T>& values, const std::vector<uint32_t>& slot,
 
 }  // namespace
 
-void sort_particles_by_cell(const Box& cells, double dx, Particles& p) {
+void sort_particles_by_cell(const Box& cells, double dx, Particles& p, AffineRows affine) {
   const size_t n = p.size();
   const int nx = cells.hi[0] - cells.lo[0], ny = cells.hi[1] - cells.lo[1],
             nz = cells.hi[2] - cells.lo[2];
@@ -60,7 +60,10 @@ void sort_particles_by_cell(const Box& cells, double dx, Particles& p) {
   for (size_t q = 0; q < n; ++q) slot[q] = start[slot[q]]++;
   start = {};
   std::vector<uint32_t> scratch(n);
-  p.for_each_array([&](auto& values) { permute(values, slot, scratch); });
+  p.for_each_array([&](auto& values) {
+    const bool is_affine = static_cast<const void*>(&values) == &p.affine;
+    if (!(is_affine && affine == AffineRows::Leave)) permute(values, slot, scratch);
+  });
 }
 
 }  // namespace dunesim

@@ -305,6 +305,10 @@ void grid_to_each_particle(const MacGrid& g, const std::vector<MaterialSpec>& ma
   for (size_t n = first; n < last; ++n) {
     const MaterialSpec& material = materials[p.material[n]];
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
+    // P2G reads every particle's affine velocity where any material carries one, and the
+    // sort leaves the rows where they were (AffineRows::Leave): G2P rewrites every row, a
+    // FLIP particle's with zero.
+    if (p.carries_affine && material.transfer == Transfer::Flip) p.affine[n] = {};
     if (material.rheology.rigid_cells_own_velocity && material.kind == MaterialKind::Sand &&
         in_rigid_cell(g, pt)) {
       const RigidMotion* motion = cluster_motion.at({pt.node[0], pt.node[1], pt.node[2]});
