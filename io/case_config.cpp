@@ -619,6 +619,19 @@ void read_pore_flow(const Table& m, WetSandSpec& wet) {
   wet.pore_flow_interval = m.number("pore_flow_interval", wet.pore_flow_interval);
 }
 
+// What soaking does to the friction. The effective stress needs the pore water's pressure,
+// which only Richards' equation gives.
+void read_soaked_friction(const Table& m, WetSandSpec& wet) {
+  if (!m.has("soaked_friction") ||
+      m.choice("soaked_friction", {"mud", "effective_stress"}) == "mud")
+    return;
+  if (wet.pore_flow != PoreFlow::Richards)
+    m.fail("soaked_friction",
+           "\"effective_stress\" needs pore_flow = \"richards\" (the pore water's pressure "
+           "comes from Richards' heads)");
+  wet.soaked_friction = SoakedFriction::EffectiveStress;
+}
+
 // The wet-sand keys of a sand material. Without a porosity the sand holds no water, and a
 // key that only matters for water in the pores is a mistake worth reporting.
 WetSandSpec read_wet_sand(const Table& m) {
@@ -628,7 +641,7 @@ WetSandSpec read_wet_sand(const Table& m) {
     for (std::string_view key :
          {"ideal_saturation", "c_wet", "mud_viscosity", "propagation_rate", "conductivity",
           "saturation", "pore_flow", "van_genuchten_alpha", "van_genuchten_n",
-          "residual_saturation", "specific_storage", "pore_flow_interval"})
+          "residual_saturation", "specific_storage", "pore_flow_interval", "soaked_friction"})
       if (m.has(key)) m.fail(key, "needs a porosity > 0 (the sand holds no water without one)");
     return wet;
   }
@@ -639,6 +652,7 @@ WetSandSpec read_wet_sand(const Table& m) {
   wet.conductivity = m.number("conductivity", 0.0);
   wet.initial_saturation = m.number("saturation", 0.0);
   read_pore_flow(m, wet);
+  read_soaked_friction(m, wet);
   return wet;
 }
 
@@ -788,7 +802,8 @@ void require_one_sand_model(const std::vector<Table>& entries,
         {"van_genuchten_n", wa.van_genuchten_n == wb.van_genuchten_n},
         {"residual_saturation", wa.residual_saturation == wb.residual_saturation},
         {"specific_storage", wa.specific_storage == wb.specific_storage},
-        {"pore_flow_interval", wa.pore_flow_interval == wb.pore_flow_interval}};
+        {"pore_flow_interval", wa.pore_flow_interval == wb.pore_flow_interval},
+        {"soaked_friction", wa.soaked_friction == wb.soaked_friction}};
     for (const auto& [key, same] : shared)
       if (!same)
         t.fail(key, "must be the same as in sand material " + in_quotes(first->name) +

@@ -1281,14 +1281,18 @@ TEST(ProgressLine, DurationsStayReadableForAnyValue) {
   EXPECT_EQ(format_duration(-std::numeric_limits<double>::infinity()), "--");
 }
 
+// A block of porous sand and the material's first lines, for the wet keys' tests.
+const std::string kPorousSandSource =
+    "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
+    "0.1]\n";
+std::string porous_sand() {
+  return kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\nporosity = 0.43\n";
+}
+
 // Richards' pore water: its soil keys only with it, its conductivity required, the
 // diffusion model's rate refused, and the soil model's ranges.
 TEST(CaseConfig, RichardsPoreFlowKeys) {
-  const std::string sand_source =
-      "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0, 0, 0]\nmax = [0.2, 0.2, "
-      "0.1]\n";
-  const std::string sand =
-      kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\nporosity = 0.43\n";
+  const std::string sand_source = kPorousSandSource, sand = porous_sand();
   const std::string richards = "pore_flow = \"richards\"\n";
   const CaseConfig c =
       parse_case_text(sand + richards + "conductivity = 8e-5\nvan_genuchten_alpha = 3.6\n" +
@@ -1311,6 +1315,28 @@ TEST(CaseConfig, RichardsPoreFlowKeys) {
                {"material[0].pore_flow_interval", "pore_flow = \"richards\" only"});
   expect_error(sand + richards + "conductivity = 8e-5\npore_flow_interval = 0\n" + sand_source,
                {"material[0].pore_flow_interval", "> 0"});
+}
+
+// Friction on the effective stress: Richards' pore water only (the pore pressure comes from
+// its heads), a porosity required, the mud of the seed papers by default, names checked.
+TEST(CaseConfig, SoakedFrictionKeys) {
+  const std::string sand_source = kPorousSandSource, sand = porous_sand();
+  const std::string richards = "pore_flow = \"richards\"\nconductivity = 8e-5\n";
+  const std::string effective = "soaked_friction = \"effective_stress\"\n";
+  EXPECT_EQ(
+      parse_case_text(sand + richards + sand_source, "x.toml").materials[0].wet.soaked_friction,
+      SoakedFriction::Mud);
+  EXPECT_EQ(parse_case_text(sand + richards + effective + sand_source, "x.toml")
+                .materials[0]
+                .wet.soaked_friction,
+            SoakedFriction::EffectiveStress);
+  expect_error(sand + effective + sand_source,
+               {"material[0].soaked_friction", "needs pore_flow = \"richards\""});
+  expect_error(sand + richards + "soaked_friction = \"terzaghi\"\n" + sand_source,
+               {"material[0].soaked_friction", "effective_stress"});
+  expect_error(kDomain + kTime + "[[material]]\nname = \"sand\"\nkind = \"sand\"\n" + effective +
+                   sand_source,
+               {"material[0].soaked_friction", "needs a porosity > 0"});
 }
 
 }  // namespace dunesim

@@ -24,6 +24,10 @@ size_t grid_bytes_per_cell(const CaseConfig& config) {
     if (m.kind != MaterialKind::Sand) continue;
     // The sand window's arrays follow the sand, not the domain: a lower bound leaves them out.
     if (m.wet.holds_water()) bytes += MacGrid::kPoreWaterBytesPerCell;
+    if (m.wet.holds_water() && m.wet.pore_flow == PoreFlow::Richards)
+      bytes += MacGrid::kRichardsBytesPerCell;
+    if (m.wet.holds_water() && m.wet.soaked_friction == SoakedFriction::EffectiveStress)
+      bytes += MacGrid::kEffectiveStressBytesPerCell;
     if (has_several_porosities(config.materials))
       bytes += MacGrid::kSeveralPorositiesBytesPerCell;
     bytes += make_sand_model(m)->block_bytes_per_cell();

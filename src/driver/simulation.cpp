@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "decomposition/load_balance.hpp"
 #include "decomposition/migration.hpp"
@@ -11,6 +12,7 @@
 #include "src/wet/absorption.hpp"
 #include "src/particles/advection.hpp"
 #include "src/wet/darcy_drag.hpp"
+#include "src/wet/effective_stress.hpp"
 #include "src/wet/richards.hpp"
 #include "src/grid/extrapolation.hpp"
 #include "src/pressure/free_surface.hpp"
@@ -102,6 +104,8 @@ void Simulation::lay_out_grid() {
   if (has_pore_water())
     grid_.allocate_pore_water(*topo_, has_several_porosities(config_.materials));
   if (has_richards_pore_water()) grid_.allocate_pore_release(*topo_);
+  if (sand_material_ && sand_material_->wet.soaked_friction == SoakedFriction::EffectiveStress)
+    grid_.allocate_pore_head(*topo_);
   if (config_.pressure.free_surface == FreeSurface::GhostFluid) grid_.allocate_surface(*topo_);
 }
 
@@ -201,8 +205,14 @@ void Simulation::step(double dt) {
   if (sand_material_) {
     // The sand stages' scratch then reuses the Krylov vectors' memory instead of adding to it.
     pressure_solver_->release_krylov_vectors();
-    sand_plasticity(dt);
-    project_rigid_clusters(dt);
+    {
+      // Soaked sand's friction on the effective stress, where the case asks for it.
+      std::optional<EffectivePressureWindow> effective;
+      if (grid_.pore_head.size() > 0)
+        effective.emplace(grid_, pore_water_weight(*sand_material_, config_.gravity));
+      sand_plasticity(dt);
+      project_rigid_clusters(dt);
+    }
     reproject_pressure(dt);
   }
   pressure_solver_->release_system();

@@ -94,6 +94,7 @@ struct MacGrid {
       for (int a = 0; a < 3; ++a)
         arrays.push_back({std::string("wall_force_") + "xyz"[a], &wall_force[a], false});
     if (pore_release.size() > 0) arrays.push_back({"pore_release", &pore_release, false});
+    if (pore_head.size() > 0) arrays.push_back({"pore_head", &pore_head, false});
     return arrays;
   }
 
@@ -109,6 +110,9 @@ struct MacGrid {
   // Richards' pore water only (allocate_pore_release()): water that left the sand and is
   // owed to free water in each open cell, until it makes a particle (src/wet/richards.hpp).
   Array3<double> pore_release;
+  // Friction on the effective stress only (allocate_pore_head()): the pore water's pressure
+  // head h (m) of Richards' last solve, 0 where it did not solve (src/wet/effective_stress.hpp).
+  Array3<double> pore_head;
 
   // Ghost-fluid free surface only (allocate_surface()): the level set of the cells'
   // smoothed fill at cell centres, negative inside (free_surface.hpp), and a scratch array.
@@ -118,7 +122,8 @@ struct MacGrid {
   // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (over the
   // sand window, with the rigid-cluster labels the step fills), allocate_elastic_sand()
   // (over the sand window), allocate_wall_force(), allocate_pore_water() (and where
-  // porosities differ) and allocate_surface() add. Ghost cells, the extra layer of faces and
+  // porosities differ), allocate_pore_release(), allocate_pore_head() and allocate_surface()
+  // add. Ghost cells, the extra layer of faces and
   // the arrays sized to the sand's region are left out, so a grid needs at least its block's
   // share of the per-block bytes. Keep in step with the allocate functions below.
   static constexpr size_t kBytesPerCell = 3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
@@ -134,6 +139,8 @@ struct MacGrid {
   static constexpr size_t kWallForceBytesPerCell = 3 * sizeof(double);  // wall_force
   static constexpr size_t kPoreWaterBytesPerCell =
       sizeof(float) + 4 * sizeof(double);  // saturation; pore_count .. pore_uptake
+  static constexpr size_t kRichardsBytesPerCell = sizeof(double);           // pore_release
+  static constexpr size_t kEffectiveStressBytesPerCell = sizeof(double);    // pore_head
   static constexpr size_t kSeveralPorositiesBytesPerCell = sizeof(double);  // pore_volume
   static constexpr size_t kSurfaceBytesPerCell =
       2 * sizeof(float);  // surface_phi, surface_scratch
@@ -213,6 +220,10 @@ struct MacGrid {
 
   void allocate_pore_release(const Topology& topo) {
     pore_release.reset(topo.local(Stagger::Cell), Stagger::Cell, 0.0);
+  }
+
+  void allocate_pore_head(const Topology& topo) {
+    pore_head.reset(topo.local(Stagger::Cell), Stagger::Cell, 0.0);
   }
 
   void allocate_surface(const Topology& topo) {

@@ -408,7 +408,8 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   const CellSand cell_sand{sand, strengths, sand.wet.holds_water() && g.has_pore_water()};
   const bool surfaces_rest = sand.rheology.surface_static_friction;
   const bool steep_surfaces_yield = sand.rheology.steep_surface_yields;
-  const SurfaceRest rest = surface_rest(gravity, dt);
+  SurfaceRest rest = surface_rest(gravity, dt);
+  if (sand.wet.soaked_friction == SoakedFriction::EffectiveStress) rest.sand_cells = &sand_cells;
   // Collective: built on every rank, sand or not.
   std::optional<CulmannWedges> wedges;
   if (sand.rheology.culmann_wedges_yield)

@@ -8,7 +8,27 @@ namespace dunesim {
 
 namespace {
 
-// The fill (0 in air, else 1) of the 5 x 5 x 5 cells around (i,j,k), fill[dk+2][dj+2][di+2]
+// Whether cell (i,j,k) is open: air, or with rest.sand_cells a fluid cell without sand.
+bool is_open(const MacGrid& grid, const SurfaceRest& rest, int i, int j, int k) {
+  const uint8_t type = grid.cell_type(i, j, k);
+  if (type == kAir || !rest.sand_cells) return type == kAir;
+  const Array3<uint8_t>& sand = *rest.sand_cells;
+  return type == kFluid && !(sand.box().contains(i, j, k) && sand(i, j, k));
+}
+
+// True when one of the six cells around (i,j,k) is open.
+bool has_open_neighbour(const MacGrid& grid, const SurfaceRest& rest, int i, int j, int k) {
+  if (!rest.sand_cells) return has_air_neighbour(grid.cell_type, i, j, k);
+  for (int a = 0; a < 3; ++a)
+    for (int side : {-1, 1}) {
+      Index3 n{i, j, k};
+      n[a] += side;
+      if (is_open(grid, rest, n[0], n[1], n[2])) return true;
+    }
+  return false;
+}
+
+// The fill (0 where open, else 1) of the 5 x 5 x 5 cells around (i,j,k), fill[dk+2][dj+2][di+2]
 // for the cell at offset (di,dj,dk). A solid between the cell and an offset along a
 // horizontal axis is a side wall, which the surface meets at a right angle (walls are
 // symmetry planes or slip): the cell reads the mirror image across itself instead, so a flat
@@ -19,7 +39,9 @@ struct Neighbourhood {
   double fill[5][5][5];
 };
 
-Neighbourhood neighbourhood(const Array3<uint8_t>& type, int i, int j, int k, int vertical) {
+Neighbourhood neighbourhood(const MacGrid& grid, const SurfaceRest& rest, int i, int j, int k) {
+  const Array3<uint8_t>& type = grid.cell_type;
+  const int vertical = rest.vertical;
   const Index3 centre{i, j, k};
   int read_at[3][5];  // read_at[a][o + 2]: the index along axis a that offset o reads
   for (int a = 0; a < 3; ++a)
@@ -39,9 +61,12 @@ Neighbourhood neighbourhood(const Array3<uint8_t>& type, int i, int j, int k, in
   Neighbourhood n;
   for (int dk = 0; dk < 5; ++dk)
     for (int dj = 0; dj < 5; ++dj)
-      for (int di = 0; di < 5; ++di)
-        n.fill[dk][dj][di] =
-            type(read_at[0][di], read_at[1][dj], read_at[2][dk]) == kAir ? 0.0 : 1.0;
+      for (int di = 0; di < 5; ++di) {
+        const int ci = read_at[0][di], cj = read_at[1][dj], ck = read_at[2][dk];
+        const bool open =
+            rest.sand_cells ? is_open(grid, rest, ci, cj, ck) : type(ci, cj, ck) == kAir;
+        n.fill[dk][dj][di] = open ? 0.0 : 1.0;
+      }
   return n;
 }
 
@@ -97,7 +122,7 @@ std::optional<double> upward_cosine(const Vec3& into, const SurfaceRest& rest) {
 // cells (see the header), or nothing where neither has a gradient.
 std::optional<double> slope_cosine(const MacGrid& grid, int i, int j, int k,
                                    const SurfaceRest& rest) {
-  const Neighbourhood around = neighbourhood(grid.cell_type, i, j, k, rest.vertical);
+  const Neighbourhood around = neighbourhood(grid, rest, i, j, k);
   const std::optional<double> near = upward_cosine(fill_gradient(around, 1), rest);
   const std::optional<double> wide = upward_cosine(fill_gradient(around, 2), rest);
   if (!near || !wide) return near ? near : wide;
@@ -152,7 +177,7 @@ SurfaceRest surface_rest(const Vec3& gravity, double dt) {
 
 bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
                                 const SurfaceRest& rest) {
-  if (rest.gravity <= 0 || !has_air_neighbour(grid.cell_type, i, j, k)) return false;
+  if (rest.gravity <= 0 || !has_open_neighbour(grid, rest, i, j, k)) return false;
   const double speed = centre_speed(grid.vel_saved, i, j, k);
   return rests_on_its_slope(grid, i, j, k, mu, speed, rest) ||
          rests_on_a_floor(grid, i, j, k, speed, rest);
@@ -160,7 +185,7 @@ bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double
 
 bool surface_cell_too_steep(const MacGrid& grid, int i, int j, int k, double mu, double cohesion,
                             double density, const SurfaceRest& rest) {
-  if (rest.gravity <= 0 || !has_air_neighbour(grid.cell_type, i, j, k)) return false;
+  if (rest.gravity <= 0 || !has_open_neighbour(grid, rest, i, j, k)) return false;
   if (on_a_floor(grid, i, j, k, rest)) return false;
   const std::optional<double> cos_theta = slope_cosine(grid, i, j, k, rest);
   if (!cos_theta) return false;

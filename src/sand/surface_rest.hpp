@@ -36,6 +36,11 @@ struct SurfaceRest {
   int vertical = 2;     // the grid axis closest to gravity's: floors lie across it
   double gravity = 0;   // |g|, m/s^2
   double dt = 0;        // s
+  // Where set (friction on the effective stress, src/wet/effective_stress.hpp), the sand
+  // cells: a fluid cell without sand is open as air is, so that sand under water has a
+  // surface too. Otherwise only air is open (free water is filled, as in the seed papers'
+  // scenes, where soaked sand is mud).
+  const Array3<uint8_t>* sand_cells = nullptr;
 };
 SurfaceRest surface_rest(const Vec3& gravity, double dt);
 

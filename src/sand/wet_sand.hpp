@@ -17,8 +17,9 @@ struct WetSandProperties {
 // The properties at saturation S (clamped to [0, 1]) of sand of dry cohesion c_dry and
 // cohesion c_wet at the ideal saturation S', under the water model `w`:
 //   S <= S': c = c_dry (1 - S/S') + c_wet S/S', friction unchanged, no viscosity;
-//   S >  S': c = c_wet (1 - S)/(1 - S'), friction scaled by (1 - S)/(1 - S'),
-//            viscosity mu (S - S')/(1 - S').
+//   S >  S': c = c_wet (1 - S)/(1 - S'), friction scaled by (1 - S)/(1 - S') (unchanged
+//            with soaked_friction = "effective_stress": the pore water's pressure takes its
+//            share of the stress instead), viscosity mu (S - S')/(1 - S').
 inline WetSandProperties wet_sand_properties(double c_dry, double c_wet, const WetSandSpec& w,
                                              double saturation) {
   const double s = std::clamp(saturation, 0.0, 1.0), ideal = w.ideal_saturation;
@@ -29,7 +30,7 @@ inline WetSandProperties wet_sand_properties(double c_dry, double c_wet, const W
   }
   const double drier = (1 - s) / (1 - ideal);  // 1 at S', 0 when soaked
   p.cohesion = c_wet * drier;
-  p.friction_scale = drier;
+  if (w.soaked_friction == SoakedFriction::Mud) p.friction_scale = drier;
   p.viscosity = w.mud_viscosity * (1 - drier);
   return p;
 }

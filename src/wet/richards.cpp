@@ -463,8 +463,7 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
   Vec3 up{0, 0, 0};
   if (g_norm > 0)
     for (int a = 0; a < 3; ++a) up[a] = -gravity[a] / g_norm;
-  // Without gravity a pond's pressure still pushes: heads in metres of water under 1 g.
-  const double weight = sand.wet.pore_water_density * (g_norm > 0 ? g_norm : 9.81);
+  const double weight = pore_water_weight(sand, gravity);
   const Substep s{g,
                   soil,
                   config.cells,
@@ -507,8 +506,25 @@ PoreFlowStats PoreWaterFlow::advance(Halo& halo, const CaseConfig& config,
     set_heads(s);
   }
   release_system();
+  if (g.pore_head.size() > 0) keep_pressure_heads(halo, g);
   settle_exchanges(halo, config, step, exchanges, g, p, stats);
   return stats;
+}
+
+double pore_water_weight(const MaterialSpec& sand, const Vec3& gravity) {
+  const double g_norm =
+      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
+  return sand.wet.pore_water_density * (g_norm > 0 ? g_norm : 9.81);
+}
+
+// The last accepted iterate's heads where the solve ran, 0 elsewhere, for the friction on the
+// effective stress (effective_stress.hpp) until the next solve.
+void PoreWaterFlow::keep_pressure_heads(Halo& halo, MacGrid& g) const {
+  g.pore_head.fill(0.0);
+  for_each_index(topo_.owned_cells(topo_.rank()), [&](int i, int j, int k) {
+    if (unknown_(i, j, k) >= 0) g.pore_head(i, j, k) = head_next_(i, j, k);
+  });
+  halo.fill<double>({&g.pore_head});
 }
 
 // Pays the step's boundary exchanges: water out of the sand is owed to its open cell

@@ -28,6 +28,7 @@
 // - solid cells and the domain's walls: no flux.
 // Only cells that hold water or touch free water, and two layers around them, are solved
 // for: dry sand passes no water (mark_active).
+// With soaked_friction = "effective_stress" the last solve's heads are kept in grid.pore_head.
 // Water that leaves the sand is owed to free water in the open cell (grid.pore_release, a
 // carried array) and becomes a water particle there once a cell is owed half a particle's
 // volume; water that enters comes from the release owed to the cell, then from its water
@@ -76,6 +77,10 @@ inline double pore_flow_time(double t, double dt, double interval) {
   return std::floor((t + dt) / interval) * interval - std::floor(t / interval) * interval;
 }
 
+// rho_w |g|, Pa per metre of head. Without gravity a pond's pressure still pushes: heads are
+// then in metres of water under 1 g.
+double pore_water_weight(const MaterialSpec& sand, const Vec3& gravity);
+
 class PoreWaterFlow {
  public:
   explicit PoreWaterFlow(const Topology& topo);
@@ -122,6 +127,7 @@ class PoreWaterFlow {
   void settle_exchanges(Halo& halo, const CaseConfig& config, int64_t step,
                         const std::vector<Exchange>& exchanges, MacGrid& g, Particles& p,
                         PoreFlowStats& stats);
+  void keep_pressure_heads(Halo& halo, MacGrid& g) const;
   void release_owed_water(const CaseConfig& config, int64_t step, MacGrid& g, Particles& p,
                           PoreFlowStats& stats);
   void check(PetscErrorCode ierr, const char* what) const;

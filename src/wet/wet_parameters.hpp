@@ -7,6 +7,12 @@ namespace dunesim {
 
 enum class PoreFlow { Diffusion, Richards };
 
+// What soaking does to the sand's friction: the seed papers' mud (friction fades above S' and
+// is gone at S = 1), or Terzaghi's effective stress (the friction angle stays, and acts on
+// the pressure less the pore water's, which carries part of the weight below a water table;
+// src/wet/effective_stress.hpp).
+enum class SoakedFriction { Mud, EffectiveStress };
+
 // How a sand holds water and what water does to it (Lenaerts & Dutre 2009, eq. 6 and the
 // text after it; Rungjiratananon et al. 2008 for the propagation). S is the saturation, the
 // filled fraction of the pore volume; a particle's water content is theta = n S.
@@ -32,6 +38,7 @@ struct WetSandSpec {
   // s between implicit solves: pore water moves over many of the flow's steps, and free
   // water's contact is taken up each step by absorption (src/wet/richards.hpp).
   double pore_flow_interval = 0.05;
+  SoakedFriction soaked_friction = SoakedFriction::Mud;  // needs Richards' heads otherwise
 
   bool holds_water() const { return porosity > 0.0; }
 };
