@@ -29,6 +29,12 @@ inline bool has_air_neighbour(const Array3<uint8_t>& type, int i, int j, int k) 
   return false;
 }
 
+// True when cell (i,j,k) holds sand. The sand arrays cover only the sand window
+// (src/particles/sand_window.hpp), outside which no cell holds sand.
+inline bool holds_sand(const Array3<uint8_t>& sand_cells, int i, int j, int k) {
+  return sand_cells.box().contains(i, j, k) && sand_cells(i, j, k);
+}
+
 struct MacGrid {
   double dx = 1;
   std::array<Array3<double>, 3> vel;  // face velocities, m/s

@@ -12,12 +12,6 @@ namespace dunesim {
 
 namespace {
 
-// The sand arrays cover only the sand window (src/particles/sand_window.hpp), outside which no
-// cell holds sand.
-bool holds_sand(const Array3<uint8_t>& sand_cells, int i, int j, int k) {
-  return sand_cells.box().contains(i, j, k) && sand_cells(i, j, k);
-}
-
 // Height of the bottom of each column's lowest open cell (neither sand nor solid) among
 // this rank's owned cells, m; infinity where the rank owns none.
 std::vector<float> owned_column_surfaces(const Topology& topo, const MacGrid& grid,

@@ -196,7 +196,7 @@ double saved_shear_speed(const MacGrid& g, const Array3<uint8_t>& sand_cells, in
     for (int side : {-1, 1}) {
       Index3 n{i, j, k};
       n[a] += side;
-      if (!sand_cells.box().contains(n[0], n[1], n[2]) || !sand_cells(n[0], n[1], n[2])) continue;
+      if (!holds_sand(sand_cells, n[0], n[1], n[2])) continue;
       const Vec3 there = saved_cell_velocity(g, n[0], n[1], n[2]);
       most =
           std::max(most, std::hypot(there[0] - here[0], there[1] - here[1], there[2] - here[2]));
@@ -217,8 +217,7 @@ double saved_deformation_speed(const MacGrid& g, const Array3<uint8_t>& sand_cel
   auto sand_velocity = [&](int b, int side, Vec3& v) {
     Index3 n{i, j, k};
     n[b] += side;
-    if (!sand_cells.box().contains(n[0], n[1], n[2]) || !sand_cells(n[0], n[1], n[2]))
-      return false;
+    if (!holds_sand(sand_cells, n[0], n[1], n[2])) return false;
     v = saved_cell_velocity(g, n[0], n[1], n[2]);
     return true;
   };

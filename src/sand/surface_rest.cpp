@@ -12,8 +12,7 @@ namespace {
 bool is_open(const MacGrid& grid, const SurfaceRest& rest, int i, int j, int k) {
   const uint8_t type = grid.cell_type(i, j, k);
   if (type == kAir || !rest.sand_cells) return type == kAir;
-  const Array3<uint8_t>& sand = *rest.sand_cells;
-  return type == kFluid && !(sand.box().contains(i, j, k) && sand(i, j, k));
+  return type == kFluid && !holds_sand(*rest.sand_cells, i, j, k);
 }
 
 // True when one of the six cells around (i,j,k) is open.
