@@ -349,7 +349,8 @@ void Simulation::grid_to_particles_and_advect(double dt) {
 
 void Simulation::advect_particles(double dt) {
   auto t = clock_.time(kAdvectParticles);
-  dunesim::advect_particles(grid_, dt, *push_out_, particles_);
+  dunesim::advect_after_grid_to_particles(grid_, config_.materials, particles_, &rigid_motions_,
+                                          dt, *push_out_);
   clock_.add_bytes(kAdvectParticles, traffic::advect_particles(particles_, grid_));
 }
 

@@ -32,7 +32,16 @@ void particles_to_grid(const Particles& particles, const std::vector<MaterialSpe
 void grid_to_particles(const MacGrid& grid, const std::vector<MaterialSpec>& materials,
                        Particles& particles, const RigidMotions* rigid_motions = nullptr);
 
-// grid_to_particles, then advect_particles (src/particles/advection.hpp) over dt, a block of
+// Advection after grid_to_particles (with the same grid, motions and particle positions):
+// advect_particles (src/particles/advection.hpp) over dt, but a particle G2P moved with its
+// rigid cluster moves along the cluster's motion, not through the grid, whose faces the
+// second projection corrected after the fit.
+void advect_after_grid_to_particles(const MacGrid& grid,
+                                    const std::vector<MaterialSpec>& materials,
+                                    Particles& particles, const RigidMotions* rigid_motions,
+                                    double dt, const SolidPushOut& push_out);
+
+// grid_to_particles, then advect_after_grid_to_particles over dt, a block of
 // particles at a time: the same particles to the last bit, but advection's first
 // midpoint stage takes the grid velocity G2P has just interpolated at the particle instead
 // of interpolating it again (it was half of advection's gathers;
