@@ -337,6 +337,7 @@ TEST(Transfer, RigidCellParticleTakesItsClustersMotion) {
 // the cluster under the flow above, at rest, keeps it in place to the last bit, and the
 // cluster translating at 0.1 m/s and turning at 2 rad/s about z carries it along its arc
 // (the midpoint rule). Both passes, the one after G2P and the one G2P does itself, agree.
+// Beside yielding sand the particle goes with the grid, as the flowing sand's particles do.
 TEST(Transfer, RigidCellParticleIsAdvectedWithItsCluster) {
   const CaseConfig domain =
       test::water_box_case({0.3, 0.3, 0.3}, 0.1, {0, 0, 0}, {0.1, 0.1, 0.1});
@@ -376,6 +377,16 @@ TEST(Transfer, RigidCellParticleIsAdvectedWithItsCluster) {
       EXPECT_EQ(p.z[0], z0);
     }
   }
+  RigidCellUnderAFlow beside(Transfer::Apic);
+  RigidMotions motions;
+  beside.label_cluster(motions);
+  beside.grid.yielding(1, 1, 2) = 1;  // the flowing cell above
+  beside.materials[0].rheology.rigid_cells_own_velocity = true;
+  const double x0 = beside.particle.x[0];
+  grid_to_particles_and_advect(beside.grid, beside.materials, beside.particle, &motions, dt,
+                               push_out);
+  EXPECT_EQ(beside.particle.vx[0], 0.0f);  // G2P still gives it its cluster's velocity
+  EXPECT_NEAR(beside.particle.x[0] - x0, 0.25 * RigidCellUnderAFlow::flow * dt, 1e-9);
 }
 
 namespace {
