@@ -182,7 +182,7 @@ BankAfter submerged_bank(double slope_deg) {
 // rest reads 1.3 degrees flatter after 2 s; half a cell over the face's run of half the
 // bank's height is 2.4 degrees at 27); the bank 5 degrees above phi fails, its face relaxing
 // below phi. Measured (1 and 2
-// ranks): 1.0000 of the crest, face 27.0 -> 25.2 degrees; 34.9 -> 28.0. Before the particles
+// ranks): 1.0000 of the crest, face 27.0 -> 25.5 degrees; 34.9 -> 27.8. Before the particles
 // of resting clusters were advected with their cluster instead of through the grid, whose
 // faces carry the water slipping along the bank, the crest sank to 0.970 and the face to
 // 24.7 degrees.

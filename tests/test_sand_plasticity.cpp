@@ -833,13 +833,24 @@ namespace {
 // A sheet of sand one cell thick on the floor for x < 6 cells, in a slab between two walls
 // along y, its edge pushed outward as the projection pushes it; the floor's Coulomb
 // coefficient is `floor_mu` and every x face moved at `speed` before this step's forces.
-// Returns how many of the edge's cells stay rigid (of 2).
-int64_t sheet_edge_held(double floor_mu, float speed) {
+// `submerged`: soaked sand (2000 kg/m^3) below the water table, its friction on the effective
+// stress (the pore water's head positive in every cell). Returns how many of the edge's cells
+// stay rigid (of 2).
+int64_t sheet_edge_held(double floor_mu, float speed, bool submerged = false) {
   TestGrid t(MPI_COMM_WORLD, {12, 2, 4}, 0.01);
+  const double density = submerged ? 2000 : 1600;
+  MaterialSpec sand = sand_material(20, 0);
+  if (submerged) {
+    sand.wet.soaked_friction = SoakedFriction::EffectiveStress;
+    sand.wet.pore_water_density = 1000;
+    t.grid.allocate_pore_head(t.topo);
+    t.grid.pore_head.fill(t.grid.pore_head.box(), 0.05);
+  }
   for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
-    if (t.grid.cell_type(i, j, k) != kSolid && k == 0 && i < 6) t.make_sand(i, j, k, 1600);
+    if (t.grid.cell_type(i, j, k) != kSolid && k == 0 && i < 6) t.make_sand(i, j, k, density);
     if (k < 0) t.grid.wall_mu(i, j, k) = float(floor_mu);
-    t.grid.pressure(i, j, k) = k == 0 && i < 6 ? 1600 * 9.81 * 0.01 * 0.5 : 0.0;
+    t.grid.pressure(i, j, k) =
+        k == 0 && i < 6 ? (density - 1000 * submerged) * 9.81 * 0.005 : 0.0;
   });
   t.grid.vel_saved[0].fill(t.grid.vel_saved[0].box(), speed);
   const Box owned = t.topo.owned_cells(t.topo.rank());
@@ -848,7 +859,7 @@ int64_t sheet_edge_held(double floor_mu, float speed) {
   });
   t.halo.fill<double>({&t.grid.vel[0]});
   // phi = 20: steeper than the sheet edge's 26.6 degrees, so only the floor can hold it.
-  zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand, sand_material(20, 0), 0.01, kGravity);
+  zhu_bridson_plasticity(t.topo, t.halo, t.grid, t.sand, sand, 0.01, kGravity);
   int64_t held = 0;
   for_each_index(owned, [&](int i, int j, int k) {
     if (i == 5 && k == 0) held += t.grid.rigid(i, j, k);
@@ -866,4 +877,13 @@ TEST(SurfaceRest, SheetEdgeRestsOnARoughFloor) {
   EXPECT_EQ(sheet_edge_held(0.6, 0.05f), 2);
   EXPECT_EQ(sheet_edge_held(0.6, 0.07f), 0);
   EXPECT_EQ(sheet_edge_held(0.0, 0.0f), 0);
+}
+
+// Below the water table the floor holds the soaked sheet's buoyant weight only: friction
+// decelerates it by mu g (1 - rho_w / rho), half of mu g for soaked sand of 2000 kg/m^3, and
+// stops it within a step below 0.029 m/s. At 0.05 m/s, which a sheet in air stops in a step,
+// the submerged edge yields; at 0.02 it rests.
+TEST(SurfaceRest, SubmergedSheetEdgeRestsOnItsBuoyantWeight) {
+  EXPECT_EQ(sheet_edge_held(0.6, 0.02f, true), 2);
+  EXPECT_EQ(sheet_edge_held(0.6, 0.05f, true), 0);
 }

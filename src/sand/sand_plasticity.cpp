@@ -408,7 +408,11 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   const bool surfaces_rest = sand.rheology.surface_static_friction;
   const bool steep_surfaces_yield = sand.rheology.steep_surface_yields;
   SurfaceRest rest = surface_rest(gravity, dt);
-  if (sand.wet.soaked_friction == SoakedFriction::EffectiveStress) rest.sand_cells = &sand_cells;
+  if (sand.wet.soaked_friction == SoakedFriction::EffectiveStress) {
+    rest.sand_cells = &sand_cells;
+    rest.pore_head = &g.pore_head;
+    rest.pore_water_density = sand.wet.pore_water_density;
+  }
   // Collective: built on every rank, sand or not.
   std::optional<CulmannWedges> wedges;
   if (sand.rheology.culmann_wedges_yield)

@@ -101,12 +101,22 @@ double centre_speed(const std::array<Array3<float>, 3>& faces, int i, int j, int
   return std::sqrt(sum);
 }
 
+// The gravity that drives cell (i,j,k) down a slope and presses it onto it: |g|, or below the
+// water table |g| (1 - rho_w / rho), the buoyant weight's share (SurfaceRest::pore_head).
+double effective_gravity(const MacGrid& grid, int i, int j, int k, const SurfaceRest& rest) {
+  if (!rest.pore_head || (*rest.pore_head)(i, j, k) <= 0) return rest.gravity;
+  const double density = grid.density(i, j, k);
+  if (density <= rest.pore_water_density) return 0.0;
+  return rest.gravity * (1.0 - rest.pore_water_density / density);
+}
+
 // Coulomb friction mu on a plane whose normal makes cos_theta with the upward direction
-// stops a cell sliding at `speed` within this step.
-bool stops_within_a_step(double speed, double mu, double cos_theta, const SurfaceRest& rest) {
+// stops a cell sliding at `speed` within this step, under gravity g.
+bool stops_within_a_step(double speed, double mu, double cos_theta, double g,
+                         const SurfaceRest& rest) {
   if (cos_theta <= 0) return false;
   const double sin_theta = std::sqrt(std::max(0.0, 1 - cos_theta * cos_theta));
-  return speed < rest.gravity * rest.dt * (mu * cos_theta - sin_theta);
+  return speed < g * rest.dt * (mu * cos_theta - sin_theta);
 }
 
 // The cosine of the angle between the outward normal -into and the upward direction (1 flat,
@@ -131,10 +141,10 @@ std::optional<double> slope_cosine(const MacGrid& grid, int i, int j, int k,
 // The surface's own slope, against the sand's friction. No slope stops a cell faster than
 // g dt mu (mu cos - sin is largest on the flat), so a faster cell needs no slope reading.
 bool rests_on_its_slope(const MacGrid& grid, int i, int j, int k, double mu, double speed,
-                        const SurfaceRest& rest) {
-  if (speed >= rest.gravity * rest.dt * mu) return false;
+                        double g, const SurfaceRest& rest) {
+  if (speed >= g * rest.dt * mu) return false;
   const std::optional<double> cos_theta = slope_cosine(grid, i, j, k, rest);
-  return cos_theta && stops_within_a_step(speed, mu, *cos_theta, rest);
+  return cos_theta && stops_within_a_step(speed, mu, *cos_theta, g, rest);
 }
 
 // The cell under (i,j,k) along gravity's axis.
@@ -151,12 +161,12 @@ bool on_a_floor(const MacGrid& grid, int i, int j, int k, const SurfaceRest& res
 }
 
 // A wall below the cell (a floor), against the wall's friction.
-bool rests_on_a_floor(const MacGrid& grid, int i, int j, int k, double speed,
+bool rests_on_a_floor(const MacGrid& grid, int i, int j, int k, double speed, double g,
                       const SurfaceRest& rest) {
   if (!on_a_floor(grid, i, j, k, rest)) return false;
   const Index3 below = cell_below(i, j, k, rest);
   const double mu = grid.wall_mu(below[0], below[1], below[2]);
-  return stops_within_a_step(speed, mu, std::abs(rest.down[rest.vertical]), rest);
+  return stops_within_a_step(speed, mu, std::abs(rest.down[rest.vertical]), g, rest);
 }
 
 }  // namespace
@@ -178,8 +188,9 @@ bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double
                                 const SurfaceRest& rest) {
   if (rest.gravity <= 0 || !has_open_neighbour(grid, rest, i, j, k)) return false;
   const double speed = centre_speed(grid.vel_saved, i, j, k);
-  return rests_on_its_slope(grid, i, j, k, mu, speed, rest) ||
-         rests_on_a_floor(grid, i, j, k, speed, rest);
+  const double g = effective_gravity(grid, i, j, k, rest);
+  return rests_on_its_slope(grid, i, j, k, mu, speed, g, rest) ||
+         rests_on_a_floor(grid, i, j, k, speed, g, rest);
 }
 
 bool surface_cell_too_steep(const MacGrid& grid, int i, int j, int k, double mu, double cohesion,
@@ -189,7 +200,8 @@ bool surface_cell_too_steep(const MacGrid& grid, int i, int j, int k, double mu,
   const std::optional<double> cos_theta = slope_cosine(grid, i, j, k, rest);
   if (!cos_theta) return false;
   const double sin_theta = std::sqrt(std::max(0.0, 1 - *cos_theta * *cos_theta));
-  const double weight = density * rest.gravity * grid.dx;  // of a column one cell deep
+  // Of a column one cell deep; below the water table its buoyant weight.
+  const double weight = density * effective_gravity(grid, i, j, k, rest) * grid.dx;
   return weight * (sin_theta - mu * *cos_theta) > cohesion;
 }
 

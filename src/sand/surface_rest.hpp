@@ -41,6 +41,11 @@ struct SurfaceRest {
   // surface too. Otherwise only air is open (free water is filled, as in the seed papers'
   // scenes, where soaked sand is mud).
   const Array3<uint8_t>* sand_cells = nullptr;
+  // Where set with it, the pore water's pressure head (grid.pore_head) and density: a cell
+  // below the water table (head > 0) slides and is held by its buoyant weight, so gravity
+  // counts there as g (1 - rho_w / rho), rho the cell's density.
+  const Array3<double>* pore_head = nullptr;
+  double pore_water_density = 0;  // kg/m^3
 };
 SurfaceRest surface_rest(const Vec3& gravity, double dt);
 
