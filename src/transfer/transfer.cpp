@@ -321,12 +321,17 @@ bool beside_yielding_sand(const MacGrid& g, const Index3& c) {
   return false;
 }
 
-// Whether a particle G2P moved with its rigid cluster is advected along the cluster's motion
-// too: unless its cell borders yielding sand, whose particles the grid's flux carries
-// into the cell (a resting cell beside a flow filled to 1.5 times its particles, and the
-// pressure solve's iterations grew from 8 to 13 on the dune at 1e8).
-bool advected_with_cluster(const MacGrid& g, const GridPoint& pt) {
-  return !beside_yielding_sand(g, {pt.node[0], pt.node[1], pt.node[2]});
+// What carries a particle at pt that G2P moved with its rigid cluster (`motion`, or nullptr
+// where G2P read its cell's faces): the cluster's motion, unless its cell borders yielding
+// sand, whose particles the grid's flux carries into the cell; there the grid, as for them
+// (advected with the cluster there too, a resting cell beside a flow filled to 1.5 times its
+// particles, and the pressure solve's iterations grew from 8 to 13 on the dune at 1e8).
+Carrier cluster_carrier(const MacGrid& g, const GridPoint& pt, const RigidMotion* motion) {
+  Carrier carrier;
+  const bool beside_flow = beside_yielding_sand(g, {pt.node[0], pt.node[1], pt.node[2]});
+  carrier.kind = beside_flow ? Carrier::Grid : Carrier::Cluster;
+  carrier.motion = motion;
+  return carrier;
 }
 
 // Advection of a particle that took its rigid cluster's motion in G2P: along that motion
@@ -373,9 +378,7 @@ void grid_to_each_particle(const MacGrid& g, const std::vector<MaterialSpec>& ma
         take_rigid_motion(*motion, p.carries_affine && material.transfer != Transfer::Flip, n, p);
       else
         take_own_cell_velocity(g, pt, material, n, p);
-      carrier.kind = advected_with_cluster(g, pt) ? Carrier::Cluster : Carrier::Grid;
-      carrier.motion = motion;
-      after(n, carrier);
+      after(n, cluster_carrier(g, pt, motion));
       continue;
     }
     std::array<double, 3>& grid = carrier.grid_at_particle;
@@ -415,14 +418,12 @@ void advect_after_grid_to_particles(const MacGrid& g, const std::vector<Material
   const double inv_dx = 1.0 / g.dx;
   const AdvectionSubsteps steps(dt, g.dx);
   ClusterMotionLookup cluster_motion(g.rigid_clusters, rigid_motions);
-  Carrier carrier;
   for (size_t n = 0; n < p.size(); ++n) {
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
-    carrier.kind = Carrier::Grid;
-    if (moves_with_cluster(g, materials[p.material[n]], pt) && advected_with_cluster(g, pt)) {
-      carrier.kind = Carrier::Cluster;
-      carrier.motion = cluster_motion.at({pt.node[0], pt.node[1], pt.node[2]});
-    }
+    const Carrier carrier =
+        moves_with_cluster(g, materials[p.material[n]], pt)
+            ? cluster_carrier(g, pt, cluster_motion.at({pt.node[0], pt.node[1], pt.node[2]}))
+            : Carrier{};
     advect_by(g, steps, dt, push_out, carrier, n, p);
   }
 }
