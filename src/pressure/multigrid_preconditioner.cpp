@@ -64,6 +64,8 @@ struct MultigridPreconditioner::Level {
   // The fluid cells (those with inv_diag != 0) as runs along x: every loop of the cycle
   // visits these only, so its work follows the fluid, not the block or its bounding box.
   std::vector<Run> runs;
+  // runs[plane_first[k - owned.lo[2]]] is the first run of plane k (runs go up in k).
+  std::vector<size_t> plane_first;
   Array3<uint8_t> type;  // kAir / kFluid / kSolid
   // Per cell, interleaved so one cache line serves the smoother's reads of a cell: the
   // coefficients of its three lower faces (1 / face density; 0 where a side is solid) and
@@ -126,6 +128,10 @@ struct MultigridPreconditioner::Level {
           stencil(i, j, k).inv_diag = inverse;
           if (inverse != 0.0f) append_to_runs(runs, i, j, k, x.offset(i, j, k));
         }
+    plane_first.assign(size_t(std::max(owned.hi[2] - owned.lo[2], 0)) + 1, runs.size());
+    for (size_t r = runs.size(); r-- > 0;) plane_first[runs[r].k - owned.lo[2]] = r;
+    for (size_t q = plane_first.size() - 1; q-- > 0;)  // planes without fluid
+      plane_first[q] = std::min(plane_first[q], plane_first[q + 1]);
   }
 
   // Calls f(i, j, k) for every fluid cell.
@@ -251,37 +257,91 @@ void MultigridPreconditioner::coarsen(const Level& fine, Level& coarse) {
   coarse.finish_operator();
 }
 
-// One Gauss-Seidel half-sweep over the cells of one colour ((i + j + k) % 2, in global
-// indices, so the result does not depend on the layout). Ghosts of the other colour must be
-// current. Non-fluid cells have inv_diag = 0 and stay 0.
-// Red-black Gauss-Seidel on one colour, over the cells of `part`: all of them, or those
-// whose six neighbours are in the block (kInside: no ghost is read) or the others. Cells of
-// one colour do not read each other, so the order of the parts changes nothing.
-void MultigridPreconditioner::smooth(Level& L, int colour, Part part,
-                                     const std::function<void()>& poll) {
+// Red-black Gauss-Seidel: a cell's colour is (i + j + k) % 2 in global indices, so the
+// result does not depend on the layout. Cells of one colour do not read each other. Non-fluid
+// cells have inv_diag = 0 and stay 0.
+
+// The cells of colour `colour` among the run's cells from..to - 1 (counted from its start).
+void MultigridPreconditioner::smooth_cells(Level& L, int colour, const Run& run, int from,
+                                           int to) {
   double* x = L.x.data();
   const double* b = L.b.data();
   const Level::Stencil* s = L.stencil.data();
   const int64_t sy = L.x.stride(1), sz = L.x.stride(2);
-  const Box inner = L.topo->cells_needing_no_ghosts(1);
-  size_t visited = 0;
+  const int skip = (run.i + from + run.j + run.k + colour) & 1;
+  for (int64_t o = run.offset + from + skip, end = run.offset + to; o < end; o += 2) {
+    const float* c = s[o].coeff;
+    x[o] = s[o].inv_diag *
+           (b[o] + c[0] * x[o - 1] + s[o + 1].coeff[0] * x[o + 1] + c[1] * x[o - sy] +
+            s[o + sy].coeff[1] * x[o + sy] + c[2] * x[o - sz] + s[o + sz].coeff[2] * x[o + sz]);
+  }
+}
+
+// A half-sweep of one colour over the cells outside `inner` (all of them for an empty box).
+void MultigridPreconditioner::smooth_outside(Level& L, int colour, const Box& inner) {
   for (const Run& run : L.runs) {
-    if (++visited % kRunsPerPoll == 0) poll();
-    auto cells = [&](int from, int to) {  // counted from the run's start
-      const int skip = (run.i + from + run.j + run.k + colour) & 1;
-      for (int64_t o = run.offset + from + skip, end = run.offset + to; o < end; o += 2) {
-        const float* c = s[o].coeff;
-        x[o] = s[o].inv_diag * (b[o] + c[0] * x[o - 1] + s[o + 1].coeff[0] * x[o + 1] +
-                                c[1] * x[o - sy] + s[o + sy].coeff[1] * x[o + sy] +
-                                c[2] * x[o - sz] + s[o + sz].coeff[2] * x[o + sz]);
-      }
-    };
-    const auto [a, e] = part == Part::kAll ? std::pair{0, 0} : inside_span(run, inner);
-    if (part == Part::kInside) cells(a, e);
-    if (part != Part::kInside) {
-      cells(0, a);
-      cells(e, run.length);
+    const auto [a, e] = inside_span(run, inner);
+    smooth_cells(L, colour, run, 0, a);
+    smooth_cells(L, colour, run, e, run.length);
+  }
+}
+
+// `count` sweeps, each colour `first` and then the other, with the same result to the last
+// bit as their 2 count half-sweeps one after the other, but streaming the level's arrays
+// once instead of 2 count times. With I_d the cells at least d layers inside the block from
+// every neighbouring block (cells_needing_no_ghosts(d)), half-sweep h (1 to H = 2 count) of
+// a cell in I_h reads only cells of this block that half-sweep h - 1 has already made, so:
+//   1. while the ghosts are filled, half-sweep h runs on I_h, a plane behind half-sweep h - 1
+//      (a cell reads the other colour of its own plane and of the planes beside it: those of
+//      half-sweep h - 1 are new, and half-sweep h + 1, a plane further behind, has not yet
+//      touched them);
+//   2. then for each h in turn the cells it left, outermost last: those outside I_1 read the
+//      ghosts of half-sweep h - 1, so each round's ghosts are filled while the round's cells
+//      inside I_1 are swept.
+void MultigridPreconditioner::sweep(Level& L, int first, int count) {
+  const int half_sweeps = 2 * count;
+  std::vector<Box> inner(half_sweeps + 2);  // inner[d] = I_d
+  for (int d = 1; d <= half_sweeps + 1; ++d) inner[d] = L.topo->cells_needing_no_ghosts(d);
+  auto colour = [&](int h) { return (first + h - 1) & 1; };
+  // Half-sweep h over the cells of `run` in inner[from] but not in inner[to] (to > from).
+  auto cells_between = [&](int h, const Run& run, int from, int to) {
+    const auto [a, e] = inside_span(run, inner[from]);
+    const auto [a2, e2] = inside_span(run, inner[to]);
+    if (e2 > a2) {
+      smooth_cells(L, colour(h), run, a, a2);
+      smooth_cells(L, colour(h), run, e2, e);
+    } else {
+      smooth_cells(L, colour(h), run, a, e);
     }
+  };
+  const int lo = L.owned.lo[2], hi = L.owned.hi[2];
+  L.halo->fill_during<double>(
+      [&](const auto& poll) {
+        size_t visited = 0;
+        for (int k = lo; k < hi + half_sweeps - 1; ++k)
+          for (int h = 1; h <= half_sweeps; ++h) {
+            const int plane = k - (h - 1);
+            if (plane < lo || plane >= hi) continue;
+            for (size_t r = L.plane_first[plane - lo]; r < L.plane_first[plane - lo + 1]; ++r) {
+              if (++visited % kRunsPerPoll == 0) poll();
+              const auto [a, e] = inside_span(L.runs[r], inner[h]);
+              smooth_cells(L, colour(h), L.runs[r], a, e);
+            }
+          }
+      },
+      {&L.x});
+  for (int h = 1; h <= half_sweeps; ++h) {
+    if (h > 1)
+      L.halo->fill_during<double>(
+          [&](const auto& poll) {
+            size_t visited = 0;
+            for (const Run& run : L.runs) {
+              if (++visited % kRunsPerPoll == 0) poll();
+              cells_between(h, run, 1, h);
+            }
+          },
+          {&L.x});
+    smooth_outside(L, colour(h), inner[1]);
   }
 }
 
@@ -372,40 +432,23 @@ void MultigridPreconditioner::v_cycle(size_t l) {
   Level& L = *levels_[l];
   // Only fluid cells are ever written: the rest of x is already 0.
   for (const Run& run : L.runs) std::fill_n(L.x.data() + run.offset, run.length, 0.0);
-  auto sweep = [&](int colour) {
-    L.halo->fill_during<double>([&](const auto& poll) { smooth(L, colour, Part::kInside, poll); },
-                                {&L.x});
-    smooth(L, colour, Part::kOutside, [] {});
-  };
   if (l + 1 == levels_.size()) {
     if (gathered_) {
       solve_coarsest();
     } else {
-      for (int s = 0; s < kCoarsestSweeps; ++s) {
-        sweep(0);
-        sweep(1);
-      }
-      for (int s = 0; s < kCoarsestSweeps; ++s) {
-        sweep(1);
-        sweep(0);
-      }
+      sweep(L, 0, kCoarsestSweeps);
+      sweep(L, 1, kCoarsestSweeps);
     }
     L.halo->fill<double>({&L.x});
     return;
   }
-  for (int s = 0; s < kSmoothingSweeps; ++s) {
-    sweep(0);
-    sweep(1);
-  }
+  sweep(L, 0, kSmoothingSweeps);
   L.halo->fill<double>({&L.x});
   Level& C = *levels_[l + 1];
   restrict_residual(L, C);
   v_cycle(l + 1);  // leaves C.x halo-filled
   prolong_correction(C, L);
-  for (int s = 0; s < kSmoothingSweeps; ++s) {
-    sweep(1);
-    sweep(0);
-  }
+  sweep(L, 1, kSmoothingSweeps);
   L.halo->fill<double>({&L.x});
 }
 
@@ -467,12 +510,12 @@ void MultigridPreconditioner::solve_coarsest() {
     G.x(i, j, k) = 0.0;
   });
   for (int s = 0; s < kCoarsestSweeps; ++s) {
-    smooth(G, 0, Part::kAll, [] {});
-    smooth(G, 1, Part::kAll, [] {});
+    smooth_outside(G, 0, Box{});
+    smooth_outside(G, 1, Box{});
   }
   for (int s = 0; s < kCoarsestSweeps; ++s) {
-    smooth(G, 1, Part::kAll, [] {});
-    smooth(G, 0, Part::kAll, [] {});
+    smooth_outside(G, 1, Box{});
+    smooth_outside(G, 0, Box{});
   }
   for_each_index(C.owned, [&](int i, int j, int k) { C.x(i, j, k) = G.x(i, j, k); });
 }

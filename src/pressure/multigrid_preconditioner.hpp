@@ -12,7 +12,9 @@
 //     solid; its face coefficient is the mean of the 4 fine faces it covers (0 into solids);
 //   - red-black Gauss-Seidel smoothing (red before black going down, black before red coming
 //     up, so the cycle is symmetric, as CG needs), trilinear prolongation and its transpose
-//     as restriction, and many sweeps on the coarsest level;
+//     as restriction, and many sweeps on the coarsest level; a level's sweeps before (or
+//     after) the coarse correction go through its arrays together, each a plane behind the
+//     one before, once instead of four times (the same result to the last bit);
 //   - prolongation leaves solid coarse cells out of a fine cell's trilinear weights and
 //     scales the others to sum to 1: a wall is a Neumann boundary, and reading the
 //     correction as 0 beyond it treats it as air, which cost iterations that grew with the
@@ -71,15 +73,15 @@ class MultigridPreconditioner {
   };
   struct Level;
   struct ParentWeights;
-  // Which cells a smoothing sweep visits (see smooth()).
-  enum class Part { kAll, kInside, kOutside };
   // The cells of `run` inside `inner`, as [first, end) counted from the run's start.
   static std::pair<int, int> inside_span(const Run& run, const Box& inner);
   static double residual_at(const Level& level, int64_t offset);
   void build_levels();
   void fit_windows(const MacGrid& grid);
   void coarsen(const Level& fine, Level& coarse);
-  void smooth(Level& level, int colour, Part part, const std::function<void()>& poll);
+  static void smooth_cells(Level& level, int colour, const Run& run, int from, int to);
+  void smooth_outside(Level& level, int colour, const Box& inner);
+  void sweep(Level& level, int first_colour, int count);
   void restrict_residual(const Level& fine, Level& coarse);
   void prolong_correction(const Level& coarse, Level& fine);
   void v_cycle(size_t l);
