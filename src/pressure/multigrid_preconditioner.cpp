@@ -298,7 +298,9 @@ void MultigridPreconditioner::smooth_outside(Level& L, int colour, const Box& in
 //   2. then for each h in turn the cells it left, outermost last: those outside I_1 read the
 //      ghosts of half-sweep h - 1, so each round's ghosts are filled while the round's cells
 //      inside I_1 are swept.
-void MultigridPreconditioner::sweep(Level& L, int first, int count) {
+// With `prolong_from`, the coarse level's correction is added first (prolong_cells), the
+// cells outside I_1 before the ghosts are filled and the rest a plane ahead of half-sweep 1.
+void MultigridPreconditioner::sweep(Level& L, int first, int count, const Level* prolong_from) {
   const int half_sweeps = 2 * count;
   std::vector<Box> inner(half_sweeps + 2);  // inner[d] = I_d
   for (int d = 1; d <= half_sweeps + 1; ++d) inner[d] = L.topo->cells_needing_no_ghosts(d);
@@ -314,18 +316,28 @@ void MultigridPreconditioner::sweep(Level& L, int first, int count) {
       smooth_cells(L, colour(h), run, a, e);
     }
   };
+  const int first_stage = prolong_from ? 0 : 1;  // stage 0: the prolongation
+  if (prolong_from)
+    for (const Run& run : L.runs) {
+      const auto [a, e] = inside_span(run, inner[1]);
+      prolong_cells(*prolong_from, L, run, 0, a);
+      prolong_cells(*prolong_from, L, run, e, run.length);
+    }
   const int lo = L.owned.lo[2], hi = L.owned.hi[2];
   L.halo->fill_during<double>(
       [&](const auto& poll) {
         size_t visited = 0;
-        for (int k = lo; k < hi + half_sweeps - 1; ++k)
-          for (int h = 1; h <= half_sweeps; ++h) {
-            const int plane = k - (h - 1);
+        for (int k = lo; k < hi + half_sweeps - first_stage; ++k)
+          for (int h = first_stage; h <= half_sweeps; ++h) {
+            const int plane = k - (h - first_stage);
             if (plane < lo || plane >= hi) continue;
             for (size_t r = L.plane_first[plane - lo]; r < L.plane_first[plane - lo + 1]; ++r) {
               if (++visited % kRunsPerPoll == 0) poll();
-              const auto [a, e] = inside_span(L.runs[r], inner[h]);
-              smooth_cells(L, colour(h), L.runs[r], a, e);
+              const auto [a, e] = inside_span(L.runs[r], inner[std::max(h, 1)]);
+              if (h == 0)
+                prolong_cells(*prolong_from, L, L.runs[r], a, e);
+              else
+                smooth_cells(L, colour(h), L.runs[r], a, e);
             }
           }
       },
@@ -418,14 +430,16 @@ void MultigridPreconditioner::restrict_residual(const Level& fine, Level& coarse
   coarse.halo->sum<double>({&coarse.b});
 }
 
-// x_fine += P x_coarse on fine fluid cells. Ghosts of x_coarse must be current.
-void MultigridPreconditioner::prolong_correction(const Level& coarse, Level& fine) {
-  fine.for_each_fluid_cell([&](int i, int j, int k) {
-    ParentWeights pw(coarse, i, j, k);
+// x_fine += P x_coarse on the run's cells from..to - 1 (counted from its start). Ghosts of
+// x_coarse must be current.
+void MultigridPreconditioner::prolong_cells(const Level& coarse, Level& fine, const Run& run,
+                                            int from, int to) {
+  for (int l = from; l < to; ++l) {
+    const ParentWeights pw(coarse, run.i + l, run.j, run.k);
     double sum = 0.0;
     for (int n = 0; n < 8; ++n) sum += pw.w[n] * coarse.x.data()[pw.offset[n]];
-    fine.x(i, j, k) += sum;
-  });
+    fine.x.data()[run.offset + l] += sum;
+  }
 }
 
 void MultigridPreconditioner::v_cycle(size_t l) {
@@ -446,9 +460,8 @@ void MultigridPreconditioner::v_cycle(size_t l) {
   L.halo->fill<double>({&L.x});
   Level& C = *levels_[l + 1];
   restrict_residual(L, C);
-  v_cycle(l + 1);  // leaves C.x halo-filled
-  prolong_correction(C, L);
-  sweep(L, 1, kSmoothingSweeps);
+  v_cycle(l + 1);                     // leaves C.x halo-filled
+  sweep(L, 1, kSmoothingSweeps, &C);  // after adding C's correction
   L.halo->fill<double>({&L.x});
 }
 

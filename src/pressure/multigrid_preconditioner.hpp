@@ -81,9 +81,9 @@ class MultigridPreconditioner {
   void coarsen(const Level& fine, Level& coarse);
   static void smooth_cells(Level& level, int colour, const Run& run, int from, int to);
   void smooth_outside(Level& level, int colour, const Box& inner);
-  void sweep(Level& level, int first_colour, int count);
+  void sweep(Level& level, int first_colour, int count, const Level* prolong_from = nullptr);
   void restrict_residual(const Level& fine, Level& coarse);
-  void prolong_correction(const Level& coarse, Level& fine);
+  static void prolong_cells(const Level& coarse, Level& fine, const Run& run, int from, int to);
   void v_cycle(size_t l);
   void gather_coarsest_operator();
   void solve_coarsest();
