@@ -24,14 +24,15 @@ struct RigidMotion {
 using RigidMotions = std::map<int64_t, RigidMotion>;
 
 // The velocity of `motion` at point x.
-inline std::array<double, 3> rigid_velocity_at(const RigidMotion& motion,
-                                               const std::array<double, 3>& x) {
+// (The position as three values: a caller's position built as an array in memory and read
+// back as one vector stalled the advection of resting sand on the forwarding of its stores.)
+inline std::array<double, 3> rigid_velocity_at(const RigidMotion& motion, double x, double y,
+                                               double z) {
   const std::array<double, 3>& w = motion.angular_velocity;
-  std::array<double, 3> r;
-  for (int a = 0; a < 3; ++a) r[a] = x[a] - motion.reference[a];
-  return {motion.velocity[0] + w[1] * r[2] - w[2] * r[1],
-          motion.velocity[1] + w[2] * r[0] - w[0] * r[2],
-          motion.velocity[2] + w[0] * r[1] - w[1] * r[0]};
+  const double r0 = x - motion.reference[0], r1 = y - motion.reference[1],
+               r2 = z - motion.reference[2];
+  return {motion.velocity[0] + w[1] * r2 - w[2] * r1, motion.velocity[1] + w[2] * r0 - w[0] * r2,
+          motion.velocity[2] + w[0] * r1 - w[1] * r0};
 }
 
 struct RigidClusterStats {

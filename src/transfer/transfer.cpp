@@ -185,7 +185,7 @@ class ClusterMotionLookup {
 // summit's grains left it in 1.5 s reading the faces, 5.5% taking the motion (ApicCone in
 // test_sand_physics).
 void take_rigid_motion(const RigidMotion& m, bool affine, size_t n, Particles& p) {
-  const std::array<double, 3> v = rigid_velocity_at(m, {p.x[n], p.y[n], p.z[n]});
+  const std::array<double, 3> v = rigid_velocity_at(m, p.x[n], p.y[n], p.z[n]);
   p.vx[n] = float(v[0]);
   p.vy[n] = float(v[1]);
   p.vz[n] = float(v[2]);
@@ -343,18 +343,23 @@ Carrier cluster_carrier(const MacGrid& g, const GridPoint& pt, const RigidMotion
 // slips along it, lost 3.3 mm of its crest in 2 s (SubmergedBank in test_effective_stress).
 void advect_with_cluster(const RigidMotion* motion, double dt, const SolidPushOut& push_out,
                          size_t n, Particles& p) {
-  std::array<double, 3> x{p.x[n], p.y[n], p.z[n]};
-  std::array<double, 3> v{p.vx[n], p.vy[n], p.vz[n]};
+  double x = p.x[n], y = p.y[n], z = p.z[n];
+  double vx = p.vx[n], vy = p.vy[n], vz = p.vz[n];
   if (motion) {
-    const std::array<double, 3> v1 = rigid_velocity_at(*motion, x);
-    v = rigid_velocity_at(*motion, {x[0] + 0.5 * dt * v1[0], x[1] + 0.5 * dt * v1[1],
-                                    x[2] + 0.5 * dt * v1[2]});
+    const std::array<double, 3> v1 = rigid_velocity_at(*motion, x, y, z);
+    const std::array<double, 3> v = rigid_velocity_at(*motion, x + 0.5 * dt * v1[0],
+                                                      y + 0.5 * dt * v1[1], z + 0.5 * dt * v1[2]);
+    vx = v[0];
+    vy = v[1];
+    vz = v[2];
   }
-  for (int a = 0; a < 3; ++a) x[a] += dt * v[a];
-  push_out.apply(x[0], x[1], x[2]);
-  p.x[n] = x[0];
-  p.y[n] = x[1];
-  p.z[n] = x[2];
+  x += dt * vx;
+  y += dt * vy;
+  z += dt * vz;
+  push_out.apply(x, y, z);
+  p.x[n] = x;
+  p.y[n] = y;
+  p.z[n] = z;
 }
 
 // What G2P decides for a particle from its cell alone: whether it moves with its rigid
