@@ -303,10 +303,10 @@ struct Carrier {
   const RigidMotion* motion = nullptr;
 };
 
-// True when G2P moves the particle at pt with its rigid cluster rather than the grid.
-bool moves_with_cluster(const MacGrid& g, const MaterialSpec& material, const GridPoint& pt) {
-  return material.rheology.rigid_cells_own_velocity && material.kind == MaterialKind::Sand &&
-         in_rigid_cell(g, pt);
+// True when G2P moves the particles of `material` in rigid cells with their rigid cluster
+// rather than the grid.
+bool may_move_with_cluster(const MaterialSpec& material) {
+  return material.rheology.rigid_cells_own_velocity && material.kind == MaterialKind::Sand;
 }
 
 // True when rigid cell c has a face-neighbour of yielding sand (grid.yielding is
@@ -371,14 +371,14 @@ class ClusterCarrierByCell {
   ClusterCarrierByCell(const MacGrid& g, const RigidMotions* motions)
       : g_(g), motion_(g.rigid_clusters, motions) {}
 
-  // The carrier of a particle of `material` (index `material_index`) at pt that moves with
-  // its cluster, or nullptr where it does not.
-  const Carrier* at(const MaterialSpec& material, uint8_t material_index, const GridPoint& pt) {
+  // The carrier of a particle of `material` at pt that moves with its cluster, or nullptr
+  // where it does not.
+  const Carrier* at(const MaterialSpec& material, const GridPoint& pt) {
+    if (!may_move_with_cluster(material)) return nullptr;
     const Index3 cell{pt.node[0], pt.node[1], pt.node[2]};
-    if (cell != cell_ || material_index != material_) {
+    if (cell != cell_) {
       cell_ = cell;
-      material_ = material_index;
-      moves_ = moves_with_cluster(g_, material, pt);
+      moves_ = in_rigid_cell(g_, pt);
       if (moves_) carrier_ = cluster_carrier(g_, pt, motion_.at(cell));
     }
     return moves_ ? &carrier_ : nullptr;
@@ -388,45 +388,43 @@ class ClusterCarrierByCell {
   const MacGrid& g_;
   ClusterMotionLookup motion_;
   Index3 cell_{std::numeric_limits<int>::min(), 0, 0};
-  int material_ = -1;
   bool moves_ = false;
   Carrier carrier_;
 };
 
-// G2P of particles first to last - 1, then after(n, carrier) for each: what carries it
-// through advection.
-template <class After>
+// G2P of particles first to last - 1, each also writing what carries it through advection
+// into carrier_of(n). (Written there in place: built in a local and copied, the copy read
+// the just-stored values back as one vector, which stalled on the forwarding of the stores.)
+template <class CarrierOf>
 void grid_to_each_particle(const MacGrid& g, const std::vector<MaterialSpec>& materials,
                            Particles& p, const RigidMotions* rigid_motions, size_t first,
-                           size_t last, After&& after) {
+                           size_t last, CarrierOf&& carrier_of) {
   const double inv_dx = 1.0 / g.dx;
   ClusterCarrierByCell by_cell(g, rigid_motions);
-  Carrier carrier;
   for (size_t n = first; n < last; ++n) {
     const MaterialSpec& material = materials[p.material[n]];
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
+    Carrier& carrier = carrier_of(n);
     // P2G reads every particle's affine velocity where any material carries one, and the
     // sort leaves the rows where they were (AffineRows::Leave): G2P rewrites every row, a
     // FLIP particle's with zero.
     if (p.carries_affine && material.transfer == Transfer::Flip) p.affine[n] = {};
-    if (const Carrier* cluster = by_cell.at(material, p.material[n], pt)) {
+    if (const Carrier* cluster = by_cell.at(material, pt)) {
       if (cluster->motion)
         take_rigid_motion(*cluster->motion,
                           p.carries_affine && material.transfer != Transfer::Flip, n, p);
       else
         take_own_cell_velocity(g, pt, material, n, p);
-      after(n, *cluster);
+      carrier = *cluster;
       continue;
     }
-    std::array<double, 3>& grid = carrier.grid_at_particle;
     if (material.transfer == Transfer::Flip) {
-      blend_grid_velocity(g, pt, material.flip_ratio, n, p, grid);
+      blend_grid_velocity(g, pt, material.flip_ratio, n, p, carrier.grid_at_particle);
     } else {
-      take_grid_velocity_affine(g, pt, n, p, grid);
+      take_grid_velocity_affine(g, pt, n, p, carrier.grid_at_particle);
       if (material.transfer == Transfer::Rpic) keep_rotation_only(n, p);
     }
     carrier.kind = Carrier::GridAtParticle;
-    after(n, carrier);
   }
 }
 
@@ -445,8 +443,9 @@ void advect_by(const MacGrid& g, const AdvectionSubsteps& steps, double dt,
 
 void grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials, Particles& p,
                        const RigidMotions* rigid_motions) {
+  Carrier unused;
   grid_to_each_particle(g, materials, p, rigid_motions, 0, p.size(),
-                        [](size_t, const Carrier&) {});
+                        [&](size_t) -> Carrier& { return unused; });
 }
 
 void advect_after_grid_to_particles(const MacGrid& g, const std::vector<MaterialSpec>& materials,
@@ -458,7 +457,7 @@ void advect_after_grid_to_particles(const MacGrid& g, const std::vector<Material
   const Carrier through_grid;
   for (size_t n = 0; n < p.size(); ++n) {
     const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
-    const Carrier* cluster = by_cell.at(materials[p.material[n]], p.material[n], pt);
+    const Carrier* cluster = by_cell.at(materials[p.material[n]], pt);
     advect_by(g, steps, dt, push_out, cluster ? *cluster : through_grid, n, p);
   }
 }
@@ -476,9 +475,7 @@ void grid_to_particles_and_advect(const MacGrid& g, const std::vector<MaterialSp
   for (size_t first = 0; first < p.size(); first += kBlock) {
     const size_t last = std::min(p.size(), first + kBlock);
     grid_to_each_particle(g, materials, p, rigid_motions, first, last,
-                          [&](size_t n, const Carrier& carrier) {
-                            carriers[n - first] = carrier;
-                          });
+                          [&](size_t n) -> Carrier& { return carriers[n - first]; });
     for (size_t n = first; n < last; ++n)
       advect_by(g, steps, dt, push_out, carriers[n - first], n, p);
   }
