@@ -444,8 +444,10 @@ void MultigridPreconditioner::prolong_cells(const Level& coarse, Level& fine, co
 
 void MultigridPreconditioner::v_cycle(size_t l) {
   Level& L = *levels_[l];
-  // Only fluid cells are ever written: the rest of x is already 0.
-  for (const Run& run : L.runs) std::fill_n(L.x.data() + run.offset, run.length, 0.0);
+  // Only fluid cells are ever written: the rest of x is already 0. apply() has cleared
+  // level 0's fluid cells with the unknowns, which include them.
+  if (l > 0)
+    for (const Run& run : L.runs) std::fill_n(L.x.data() + run.offset, run.length, 0.0);
   if (l + 1 == levels_.size()) {
     if (gathered_) {
       solve_coarsest();
