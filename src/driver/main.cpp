@@ -18,6 +18,7 @@
 #include "io/case_config.hpp"
 #include "io/command_line.hpp"
 #include "io/file_summary.hpp"
+#include "src/driver/large_allocations.hpp"
 #include "src/driver/memory_budget.hpp"
 #include "src/driver/physics_budget.hpp"
 #include "src/pressure/pressure_solver.hpp"
@@ -218,6 +219,7 @@ int main(int argc, char** argv) {
   }
 
   PetscInitializeNoArguments();
+  dunesim::map_large_allocations();
   // PETSc's default handler prints on rank 0 only and makes the other ranks sleep and exit(0),
   // leaving rank 0 in MPI_Finalize: errors come back as codes, which the ranks agree on.
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);

@@ -409,6 +409,9 @@ void Simulation::emit_particles(double step_start_time, double dt) {
 
 void Simulation::sort_particles() {
   auto t = clock_.time(kSortParticles);
+  // The sort's order and scratch (8 bytes a particle) set a large run's peak memory: the
+  // multigrid's vectors, idle until the projection makes them again, make room for them.
+  pressure_solver_->release_multigrid_vectors();
   sort_particles_by_cell(topo_->owned_cells(topo_->rank()), grid_.dx, particles_,
                          AffineRows::Leave);
   clock_.add_bytes(kSortParticles, traffic::sort_particles(particles_));

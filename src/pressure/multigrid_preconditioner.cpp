@@ -97,6 +97,19 @@ struct MultigridPreconditioner::Level {
     b.reset_within(block, w, Stagger::Cell, 0.0);
   }
 
+  // x and b are a solve's scratch: freed between steps (they are mapped, so the memory goes
+  // back to the system while the particle stages run) and made again by setup().
+  void release_vectors() {
+    x = {};
+    b = {};
+  }
+  void make_vectors() {
+    const Box block = topo->local(Stagger::Cell);
+    if (size_t(overlap(block, window).volume()) == x.size() && x.size() == b.size()) return;
+    x.reset_within(block, window, Stagger::Cell, 0.0);
+    b.reset_within(block, window, Stagger::Cell, 0.0);
+  }
+
   size_t bytes() const {
     return type.size() * sizeof(uint8_t) + stencil.size() * sizeof(Stencil) +
            (x.size() + b.size()) * sizeof(double);
@@ -187,6 +200,10 @@ void MultigridPreconditioner::fit_windows(const MacGrid& g) {
   }
 }
 
+void MultigridPreconditioner::release_vectors() {
+  for (auto& level : levels_) level->release_vectors();
+}
+
 size_t MultigridPreconditioner::bytes() const {
   size_t total = 0;
   for (const auto& level : levels_) total += level->bytes();
@@ -196,6 +213,7 @@ size_t MultigridPreconditioner::bytes() const {
 void MultigridPreconditioner::setup(const MacGrid& g) {
   if (levels_.empty() || built_for_starts_ != fine_topo_.starts()) build_levels();
   fit_windows(g);
+  for (auto& level : levels_) level->make_vectors();
 
   // Level 0: the assembled system's cell types and coefficients. Faces are needed up to
   // the block's upper ghost layer (the coarser level reads them there).

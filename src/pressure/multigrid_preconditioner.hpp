@@ -60,6 +60,10 @@ class MultigridPreconditioner {
   // serves as the halo of p.
   void multiply(const double* p, double* Ap);
 
+  // Frees every level's correction and right-hand side (a solve's scratch) until the next
+  // setup() makes them again.
+  void release_vectors();
+
   int levels() const { return int(levels_.size()); }
   // Bytes this rank's levels hold (the gathered coarsest level left out).
   size_t bytes() const;

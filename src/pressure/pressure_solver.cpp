@@ -165,6 +165,8 @@ PressureSolver::~PressureSolver() {
   if (!finalized) release_system();
 }
 
+void PressureSolver::release_multigrid_vectors() { multigrid_.release_vectors(); }
+
 void PressureSolver::release_system() {
   if (ksp_) KSPDestroy(&ksp_);
   if (matrix_) MatDestroy(&matrix_);

@@ -16,6 +16,7 @@
 
 #include "decomposition/reductions.hpp"
 #include "io/case_config.hpp"
+#include "src/driver/large_allocations.hpp"
 #include "src/driver/simulation.hpp"
 
 using namespace dunesim;
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
 
   MPI_Init(&argc, &argv);
   PetscInitializeNoArguments();
+  dunesim::map_large_allocations();
   {
     CaseConfig config = load_case(case_file, MPI_COMM_WORLD);
     if (cell_size > 0) set_cell_size(config, cell_size);
