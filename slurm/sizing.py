@@ -28,9 +28,9 @@ CELL_SIZE_RE = re.compile(r"^(\s*cell_size\s*=\s*)({0})(.*)$".format(NUMBER))
 # Peak resident memory of all the ranks together: (particles, ranks, bytes), from
 # tests/benchmarks/dune_at_size.sh (Catalyst included) with the default sand model: the
 # dune's 20-step runs on 2 ranks at about 1e6, 1e7 and 1e8 particles, and the restarts of
-# their checkpoints on 1 rank (the 1e7 and 1e8 runs on 2 ranks with the build that sorts the
-# particles after P2G, their restarts with the one before, whose restarts do not sort;
-# the 1e6 runs with an earlier build; docs/findings/memory.md). Memory is
+# their checkpoints on 1 rank (the 1e8 run with the build that maps large allocations and
+# frees the multigrid's vectors for the sort, its restart on 1 rank and the 1e7 runs with
+# earlier builds, the 1e6 runs earlier still; docs/findings/memory.md). Memory is
 # modelled as bytes per particle x particles + bytes per rank x ranks, fitted to these by
 # least squares (see memory_model()), so a new measurement is one more line.
 MEASURED_PEAK_MEMORY = [
@@ -38,30 +38,27 @@ MEASURED_PEAK_MEMORY = [
     (992430, 1, 0.537e9),
     (10047275, 2, 2.29e9),
     (10047275, 1, 1.79e9),
-    (99986200, 2, 15.62e9),
-    (99986200, 1, 14.16e9),
+    (99986200, 2, 14.88e9),
+    (99986200, 1, 14.15e9),
 ]
 # The compute model, per stage: the 1e8 dune with the default model on 2 ranks
-# (tests/benchmarks/dune_at_size.sh 1e8: 4.175e6 particle-steps/s, 23.95 s a step, 8.0 CG
-# iterations a first solve), each stage's seconds a step on the slowest rank. A rank held
-# 5.0e7 particles and, at 8 particles a filled cell, 6.25e6 fluid cells. The particle
-# stages scale with the particles of a rank, the sand stages with its sand cells (the same
-# ratio), and the two pressure solves with its fluid cells times the CG iterations; the
-# rest of the step (the stages not listed) goes with the particles. Migration has since
-# stopped shifting the particle arrays (decomposition/migration.cpp): restarted on 2 ranks
-# on one day, the 1e8 dune's migrate stage took 0.4025 s a step against 1.8691 s with the
-# build before, so that run's 1.716 s is scaled by the same ratio and its step shortened by
-# the difference.
-MIGRATION_SPEEDUP = 0.4025 / 1.8691
+# (tests/benchmarks/dune_at_size.sh 1e8, its 20-step run: 7.200e6 particle-steps/s with a
+# checkpoint and Catalyst, 8.4 CG iterations a first solve), each stage's seconds a step on
+# the slowest rank (timing.json). A rank held 5.0e7 particles and, at 8 particles a filled
+# cell, 6.25e6 fluid cells. The particle stages scale with the particles of a rank, the sand
+# stages with its sand cells (the same ratio), and the two pressure solves with its fluid
+# cells times the CG iterations; the stages not listed go with the particles. Frames,
+# checkpoints and Catalyst are left out, as in a plan's other figures.
 MEASURED_PARTICLES_PER_RANK = 99986200 / 2
-MEASURED_STEP_SECONDS = 99986200 / 4.175e6 - 1.716 * (1 - MIGRATION_SPEEDUP)
-MEASURED_CG_ITERATIONS = 8.0
-PARTICLE_STAGE_SECONDS = {"particles_to_grid": 3.190, "grid_to_particles_and_advect": 5.962,
-                          "migrate_particles": 1.716 * MIGRATION_SPEEDUP,
-                          "sort_particles": 0.511}
-SAND_STAGE_SECONDS = {"sand_plasticity": 2.007, "rigid_clusters": 1.518,
-                      "extrapolate_velocity": 0.402}
-SOLVE_STAGE_SECONDS = {"project_pressure": 5.414, "reproject_pressure": 2.470}
+MEASURED_CG_ITERATIONS = 8.4
+PARTICLE_STAGE_SECONDS = {"particles_to_grid": 2.267, "grid_to_particles_and_advect": 1.184,
+                          "migrate_particles": 0.191, "sort_particles": 0.239}
+SAND_STAGE_SECONDS = {"sand_plasticity": 1.514, "rigid_clusters": 1.103,
+                      "extrapolate_velocity": 0.355}
+SOLVE_STAGE_SECONDS = {"project_pressure": 4.280, "reproject_pressure": 1.970}
+OTHER_STAGE_SECONDS = 0.082  # saving the grid velocity, gravity, boundaries, load balance
+MEASURED_STEP_SECONDS = (sum(PARTICLE_STAGE_SECONDS.values()) + sum(SAND_STAGE_SECONDS.values())
+                         + sum(SOLVE_STAGE_SECONDS.values()) + OTHER_STAGE_SECONDS)
 PARTICLES_PER_CELL = 8
 
 # ---- Sizing: the communication model ----
@@ -158,9 +155,9 @@ def add_sizing_options(parser):
                              "InfiniBand)")
     sizing.add_argument("--latency", type=float, default=2.0, metavar="US",
                         help="network latency per message, microseconds; default 2")
-    sizing.add_argument("--cg-iterations", type=float, default=8.0, metavar="N",
-                        help="CG iterations per first pressure solve; default 8 (measured "
-                             "on the dune: 7.0 at 1e6 particles, 7.8 at 8.4e6, 8.0 at 1e8)")
+    sizing.add_argument("--cg-iterations", type=float, default=8.4, metavar="N",
+                        help="CG iterations per first pressure solve; default 8.4 (measured "
+                             "on the dune: 7.0 at 1e7 particles, 8.4 at 1e8 over 20 steps)")
 
 
 def check_sizing_values(parser, args):
