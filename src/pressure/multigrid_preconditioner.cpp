@@ -95,20 +95,24 @@ struct MultigridPreconditioner::Level {
     stencil.reset_within(block, w, Stagger::Cell, Stencil{{0.0f, 0.0f, 0.0f}, 0.0f});
     x.reset_within(block, w, Stagger::Cell, 0.0);
     b.reset_within(block, w, Stagger::Cell, 0.0);
+    vectors_released = false;
   }
 
-  // x and b are a solve's scratch: freed between steps (they are mapped, so the memory goes
-  // back to the system while the particle stages run) and made again by setup().
+  // x and b are a solve's scratch: freed for the particle sort (they are mapped, so the
+  // memory goes back to the system meanwhile) and made again by setup().
   void release_vectors() {
     x = {};
     b = {};
+    vectors_released = true;
   }
   void make_vectors() {
+    if (!vectors_released) return;
     const Box block = topo->local(Stagger::Cell);
-    if (size_t(overlap(block, window).volume()) == x.size() && x.size() == b.size()) return;
     x.reset_within(block, window, Stagger::Cell, 0.0);
     b.reset_within(block, window, Stagger::Cell, 0.0);
+    vectors_released = false;
   }
+  bool vectors_released = false;
 
   size_t bytes() const {
     return type.size() * sizeof(uint8_t) + stencil.size() * sizeof(Stencil) +
