@@ -75,7 +75,8 @@ struct MultigridPreconditioner::Level {
     float inv_diag;
   };
   Array3<Stencil> stencil;
-  Array3<double> x, b;  // correction, right-hand side
+  Array3<double> x, b;            // correction, right-hand side
+  bool vectors_released = false;  // x and b freed until make_vectors()
 
   Box window;  // global, the same on every rank
 
@@ -112,7 +113,6 @@ struct MultigridPreconditioner::Level {
     b.reset_within(block, window, Stagger::Cell, 0.0);
     vectors_released = false;
   }
-  bool vectors_released = false;
 
   size_t bytes() const {
     return type.size() * sizeof(uint8_t) + stencil.size() * sizeof(Stencil) +
@@ -324,8 +324,8 @@ void MultigridPreconditioner::smooth_outside(Level& L, int colour, const Box& in
 // cells outside I_1 before the ghosts are filled and the rest a plane ahead of half-sweep 1.
 void MultigridPreconditioner::sweep(Level& L, int first, int count, const Level* prolong_from) {
   const int half_sweeps = 2 * count;
-  std::vector<Box> inner(half_sweeps + 2);  // inner[d] = I_d
-  for (int d = 1; d <= half_sweeps + 1; ++d) inner[d] = L.topo->cells_needing_no_ghosts(d);
+  std::vector<Box> inner(half_sweeps + 1);  // inner[d] = I_d
+  for (int d = 1; d <= half_sweeps; ++d) inner[d] = L.topo->cells_needing_no_ghosts(d);
   auto colour = [&](int h) { return (first + h - 1) & 1; };
   // Half-sweep h over the cells of `run` in inner[from] but not in inner[to] (to > from).
   auto cells_between = [&](int h, const Run& run, int from, int to) {
