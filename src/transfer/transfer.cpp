@@ -393,8 +393,7 @@ class ClusterCarrierByCell {
 };
 
 // G2P of particles first to last - 1, each also writing what carries it through advection
-// into carrier_of(n). (Written there in place: built in a local and copied, the copy read
-// the just-stored values back as one vector, which stalled on the forwarding of the stores.)
+// into carrier_of(n).
 template <class CarrierOf>
 void grid_to_each_particle(const MacGrid& g, const std::vector<MaterialSpec>& materials,
                            Particles& p, const RigidMotions* rigid_motions, size_t first,
