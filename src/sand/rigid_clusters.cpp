@@ -51,7 +51,7 @@ constexpr double kContactWeight = 1e4;
 constexpr double kRankCutoff = 1e-12;
 
 // J_f for a face of component a at offset r (cell units) from the reference.
-Vec6 rigid_row(int a, const std::array<double, 3>& r) {
+constexpr Vec6 rigid_row(int a, const std::array<double, 3>& r) {
   Vec6 row{0, 0, 0, 0, 0, 0};
   row[a] = 1;
   // r x e_a
@@ -72,14 +72,14 @@ Vec6 rigid_row(int a, const std::array<double, 3>& r) {
 
 // The entries of rigid_row(a, r) that can be nonzero, ascending: e_a's and r x e_a's two.
 // The sums below skip the others: their terms are exact zeros, which leave a sum as it is.
-std::array<int, 3> row_support(int a) {
+constexpr std::array<int, 3> row_support(int a) {
   if (a == 0) return {0, 4, 5};
   if (a == 1) return {1, 3, 5};
   return {2, 3, 4};
 }
 
 // The place of K's entry (p, q), p <= q, in its upper triangle stored row by row.
-int upper_index(int p, int q) { return p * 6 - p * (p - 1) / 2 + (q - p); }
+constexpr int upper_index(int p, int q) { return p * 6 - p * (p - 1) / 2 + (q - p); }
 
 // stiffness += weight J_f^T J_f for a face of component a with row J_f.
 void add_outer_product(double* stiffness, double weight, int a, const Vec6& row) {
@@ -151,27 +151,35 @@ Vec6 solve_rigid_fit(const double* sums, const double* extra_stiffness = nullptr
   return q;
 }
 
-// Calls f(a, i, j, k, label) for every owned face of a cluster: a cluster cell on one side,
-// no solid on either side. Cells outside the domain are walls, hence solid.
+// Calls f(i, j, k, label) for every owned face of component a of a cluster: a cluster cell
+// on one side, no solid on either side. Cells outside the domain are walls, hence solid.
+template <class F>
+void for_each_cluster_face_along(int a, const Topology& topo, const MacGrid& grid,
+                                 const ComponentLabels& labels, F&& f) {
+  const Index3& n = topo.global_cells();
+  const Stagger s = face_stagger(a);
+  Box faces =
+      topo.owned(s).intersect(topo.global(s)).intersect(faces_of_cells(labels.labelled, a));
+  faces.lo[a] = std::max(faces.lo[a], 1);
+  faces.hi[a] = std::min(faces.hi[a], n[a]);
+  for_each_index(faces, [&](int i, int j, int k) {
+    const Index3 lo = lower_cell(a, i, j, k);
+    const int64_t label = std::max(labels(lo[0], lo[1], lo[2]), labels(i, j, k));
+    if (label < 0) return;
+    if (grid.cell_type(lo[0], lo[1], lo[2]) == kSolid || grid.cell_type(i, j, k) == kSolid)
+      return;
+    f(i, j, k, label);
+  });
+}
+
+// The same for every component, a = 0 to 2, calling f(a, i, j, k, label).
 template <class F>
 void for_each_cluster_face(const Topology& topo, const MacGrid& grid,
                            const ComponentLabels& labels, F&& f) {
-  const Index3& n = topo.global_cells();
-  for (int a = 0; a < 3; ++a) {
-    const Stagger s = face_stagger(a);
-    Box faces =
-        topo.owned(s).intersect(topo.global(s)).intersect(faces_of_cells(labels.labelled, a));
-    faces.lo[a] = std::max(faces.lo[a], 1);
-    faces.hi[a] = std::min(faces.hi[a], n[a]);
-    for_each_index(faces, [&](int i, int j, int k) {
-      const Index3 lo = lower_cell(a, i, j, k);
-      const int64_t label = std::max(labels(lo[0], lo[1], lo[2]), labels(i, j, k));
-      if (label < 0) return;
-      if (grid.cell_type(lo[0], lo[1], lo[2]) == kSolid || grid.cell_type(i, j, k) == kSolid)
-        return;
+  for (int a = 0; a < 3; ++a)
+    for_each_cluster_face_along(a, topo, grid, labels, [&](int i, int j, int k, int64_t label) {
       f(a, i, j, k, label);
     });
-  }
 }
 
 // Coulomb contact of the rigid body with the walls it touches (see rigid_clusters.hpp):
@@ -287,14 +295,62 @@ int64_t add_cell_sums(const Topology& topo, const MacGrid& grid, const Component
   return rigid_cells;
 }
 
-// Each cluster face's mass and momentum, as rows of the rigid fit's normal equations.
-void add_face_sums(const Topology& topo, const MacGrid& grid, const ComponentLabels& labels,
-                   ClusterSums& sums) {
+// The nine sums a face of component A adds to, K's entries among row_support(A) and the
+// momentum's, kept in registers while consecutive faces belong to one cluster and written
+// back when the cluster changes. Each sum takes the same terms in the same order as when
+// every face added to the cluster's sums in memory, where each face waited for the last
+// one's stores.
+template <int A>
+class FaceSumsAlong {
+ public:
+  static constexpr std::array<int, 3> kSupport = row_support(A);
+  static constexpr int kSums = 9;
+
+  // Makes `sums` (a cluster's, from ClusterSums::select) the ones added to.
+  void select(double* sums) {
+    if (sums == target_) return;
+    write_back();
+    target_ = sums;
+    for (int e = 0; e < kSums; ++e) value_[e] = sums[index(e)];
+  }
+  // A face of mass m with row J_f and velocity u: K += m J_f^T J_f, b += m J_f^T u.
+  void add(double mass, const Vec6& row, double u) {
+    int e = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = i; j < 3; ++j) value_[e++] += mass * row[kSupport[i]] * row[kSupport[j]];
+    for (int i = 0; i < 3; ++i) value_[e++] += mass * row[kSupport[i]] * u;
+  }
+  void write_back() {
+    if (!target_) return;
+    for (int e = 0; e < kSums; ++e) target_[index(e)] = value_[e];
+  }
+
+ private:
+  // Where sum e lies among a cluster's sums: K's entries (support i <= j) row by row, then
+  // the momentum's.
+  static constexpr int index(int e) {
+    int n = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = i; j < 3; ++j, ++n)
+        if (n == e) return upper_index(kSupport[i], kSupport[j]);
+    return kMomentumOffset + kSupport[e - n];
+  }
+
+  double* target_ = nullptr;
+  std::array<double, kSums> value_{};
+};
+
+// Each cluster face's mass and momentum along component A, as rows of the rigid fit's
+// normal equations.
+template <int A>
+void add_face_sums_along(const Topology& topo, const MacGrid& grid, const ComponentLabels& labels,
+                         ClusterSums& sums) {
   const double cell_volume = grid.dx * grid.dx * grid.dx;
-  for_each_cluster_face(topo, grid, labels, [&](int a, int i, int j, int k, int64_t label) {
-    double* current = sums.select(label);  // a rank that owns only massless faces still
+  FaceSumsAlong<A> face_sums;
+  for_each_cluster_face_along(A, topo, grid, labels, [&](int i, int j, int k, int64_t label) {
+    face_sums.select(sums.select(label));  // a rank that owns only massless faces still
                                            // needs the cluster's fit
-    const Index3 lo = lower_cell(a, i, j, k);
+    const Index3 lo = lower_cell(A, i, j, k);
     double density = 0;
     int fluid = 0;
     for (const Index3& c : {lo, Index3{i, j, k}})
@@ -304,11 +360,16 @@ void add_face_sums(const Topology& topo, const MacGrid& grid, const ComponentLab
       }
     if (fluid == 0) return;
     const double mass = density / fluid * cell_volume;
-    const Vec6 row = rigid_row(a, sums.offset_in_cells(a, i, j, k));
-    const double u = grid.vel[a](i, j, k);
-    add_outer_product(current, mass, a, row);
-    for (const int p : row_support(a)) current[kMomentumOffset + p] += mass * row[p] * u;
+    face_sums.add(mass, rigid_row(A, sums.offset_in_cells(A, i, j, k)), grid.vel[A](i, j, k));
   });
+  face_sums.write_back();
+}
+
+void add_face_sums(const Topology& topo, const MacGrid& grid, const ComponentLabels& labels,
+                   ClusterSums& sums) {
+  add_face_sums_along<0>(topo, grid, labels, sums);
+  add_face_sums_along<1>(topo, grid, labels, sums);
+  add_face_sums_along<2>(topo, grid, labels, sums);
 }
 
 // Each cluster's rigid velocity (v, omega dx) from its sums over every rank, braked by the
