@@ -172,16 +172,6 @@ void for_each_cluster_face_along(int a, const Topology& topo, const MacGrid& gri
   });
 }
 
-// The same for every component, a = 0 to 2, calling f(a, i, j, k, label).
-template <class F>
-void for_each_cluster_face(const Topology& topo, const MacGrid& grid,
-                           const ComponentLabels& labels, F&& f) {
-  for (int a = 0; a < 3; ++a)
-    for_each_cluster_face_along(a, topo, grid, labels, [&](int i, int j, int k, int64_t label) {
-      f(a, i, j, k, label);
-    });
-}
-
 // Coulomb contact of the rigid body with the walls it touches (see rigid_clusters.hpp):
 // `free` is the fit without contacts, `q` the fit with the contact constraints, whose
 // tangential velocity friction then reduces.
@@ -396,22 +386,32 @@ std::map<int64_t, Vec6> fit_clusters(const ClusterSums& sums, const WallContact*
   return fits;
 }
 
-// Every cluster face takes its cluster's rigid velocity.
-void set_cluster_velocities(const Topology& topo, MacGrid& grid, const ComponentLabels& labels,
-                            const std::map<int64_t, Vec6>& fits, ClusterSums& sums) {
+// Every cluster face of component A takes its cluster's rigid velocity.
+template <int A>
+void set_cluster_velocities_along(const Topology& topo, MacGrid& grid,
+                                  const ComponentLabels& labels,
+                                  const std::map<int64_t, Vec6>& fits, ClusterSums& sums) {
   int64_t current_label = -1;
   const Vec6* fit = nullptr;
-  for_each_cluster_face(topo, grid, labels, [&](int a, int i, int j, int k, int64_t label) {
+  Array3<double>& v = grid.vel[A];
+  for_each_cluster_face_along(A, topo, grid, labels, [&](int i, int j, int k, int64_t label) {
     if (label != current_label) {
       current_label = label;
       fit = &fits.at(label);
       sums.select(label);
     }
-    const Vec6 row = rigid_row(a, sums.offset_in_cells(a, i, j, k));
+    const Vec6 row = rigid_row(A, sums.offset_in_cells(A, i, j, k));
     double u = 0;
-    for (const int p : row_support(a)) u += row[p] * (*fit)[p];
-    grid.vel[a](i, j, k) = u;
+    for (const int p : row_support(A)) u += row[p] * (*fit)[p];
+    v(i, j, k) = u;
   });
+}
+
+void set_cluster_velocities(const Topology& topo, MacGrid& grid, const ComponentLabels& labels,
+                            const std::map<int64_t, Vec6>& fits, ClusterSums& sums) {
+  set_cluster_velocities_along<0>(topo, grid, labels, fits, sums);
+  set_cluster_velocities_along<1>(topo, grid, labels, fits, sums);
+  set_cluster_velocities_along<2>(topo, grid, labels, fits, sums);
 }
 
 }  // namespace
