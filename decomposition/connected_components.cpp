@@ -57,54 +57,69 @@ void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& m
     return LocalIndex((i - marked.lo[0]) + extent[0] * (int64_t(j - marked.lo[1]) +
                                                         extent[1] * int64_t(k - marked.lo[2])));
   };
+  // One pass: each marked cell joins the components of the marked neighbours before it.
   std::vector<LocalIndex> parent(size_t(marked.volume()), -1);
   for_each_index(marked, [&](int i, int j, int k) {
     if (!mask(i, j, k)) return;
-    parent[node(i, j, k)] = node(i, j, k);
-    label_of(i, j, k) = global_cell_index(topo, i, j, k);
-  });
-  for_each_index(marked, [&](int i, int j, int k) {
-    if (!mask(i, j, k)) return;
+    const LocalIndex n = node(i, j, k);
+    parent[n] = n;
     for (int a = 0; a < 3; ++a) {
-      Index3 n{i, j, k};
-      n[a] += 1;
-      if (marked.contains(n[0], n[1], n[2]) && mask(n[0], n[1], n[2]))
-        unite(parent, node(i, j, k), node(n[0], n[1], n[2]));
+      Index3 before{i, j, k};
+      before[a] -= 1;
+      if (marked.contains(before[0], before[1], before[2]) &&
+          mask(before[0], before[1], before[2]))
+        unite(parent, node(before[0], before[1], before[2]), n);
     }
   });
 
-  // Marked cells (offsets in label_of) with a dense id of their local component.
-  std::vector<LocalIndex> cells;
-  std::vector<LocalIndex> component_of_root(parent.size(), -1);
-  std::vector<LocalIndex> component;
-  LocalIndex components = 0;
+  // Marked cells (offsets in label_of) with a dense id of their local component, and which
+  // of them are ghosts. A component's root is its first cell in this order (unite keeps the
+  // smaller root), so its smallest global index is its root's: every cell starts with that.
+  const Box owned = topo.owned_cells(topo.rank());
+  std::vector<LocalIndex> cells, component, component_of_root(parent.size(), -1);
+  std::vector<size_t> ghosts;  // positions in `cells`
+  std::vector<int64_t> label_of_component;
   for_each_index(marked, [&](int i, int j, int k) {
     const LocalIndex n = node(i, j, k);
     if (parent[n] < 0) return;
     const LocalIndex root = find_root(parent, n);
-    if (component_of_root[root] < 0) component_of_root[root] = components++;
+    if (component_of_root[root] < 0) {
+      component_of_root[root] = LocalIndex(label_of_component.size());
+      label_of_component.push_back(global_cell_index(topo, i, j, k));  // n is the root
+    }
+    const LocalIndex c = component_of_root[root];
+    if (!owned.contains(i, j, k)) ghosts.push_back(cells.size());
     cells.push_back(LocalIndex(label_of.offset(i, j, k)));
-    component.push_back(component_of_root[root]);
+    component.push_back(c);
+    label_of(i, j, k) = label_of_component[c];
   });
   parent = {};
   component_of_root = {};
 
+  // A fill writes only ghosts: a ghost whose owner disagrees brings news from the neighbour
+  // (or takes back what this rank spread into it), and its component takes the smallest
+  // label it sees. When no ghost changes anywhere, every component is uniform.
   int64_t* label = label_of.data();
-  std::vector<int64_t> smallest(static_cast<size_t>(components)), before(cells.size());
+  std::vector<char> lowered(label_of_component.size(), 0);
   for (;;) {
-    // Every local component takes the smallest label any of its cells carries.
-    std::fill(smallest.begin(), smallest.end(), std::numeric_limits<int64_t>::max());
-    for (size_t n = 0; n < cells.size(); ++n)
-      smallest[component[n]] = std::min(smallest[component[n]], label[cells[n]]);
-    for (size_t n = 0; n < cells.size(); ++n)
-      before[n] = label[cells[n]] = smallest[component[n]];
-
-    // A ghost whose owner disagrees brings news from the neighbour (or takes back what this
-    // rank spread into it); when no ghost changes anywhere, every component is uniform.
     halo.fill<int64_t>({&label_of});
-    bool changed = false;
-    for (size_t n = 0; n < cells.size() && !changed; ++n) changed = label[cells[n]] != before[n];
+    bool changed = false, any_lowered = false;
+    for (const size_t n : ghosts) {
+      const int64_t brought = label[cells[n]];
+      int64_t& mine = label_of_component[size_t(component[n])];
+      changed = changed || brought != mine;
+      if (brought < mine) {
+        mine = brought;
+        lowered[size_t(component[n])] = 1;
+        any_lowered = true;
+      }
+    }
     if (!any_rank(topo, changed)) break;
+    if (!any_lowered) continue;
+    for (size_t n = 0; n < cells.size(); ++n)
+      if (lowered[size_t(component[n])])
+        label[cells[n]] = label_of_component[size_t(component[n])];
+    std::fill(lowered.begin(), lowered.end(), 0);
   }
 }
 
