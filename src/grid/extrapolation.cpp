@@ -1,5 +1,6 @@
 #include "src/grid/extrapolation.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -14,8 +15,9 @@ constexpr uint8_t kQueued = 2;   // gets its velocity in the current layer: read
 
 // One velocity component: `layers` layers of the band around the known faces. Faces on
 // the edge of the local array are never written (they lack neighbours).
+template <class MarkPlane>
 void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, const Box& known,
-                           int layers) {
+                           int layers, MarkPlane&& mark_plane) {
   const Box& box = v.box();
   const Box inner = box.grown(-1);
   const int64_t st[3] = {v.stride(0), v.stride(1), v.stride(2)};
@@ -33,16 +35,26 @@ void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, const Box&
     return false;
   };
 
-  // The first layer: one pass over the known faces' box finds the unknown faces next to
-  // known ones.
+  // The first layer: the unknown faces next to known ones, found plane by plane along z as
+  // soon as the planes beside it are marked (mark_plane), while they are in the cache.
   std::vector<int64_t> layer, next;
-  for_each_index(inner.intersect(known.grown(1)), [&](int i, int j, int k) {
-    const int64_t o = v.offset(i, j, k);
-    if (sd[o] == kUnknown && touches_known(o)) {
-      sd[o] = kQueued;
-      layer.push_back(o);
+  const Box scanned = inner.intersect(known.grown(1));
+  int marked_below = known.lo[2];  // the planes of `known` below this one are marked
+  auto mark_below = [&](int k_end) {
+    for (; marked_below < std::min(k_end, known.hi[2]); ++marked_below) mark_plane(marked_below);
+  };
+  for (int k = scanned.lo[2]; k < scanned.hi[2]; ++k) {
+    mark_below(k + 2);
+    for (int j = scanned.lo[1]; j < scanned.hi[1]; ++j) {
+      const int64_t first = v.offset(scanned.lo[0], j, k);
+      for (int64_t o = first; o < first + (scanned.hi[0] - scanned.lo[0]); ++o)
+        if (sd[o] == kUnknown && touches_known(o)) {
+          sd[o] = kQueued;
+          layer.push_back(o);
+        }
     }
-  });
+  }
+  mark_below(known.hi[2]);
   for (int l = 0; l < layers && !layer.empty(); ++l) {
     for (int64_t o : layer) {
       double sum = 0;
@@ -72,18 +84,35 @@ void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, const Box&
   }
 }
 
-// A face is known when it touches a fluid cell (fluid-solid faces included); all lie in
-// `faces`, the faces of the fluid's bounding box.
-void mark_known_faces(const Array3<uint8_t>& type, int a, const Box& faces,
+// Plane k of `faces` (the faces of the fluid's bounding box) marked: a face is known when
+// it touches a fluid cell (fluid-solid faces included). A row along x at a time, from the
+// cells' rows on either side; a row whose lower or upper cells leave the cell array (its
+// edge) takes the checked form.
+void mark_known_faces(const Array3<uint8_t>& type, int a, const Box& faces, int k,
                       Array3<uint8_t>& state) {
   const Box& cells = type.box();
-  for_each_index(faces, [&](int i, int j, int k) {
-    const Index3 lo = lower_cell(a, i, j, k);
-    const bool lo_fluid =
-        cells.contains(lo[0], lo[1], lo[2]) && type(lo[0], lo[1], lo[2]) == kFluid;
-    const bool hi_fluid = cells.contains(i, j, k) && type(i, j, k) == kFluid;
-    state(i, j, k) = (lo_fluid || hi_fluid) ? kKnown : kUnknown;
-  });
+  const int length = faces.hi[0] - faces.lo[0];
+  for (int j = faces.lo[1]; j < faces.hi[1]; ++j) {
+    const Index3 first_lo = lower_cell(a, faces.lo[0], j, k);
+    const Index3 last{faces.hi[0] - 1, j, k};
+    uint8_t* s = &state(faces.lo[0], j, k);
+    if (cells.contains(first_lo[0], first_lo[1], first_lo[2]) &&
+        cells.contains(last[0], last[1], last[2])) {
+      const uint8_t* lo = &type(first_lo[0], first_lo[1], first_lo[2]);
+      const uint8_t* hi = &type(faces.lo[0], j, k);
+      for (int n = 0; n < length; ++n)
+        s[n] = (lo[n] == kFluid || hi[n] == kFluid) ? kKnown : kUnknown;
+      continue;
+    }
+    for (int n = 0; n < length; ++n) {
+      const int i = faces.lo[0] + n;
+      const Index3 lo = lower_cell(a, i, j, k);
+      const bool lo_fluid =
+          cells.contains(lo[0], lo[1], lo[2]) && type(lo[0], lo[1], lo[2]) == kFluid;
+      const bool hi_fluid = cells.contains(i, j, k) && type(i, j, k) == kFluid;
+      s[n] = (lo_fluid || hi_fluid) ? kKnown : kUnknown;
+    }
+  }
 }
 
 }  // namespace
@@ -101,8 +130,8 @@ void extrapolate_velocity(MacGrid& g, Halo& halo, int layers) {
     const Box known = faces_of_cells(fluid, a).intersect(g.vel[a].box());
     if (known.empty()) continue;
     state.reset(g.vel[a].box(), face_stagger(a), kUnknown);
-    mark_known_faces(g.cell_type, a, known, state);
-    extrapolate_component(g.vel[a], state, known, layers);
+    extrapolate_component(g.vel[a], state, known, layers,
+                          [&](int k) { mark_known_faces(g.cell_type, a, known, k, state); });
   }
   halo.fill<double>({&g.vel[0], &g.vel[1], &g.vel[2]});
 }
