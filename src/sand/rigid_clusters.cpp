@@ -151,8 +151,10 @@ Vec6 solve_rigid_fit(const double* sums, const double* extra_stiffness = nullptr
   return q;
 }
 
-// Calls f(i, j, k, label) for every owned face of component a of a cluster: a cluster cell
-// on one side, no solid on either side. Cells outside the domain are walls, hence solid.
+// Calls f(i, j, k, label, lo, hi) for every owned face of component a of a cluster: a
+// cluster cell on one side, no solid on either side; lo and hi are its two cells' offsets in
+// the grid's cell arrays. Cells outside the domain are walls, hence solid. A row along x at a
+// time, walking the arrays by offset.
 template <class F>
 void for_each_cluster_face_along(int a, const Topology& topo, const MacGrid& grid,
                                  const ComponentLabels& labels, F&& f) {
@@ -162,14 +164,23 @@ void for_each_cluster_face_along(int a, const Topology& topo, const MacGrid& gri
       topo.owned(s).intersect(topo.global(s)).intersect(faces_of_cells(labels.labelled, a));
   faces.lo[a] = std::max(faces.lo[a], 1);
   faces.hi[a] = std::min(faces.hi[a], n[a]);
-  for_each_index(faces, [&](int i, int j, int k) {
-    const Index3 lo = lower_cell(a, i, j, k);
-    const int64_t label = std::max(labels(lo[0], lo[1], lo[2]), labels(i, j, k));
-    if (label < 0) return;
-    if (grid.cell_type(lo[0], lo[1], lo[2]) == kSolid || grid.cell_type(i, j, k) == kSolid)
-      return;
-    f(i, j, k, label);
-  });
+  if (faces.empty()) return;
+  const Array3<int64_t>& label_of = labels.of_cell;
+  const int64_t label_below = label_of.stride(a), cell_below = grid.cell_type.stride(a);
+  const uint8_t* type = grid.cell_type.data();
+  const int length = faces.hi[0] - faces.lo[0];
+  for (int k = faces.lo[2]; k < faces.hi[2]; ++k)
+    for (int j = faces.lo[1]; j < faces.hi[1]; ++j) {
+      const int64_t* label_hi = label_of.data() + label_of.offset(faces.lo[0], j, k);
+      const int64_t first_hi = grid.cell_type.offset(faces.lo[0], j, k);
+      for (int m = 0; m < length; ++m) {
+        const int64_t label = std::max(label_hi[m - label_below], label_hi[m]);
+        if (label < 0) continue;
+        const int64_t hi = first_hi + m, lo = hi - cell_below;
+        if (type[lo] == kSolid || type[hi] == kSolid) continue;
+        f(faces.lo[0] + m, j, k, label, lo, hi);
+      }
+    }
 }
 
 // Coulomb contact of the rigid body with the walls it touches (see rigid_clusters.hpp):
@@ -337,21 +348,23 @@ void add_face_sums_along(const Topology& topo, const MacGrid& grid, const Compon
                          ClusterSums& sums) {
   const double cell_volume = grid.dx * grid.dx * grid.dx;
   FaceSumsAlong<A> face_sums;
-  for_each_cluster_face_along(A, topo, grid, labels, [&](int i, int j, int k, int64_t label) {
-    face_sums.select(sums.select(label));  // a rank that owns only massless faces still
-                                           // needs the cluster's fit
-    const Index3 lo = lower_cell(A, i, j, k);
-    double density = 0;
-    int fluid = 0;
-    for (const Index3& c : {lo, Index3{i, j, k}})
-      if (grid.cell_type(c[0], c[1], c[2]) == kFluid) {
-        density += grid.density(c[0], c[1], c[2]);
-        ++fluid;
-      }
-    if (fluid == 0) return;
-    const double mass = density / fluid * cell_volume;
-    face_sums.add(mass, rigid_row(A, sums.offset_in_cells(A, i, j, k)), grid.vel[A](i, j, k));
-  });
+  const uint8_t* type = grid.cell_type.data();
+  const float* cell_density = grid.density.data();
+  for_each_cluster_face_along(
+      A, topo, grid, labels, [&](int i, int j, int k, int64_t label, int64_t lo, int64_t hi) {
+        face_sums.select(sums.select(label));  // a rank that owns only massless faces still
+                                               // needs the cluster's fit
+        double density = 0;
+        int fluid = 0;
+        for (const int64_t c : {lo, hi})
+          if (type[c] == kFluid) {
+            density += cell_density[c];
+            ++fluid;
+          }
+        if (fluid == 0) return;
+        const double mass = density / fluid * cell_volume;
+        face_sums.add(mass, rigid_row(A, sums.offset_in_cells(A, i, j, k)), grid.vel[A](i, j, k));
+      });
   face_sums.write_back();
 }
 
@@ -394,17 +407,18 @@ void set_cluster_velocities_along(const Topology& topo, MacGrid& grid,
   int64_t current_label = -1;
   const Vec6* fit = nullptr;
   Array3<double>& v = grid.vel[A];
-  for_each_cluster_face_along(A, topo, grid, labels, [&](int i, int j, int k, int64_t label) {
-    if (label != current_label) {
-      current_label = label;
-      fit = &fits.at(label);
-      sums.select(label);
-    }
-    const Vec6 row = rigid_row(A, sums.offset_in_cells(A, i, j, k));
-    double u = 0;
-    for (const int p : row_support(A)) u += row[p] * (*fit)[p];
-    v(i, j, k) = u;
-  });
+  for_each_cluster_face_along(A, topo, grid, labels,
+                              [&](int i, int j, int k, int64_t label, int64_t, int64_t) {
+                                if (label != current_label) {
+                                  current_label = label;
+                                  fit = &fits.at(label);
+                                  sums.select(label);
+                                }
+                                const Vec6 row = rigid_row(A, sums.offset_in_cells(A, i, j, k));
+                                double u = 0;
+                                for (const int p : row_support(A)) u += row[p] * (*fit)[p];
+                                v(i, j, k) = u;
+                              });
 }
 
 void set_cluster_velocities(const Topology& topo, MacGrid& grid, const ComponentLabels& labels,
