@@ -57,20 +57,26 @@ void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& m
     return LocalIndex((i - marked.lo[0]) + extent[0] * (int64_t(j - marked.lo[1]) +
                                                         extent[1] * int64_t(k - marked.lo[2])));
   };
-  // One pass: each marked cell joins the components of the marked neighbours before it.
+  // One pass: each marked cell joins the components of the marked neighbours before it
+  // (along x, y and z). Rows along x at a time, by offset.
   std::vector<LocalIndex> parent(size_t(marked.volume()), -1);
-  for_each_index(marked, [&](int i, int j, int k) {
-    if (!mask(i, j, k)) return;
-    const LocalIndex n = node(i, j, k);
-    parent[n] = n;
-    for (int a = 0; a < 3; ++a) {
-      Index3 before{i, j, k};
-      before[a] -= 1;
-      if (marked.contains(before[0], before[1], before[2]) &&
-          mask(before[0], before[1], before[2]))
-        unite(parent, node(before[0], before[1], before[2]), n);
+  const int row_length = extent[0];
+  const int64_t mask_step[3] = {1, mask.stride(1), mask.stride(2)};
+  const LocalIndex node_step[3] = {1, LocalIndex(extent[0]), LocalIndex(extent[0] * extent[1])};
+  for (int k = marked.lo[2]; k < marked.hi[2]; ++k)
+    for (int j = marked.lo[1]; j < marked.hi[1]; ++j) {
+      const uint8_t* m = &mask(marked.lo[0], j, k);
+      const LocalIndex first = node(marked.lo[0], j, k);
+      const bool has_before[3] = {false, j > marked.lo[1], k > marked.lo[2]};
+      for (int x = 0; x < row_length; ++x) {
+        if (!m[x]) continue;
+        const LocalIndex n = first + x;
+        parent[n] = n;
+        for (int a = 0; a < 3; ++a)
+          if ((a == 0 ? x > 0 : has_before[a]) && m[x - mask_step[a]])
+            unite(parent, n - node_step[a], n);
+      }
     }
-  });
 
   // Marked cells (offsets in label_of) with a dense id of their local component, and which
   // of them are ghosts. A component's root is its first cell in this order (unite keeps the
@@ -79,27 +85,35 @@ void label_components(const Topology& topo, Halo& halo, const Array3<uint8_t>& m
   std::vector<LocalIndex> cells, component, component_of_root(parent.size(), -1);
   std::vector<size_t> ghosts;  // positions in `cells`
   std::vector<int64_t> label_of_component;
-  for_each_index(marked, [&](int i, int j, int k) {
-    const LocalIndex n = node(i, j, k);
-    if (parent[n] < 0) return;
-    const LocalIndex root = find_root(parent, n);
-    if (component_of_root[root] < 0) {
-      component_of_root[root] = LocalIndex(label_of_component.size());
-      label_of_component.push_back(global_cell_index(topo, i, j, k));  // n is the root
+  int64_t* label = label_of.data();
+  for (int k = marked.lo[2]; k < marked.hi[2]; ++k)
+    for (int j = marked.lo[1]; j < marked.hi[1]; ++j) {
+      const LocalIndex first = node(marked.lo[0], j, k);
+      const int64_t first_label = label_of.offset(marked.lo[0], j, k);
+      const bool ghost_row =
+          j < owned.lo[1] || j >= owned.hi[1] || k < owned.lo[2] || k >= owned.hi[2];
+      for (int x = 0; x < row_length; ++x) {
+        const LocalIndex n = first + x;
+        if (parent[n] < 0) continue;
+        const int i = marked.lo[0] + x;
+        const LocalIndex root = find_root(parent, n);
+        if (component_of_root[root] < 0) {
+          component_of_root[root] = LocalIndex(label_of_component.size());
+          label_of_component.push_back(global_cell_index(topo, i, j, k));  // n is the root
+        }
+        const LocalIndex c = component_of_root[root];
+        if (ghost_row || i < owned.lo[0] || i >= owned.hi[0]) ghosts.push_back(cells.size());
+        cells.push_back(LocalIndex(first_label + x));
+        component.push_back(c);
+        label[first_label + x] = label_of_component[c];
+      }
     }
-    const LocalIndex c = component_of_root[root];
-    if (!owned.contains(i, j, k)) ghosts.push_back(cells.size());
-    cells.push_back(LocalIndex(label_of.offset(i, j, k)));
-    component.push_back(c);
-    label_of(i, j, k) = label_of_component[c];
-  });
   parent = {};
   component_of_root = {};
 
   // A fill writes only ghosts: a ghost whose owner disagrees brings news from the neighbour
   // (or takes back what this rank spread into it), and its component takes the smallest
   // label it sees. When no ghost changes anywhere, every component is uniform.
-  int64_t* label = label_of.data();
   std::vector<char> lowered(label_of_component.size(), 0);
   for (;;) {
     halo.fill<int64_t>({&label_of});
