@@ -285,14 +285,37 @@ int64_t add_cell_sums(const Topology& topo, const MacGrid& grid, const Component
   const double dx = grid.dx;
   const double cell_volume = dx * dx * dx;
   const Box owned_labelled = topo.owned_cells(topo.rank()).intersect(labels.labelled);
-  for_each_index(owned_labelled, [&](int i, int j, int k) {
-    if (labels(i, j, k) < 0) return;
-    double* current = sums.select(labels(i, j, k));
-    current[kCellCountOffset] += 1;
-    current[kMassOffset] += grid.density(i, j, k) * cell_volume;
-    ++rigid_cells;
-    if (contact) add_wall_contacts(grid, topo, *contact, sums, i, j, k, current);
-  });
+  if (owned_labelled.empty()) return 0;
+  const Index3& n_cells = topo.global_cells();
+  const uint8_t* type = grid.cell_type.data();
+  const float* density = grid.density.data();
+  const int64_t step[3] = {1, grid.cell_type.stride(1), grid.cell_type.stride(2)};
+  // Whether the cell at offset o, index c, has a wall (solid or the domain's edge) beside it:
+  // most have none, and add_wall_contacts is left out for them.
+  auto beside_wall = [&](int64_t o, const Index3& c) {
+    for (int a = 0; a < 3; ++a)
+      if (c[a] == 0 || c[a] == n_cells[a] - 1 || type[o - step[a]] == kSolid ||
+          type[o + step[a]] == kSolid)
+        return true;
+    return false;
+  };
+  // A row along x at a time, by offset.
+  const int length = owned_labelled.hi[0] - owned_labelled.lo[0];
+  for (int k = owned_labelled.lo[2]; k < owned_labelled.hi[2]; ++k)
+    for (int j = owned_labelled.lo[1]; j < owned_labelled.hi[1]; ++j) {
+      const int i0 = owned_labelled.lo[0];
+      const int64_t* label = labels.of_cell.data() + labels.of_cell.offset(i0, j, k);
+      const int64_t first = grid.cell_type.offset(i0, j, k);
+      for (int m = 0; m < length; ++m) {
+        if (label[m] < 0) continue;
+        double* current = sums.select(label[m]);
+        current[kCellCountOffset] += 1;
+        current[kMassOffset] += density[first + m] * cell_volume;
+        ++rigid_cells;
+        if (contact && beside_wall(first + m, {i0 + m, j, k}))
+          add_wall_contacts(grid, topo, *contact, sums, i0 + m, j, k, current);
+      }
+    }
   return rigid_cells;
 }
 
