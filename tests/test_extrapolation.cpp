@@ -33,10 +33,16 @@ bool fluid(int i, int j, int k) {
   return base || tower || lone;
 }
 
-bool fluid_or_outside_is_air(int i, int j, int k) {
+// Fluid inside the domain; cells outside it are walls, never fluid.
+bool fluid_cell(int i, int j, int k) {
   const bool inside =
       i >= 0 && i < kCells[0] && j >= 0 && j < kCells[1] && k >= 0 && k < kCells[2];
   return inside && fluid(i, j, k);
+}
+
+// Whether face (i, j, k) of component a touches a fluid cell: a face with a velocity of its own.
+bool touches_fluid(int a, int i, int j, int k) {
+  return fluid_cell(i, j, k) || fluid_cell(i - (a == 0), j - (a == 1), k - (a == 2));
 }
 
 // The known faces' velocities: different along every axis, so that an average taken over the
@@ -69,9 +75,7 @@ FaceGrid reference(int a) {
   for (int k = 0; k < f.n[2]; ++k)
     for (int j = 0; j < f.n[1]; ++j)
       for (int i = 0; i < f.n[0]; ++i) {
-        Index3 lo{i, j, k};
-        lo[a] -= 1;
-        if (fluid_or_outside_is_air(lo[0], lo[1], lo[2]) || fluid_or_outside_is_air(i, j, k)) {
+        if (touches_fluid(a, i, j, k)) {
           f.value[f.at(i, j, k)] = known_velocity(a, i, j, k);
           f.has_velocity[f.at(i, j, k)] = true;
         }
@@ -109,16 +113,12 @@ TEST(Extrapolation, LayersOfAveragesMatchTheRuleOnEveryRankLayout) {
   MacGrid g;
   g.allocate(topo, 0.01);
   for_each_index(topo.local(Stagger::Cell), [&](int i, int j, int k) {
-    g.cell_type(i, j, k) = fluid_or_outside_is_air(i, j, k) ? kFluid : kAir;
+    g.cell_type(i, j, k) = fluid_cell(i, j, k) ? kFluid : kAir;
   });
   std::array<FaceGrid, 3> expected{reference(0), reference(1), reference(2)};
   for (int a = 0; a < 3; ++a)
     for_each_index(g.vel[a].box(), [&](int i, int j, int k) {
-      const FaceGrid& f = expected[a];
-      const bool known = f.contains(i, j, k) && f.value[f.at(i, j, k)] != kNoVelocity &&
-                         (fluid_or_outside_is_air(i, j, k) ||
-                          fluid_or_outside_is_air(i - (a == 0), j - (a == 1), k - (a == 2)));
-      g.vel[a](i, j, k) = known ? known_velocity(a, i, j, k) : kNoVelocity;
+      g.vel[a](i, j, k) = touches_fluid(a, i, j, k) ? known_velocity(a, i, j, k) : kNoVelocity;
     });
 
   extrapolate_velocity(g, halo, kLayers);
@@ -130,8 +130,7 @@ TEST(Extrapolation, LayersOfAveragesMatchTheRuleOnEveryRankLayout) {
     for_each_index(topo.owned(s).intersect(topo.global(s)), [&](int i, int j, int k) {
       const double want = f.value[f.at(i, j, k)];
       const double got = g.vel[a](i, j, k);
-      const bool known = fluid_or_outside_is_air(i, j, k) ||
-                         fluid_or_outside_is_air(i - (a == 0), j - (a == 1), k - (a == 2));
+      const bool known = touches_fluid(a, i, j, k);
       if (want != kNoVelocity && !known) ++extrapolated;
       if (std::abs(got - want) > 1e-12 * (1.0 + std::abs(want)) && ++mismatched <= 5)
         ADD_FAILURE() << "component " << a << " face (" << i << ", " << j << ", " << k
