@@ -1,0 +1,243 @@
+// How hard the sand brakes a layer sliding down a slope of the same sand (not a test): a
+// layer two cells deep, started at 0.5 m/s down a bed at rest, in a slab a few cells thick
+// with frictionless sides. The slope is either the grid's own axis with gravity tilted
+// (--tilted), or a staircase of cells under vertical gravity, as a heap's flank is.
+//
+//   mpiexec -n 2 slope_layer --phi 40 --angle 34 --cell 0.005 [--tilted]
+//
+// Prints the layer's mean speed along the slope every --report-every seconds and the
+// deceleration a Coulomb block on the same slope would have with eq. 2's friction in simple
+// shear, g (sqrt(3/2) sin(phi) cos(theta) - sin(theta)).
+#include <mpi.h>
+#include <petscsys.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "decomposition/reductions.hpp"
+#include "io/case_config.hpp"
+#include "src/driver/simulation.hpp"
+#include "src/sand/sand_model.hpp"
+#include "src/sand/sand_parameters.hpp"
+
+using namespace dunesim;
+
+namespace {
+
+struct SlopeSpec {
+  double friction_angle = 40;  // degrees
+  double angle = 34;           // degrees, the slope
+  double cell = 0.005;         // m
+  double length = 0.6;         // m, along the slope
+  double bed_cells = 6;        // the bed's depth under the layer, cells
+  double layer_cells = 2;      // the layer's depth, cells
+  double speed = 0.5;          // m/s, the layer's start down the slope
+  double duration = 0.5;       // s
+  double report_every = 0.05;  // s
+  bool tilted = false;
+  bool culmann_wedges_yield = true;
+  bool rough_sides = false;
+  uint64_t seed = 1;
+};
+
+constexpr double kGravity = 9.81;
+
+double radians(double degrees) { return degrees * M_PI / 180; }
+
+MaterialSpec default_sand(double friction_angle, const Vec3& gravity) {
+  MaterialSpec sand;
+  sand.name = "sand";
+  sand.kind = MaterialKind::Sand;
+  sand.density = 1600;
+  const SandModelDefaults model = sand_model_defaults(true, false, gravity);
+  sand.transfer = model.apic ? Transfer::Apic : Transfer::Flip;
+  sand.rheology.rigid_cells_own_velocity = model.rigid_cells_own_velocity;
+  sand.rheology.culmann_wedges_yield = model.culmann_wedges_yield;
+  sand.friction_angle_deg = friction_angle;
+  return sand;
+}
+
+// Tilted: the bed fills the floor's length, the layer its upper half. Staircase: the bed is a
+// heightfield falling along +x at the slope's angle, the layer the band above it, measured
+// vertically as depth / cos(theta).
+CaseConfig slope_case(const SlopeSpec& s) {
+  const double theta = radians(s.angle);
+  CaseConfig c;
+  c.file = "<probe>";
+  c.name = "slope_layer";
+  c.seed = s.seed;
+  const double bed = s.bed_cells * s.cell, layer = s.layer_cells * s.cell;
+  if (s.tilted) {
+    c.gravity = {kGravity * std::sin(theta), 0.0, -kGravity * std::cos(theta)};
+    c.domain_size = {s.length, 4 * s.cell, bed + layer + 8 * s.cell};
+  } else {
+    const double drop = s.length * std::tan(theta);
+    c.domain_size = {s.length + 0.3, 4 * s.cell, drop + (bed + layer) / std::cos(theta) + 0.05};
+  }
+  set_cell_size(c, s.cell);
+  c.materials.push_back(default_sand(s.friction_angle, c.gravity));
+  c.materials[0].rheology.culmann_wedges_yield = s.culmann_wedges_yield;
+  SourceSpec source;
+  source.material = 0;
+  if (s.tilted) {
+    source.shape.kind = ShapeSpec::Kind::Block;
+    source.shape.min = {0.0, 0.0, 0.0};
+    source.shape.max = {s.length, c.domain_size[1], bed + layer};
+  } else {
+    const double top = s.length * std::tan(theta) + (bed + layer) / std::cos(theta);
+    source.shape.kind = ShapeSpec::Kind::Heightfield;
+    source.shape.profile_x = {0.0, s.length, c.domain_size[0]};
+    source.shape.profile_height = {top, top - s.length * std::tan(theta),
+                                   top - s.length * std::tan(theta)};
+  }
+  c.sources.push_back(source);
+  c.wall_friction = 1.0;  // the floor holds the bed
+  c.frictionless_wall = {true, true, !s.rough_sides, !s.rough_sides, false, true};
+  c.pressure.rtol = 1e-6;
+  c.output.directory = "probe_output";
+  return c;
+}
+
+// Whether particle n belongs to the layer: within `layer` of the surface, measured normal to
+// the slope, and within the slope's upper part (its toe runs out onto the flat).
+bool in_layer(const SlopeSpec& s, double x, double z) {
+  const double theta = radians(s.angle);
+  const double bed = s.bed_cells * s.cell, layer = s.layer_cells * s.cell;
+  if (s.tilted) return z > bed && x < 0.5 * s.length;
+  const double top = s.length * std::tan(theta) + (bed + layer) / std::cos(theta);
+  const double surface = top - x * std::tan(theta);
+  return x > 0.1 * s.length && x < 0.6 * s.length && z > surface - layer / std::cos(theta);
+}
+
+// The mean speed along the slope of the layer's grains picked at the start (collective).
+double layer_speed(const Simulation& sim, const SlopeSpec& s, const std::vector<double>& mark) {
+  const double theta = radians(s.angle);
+  const Vec3 down = s.tilted ? Vec3{1.0, 0.0, 0.0} : Vec3{std::cos(theta), 0.0, -std::sin(theta)};
+  const Particles& p = sim.particles();
+  double sum[2] = {0, 0};
+  for (size_t n = 0; n < p.size(); ++n) {
+    if (!mark[p.id[n]]) continue;
+    sum[0] += p.vx[n] * down[0] + p.vz[n] * down[2];
+    sum[1] += 1;
+  }
+  global_sum_in_place(sim.topology(), sum, 2);
+  return sum[1] > 0 ? sum[0] / sum[1] : 0.0;
+}
+
+// The surface's slope, degrees: the least-squares line through the highest grain of each
+// column of cells between 20% and 80% of the slope's length (collective; staircase only).
+double surface_slope_deg(const Simulation& sim, const SlopeSpec& s) {
+  const int columns = sim.config().cells[0];
+  std::vector<double> top(columns, 0.0);
+  const Particles& p = sim.particles();
+  for (size_t n = 0; n < p.size(); ++n) {
+    const int col = std::clamp(int(p.x[n] / s.cell), 0, columns - 1);
+    top[col] = std::max(top[col], double(p.z[n]));
+  }
+  all_reduce_in_place(sim.topology(), top.data(), int64_t(columns), MPI_MAX);
+  double sx = 0, sz = 0, sxx = 0, sxz = 0, count = 0;
+  for (int col = 0; col < columns; ++col) {
+    const double x = (col + 0.5) * s.cell;
+    if (x < 0.2 * s.length || x > 0.8 * s.length) continue;
+    sx += x, sz += top[col], sxx += x * x, sxz += x * top[col], count += 1;
+  }
+  const double gradient = (count * sxz - sx * sz) / (count * sxx - sx * sx);
+  return -std::atan(gradient) * 180 / M_PI;
+}
+
+// Marks the layer's grains (by particle id, 1 for the layer, on every rank) and starts them
+// down the slope at s.speed (collective).
+std::vector<double> start_layer(Simulation& sim, const SlopeSpec& s) {
+  Particles& p = sim.particles();
+  const double theta = radians(s.angle);
+  const Vec3 down = s.tilted ? Vec3{1.0, 0.0, 0.0} : Vec3{std::cos(theta), 0.0, -std::sin(theta)};
+  int64_t most_id = 0;
+  for (size_t n = 0; n < p.size(); ++n) most_id = std::max(most_id, int64_t(p.id[n]));
+  std::vector<double> mark(size_t(global_max(sim.topology(), double(most_id))) + 1, 0);
+  for (size_t n = 0; n < p.size(); ++n)
+    if (in_layer(s, p.x[n], p.z[n])) {
+      mark[p.id[n]] = 1;
+      p.vx[n] = float(s.speed * down[0]);
+      p.vz[n] = float(s.speed * down[2]);
+    }
+  all_reduce_in_place(sim.topology(), mark.data(), int64_t(mark.size()), MPI_MAX);
+  return mark;
+}
+
+// The grains moving faster than 1 cm/s: their share of all grains, the fastest speed and the
+// height of the highest one, which tells where a failure starts (collective).
+struct Motion {
+  double share = 0, fastest = 0, highest = 0;
+};
+
+Motion sand_in_motion(const Simulation& sim) {
+  const Particles& p = sim.particles();
+  double moving = 0;
+  Motion m;
+  for (size_t n = 0; n < p.size(); ++n) {
+    const double speed = p.speed(n);
+    m.fastest = std::max(m.fastest, speed);
+    if (speed <= 0.01) continue;
+    moving += 1;
+    m.highest = std::max(m.highest, double(p.z[n]));
+  }
+  const Topology& topo = sim.topology();
+  m.share = global_sum(topo, moving) / double(global_sum(topo, int64_t(p.size())));
+  m.fastest = global_max(topo, m.fastest);
+  m.highest = global_max(topo, m.highest);
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"a layer sliding down a slope of sand"};
+  SlopeSpec s;
+  app.add_option("--phi", s.friction_angle, "friction angle, degrees");
+  app.add_option("--angle", s.angle, "the slope, degrees");
+  app.add_option("--cell", s.cell, "cell size, m");
+  app.add_option("--length", s.length, "the slope's length along x, m");
+  app.add_option("--layer-cells", s.layer_cells, "the layer's depth, cells");
+  app.add_option("--speed", s.speed, "the layer's start, m/s");
+  app.add_option("--duration", s.duration, "s");
+  app.add_option("--report-every", s.report_every, "s");
+  app.add_flag("--rough-sides", s.rough_sides, "the slab's sides with the floor's friction");
+  app.add_flag("--tilted", s.tilted, "the slope along the grid, gravity tilted");
+  app.add_option("--seed", s.seed, "seed of the jitter");
+  app.add_option("--culmann-wedges-yield", s.culmann_wedges_yield,
+                 "sand above a daylighting plane at phi yields (the default model's rule)");
+  CLI11_PARSE(app, argc, argv);
+  MPI_Init(&argc, &argv);
+  PetscInitialize(&argc, &argv, nullptr, nullptr);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  {
+    Simulation sim(slope_case(s), MPI_COMM_WORLD);
+    const std::vector<double> mark = start_layer(sim, s);
+    const double theta = radians(s.angle);
+    const double mu = std::sqrt(1.5) * std::sin(radians(s.friction_angle));
+    if (rank == 0)
+      std::printf(
+          "phi %.1f slope %.1f deg (%s), cell %.4f: eq. 2's block decelerates at %.2f "
+          "m/s^2 (it stops below %.1f deg)\n",
+          s.friction_angle, s.angle, s.tilted ? "tilted gravity" : "staircase", s.cell,
+          kGravity * (mu * std::cos(theta) - std::sin(theta)), std::atan(mu) * 180 / M_PI);
+    for (double t = s.report_every; t <= s.duration + 1e-9; t += s.report_every) {
+      while (sim.time() < t - 1e-12) sim.step(std::min(sim.stable_dt(), t - sim.time()));
+      const double v = layer_speed(sim, s, mark);
+      const double slope = s.tilted ? 0.0 : surface_slope_deg(sim, s);
+      const Motion motion = sand_in_motion(sim);
+      if (rank == 0)
+        std::printf(
+            "  t %.2f s: layer %.3f m/s, surface %.1f deg, %.2f%% of the grains moving "
+            "(fastest %.3f m/s, highest at z %.3f m)\n",
+            t, v, slope, 100 * motion.share, motion.fastest, motion.highest);
+    }
+  }
+  PetscFinalize();
+  MPI_Finalize();
+  return 0;
+}
