@@ -40,6 +40,7 @@ struct SlopeSpec {
   bool tilted = false;
   bool culmann_wedges_yield = true;
   bool rough_sides = false;
+  double feed_speed = 0;  // m/s down from a nozzle one cell wide above the crest (staircase)
   uint64_t seed = 1;
 };
 
@@ -75,7 +76,7 @@ CaseConfig slope_case(const SlopeSpec& s) {
     c.domain_size = {s.length, 4 * s.cell, bed + layer + 8 * s.cell};
   } else {
     const double drop = s.length * std::tan(theta);
-    c.domain_size = {s.length + 0.3, 4 * s.cell, drop + (bed + layer) / std::cos(theta) + 0.05};
+    c.domain_size = {s.length + 0.3, 4 * s.cell, drop + (bed + layer) / std::cos(theta) + 0.06};
   }
   set_cell_size(c, s.cell);
   c.materials.push_back(default_sand(s.friction_angle, c.gravity));
@@ -94,6 +95,16 @@ CaseConfig slope_case(const SlopeSpec& s) {
                                    top - s.length * std::tan(theta)};
   }
   c.sources.push_back(source);
+  if (!s.tilted && s.feed_speed > 0) {
+    const double crest = source.shape.profile_height[0];
+    SourceSpec nozzle;
+    nozzle.shape.kind = ShapeSpec::Kind::Block;
+    nozzle.shape.min = {0.0, 0.0, crest + 2 * s.cell};
+    nozzle.shape.max = {s.cell, c.domain_size[1], crest + 4 * s.cell};
+    nozzle.velocity = {0.0, 0.0, -s.feed_speed};
+    nozzle.emit_until = s.duration;
+    c.sources.push_back(nozzle);
+  }
   c.wall_friction = 1.0;  // the floor holds the bed
   c.frictionless_wall = {true, true, !s.rough_sides, !s.rough_sides, false, true};
   c.pressure.rtol = 1e-6;
@@ -119,7 +130,7 @@ double layer_speed(const Simulation& sim, const SlopeSpec& s, const std::vector<
   const Particles& p = sim.particles();
   double sum[2] = {0, 0};
   for (size_t n = 0; n < p.size(); ++n) {
-    if (!mark[p.id[n]]) continue;
+    if (size_t(p.id[n]) >= mark.size() || !mark[p.id[n]]) continue;  // poured later
     sum[0] += p.vx[n] * down[0] + p.vz[n] * down[2];
     sum[1] += 1;
   }
@@ -171,22 +182,39 @@ std::vector<double> start_layer(Simulation& sim, const SlopeSpec& s) {
 // height of the highest one, which tells where a failure starts (collective).
 struct Motion {
   double share = 0, fastest = 0, highest = 0;
+  double middle_speed = 0;  // the mean speed of those between 30% and 60% of the slope's length
+  double fastest_x = 0, fastest_z = 0;  // where the fastest grain is
 };
 
-Motion sand_in_motion(const Simulation& sim) {
+Motion sand_in_motion(const Simulation& sim, const SlopeSpec& s) {
   const Particles& p = sim.particles();
-  double moving = 0;
+  double sums[3] = {0, 0, 0};  // moving grains; in the middle: their speeds, their number
   Motion m;
   for (size_t n = 0; n < p.size(); ++n) {
     const double speed = p.speed(n);
     m.fastest = std::max(m.fastest, speed);
     if (speed <= 0.01) continue;
-    moving += 1;
+    sums[0] += 1;
     m.highest = std::max(m.highest, double(p.z[n]));
+    if (p.x[n] < 0.3 * s.length || p.x[n] > 0.6 * s.length) continue;
+    sums[1] += speed;
+    sums[2] += 1;
   }
   const Topology& topo = sim.topology();
-  m.share = global_sum(topo, moving) / double(global_sum(topo, int64_t(p.size())));
+  global_sum_in_place(topo, sums, 3);
+  m.share = sums[0] / double(global_sum(topo, int64_t(p.size())));
+  m.middle_speed = sums[2] > 0 ? sums[1] / sums[2] : 0.0;
+  const double here = m.fastest;
   m.fastest = global_max(topo, m.fastest);
+  double place[3] = {0, 0, 0};  // the fastest grain's x and z, and how many ranks hold it
+  for (size_t n = 0; n < p.size() && here == m.fastest; ++n)
+    if (p.speed(n) == m.fastest) {
+      place[0] = p.x[n], place[1] = p.z[n], place[2] = 1;
+      break;
+    }
+  global_sum_in_place(topo, place, 3);
+  m.fastest_x = place[0] / std::max(place[2], 1.0);
+  m.fastest_z = place[1] / std::max(place[2], 1.0);
   m.highest = global_max(topo, m.highest);
   return m;
 }
@@ -204,6 +232,8 @@ int main(int argc, char** argv) {
   app.add_option("--speed", s.speed, "the layer's start, m/s");
   app.add_option("--duration", s.duration, "s");
   app.add_option("--report-every", s.report_every, "s");
+  app.add_option("--feed-speed", s.feed_speed,
+                 "m/s: pour from a nozzle one cell wide above the crest (staircase only)");
   app.add_flag("--rough-sides", s.rough_sides, "the slab's sides with the floor's friction");
   app.add_flag("--tilted", s.tilted, "the slope along the grid, gravity tilted");
   app.add_option("--seed", s.seed, "seed of the jitter");
@@ -229,12 +259,14 @@ int main(int argc, char** argv) {
       while (sim.time() < t - 1e-12) sim.step(std::min(sim.stable_dt(), t - sim.time()));
       const double v = layer_speed(sim, s, mark);
       const double slope = s.tilted ? 0.0 : surface_slope_deg(sim, s);
-      const Motion motion = sand_in_motion(sim);
+      const Motion motion = sand_in_motion(sim, s);
       if (rank == 0)
         std::printf(
             "  t %.2f s: layer %.3f m/s, surface %.1f deg, %.2f%% of the grains moving "
-            "(fastest %.3f m/s, highest at z %.3f m)\n",
-            t, v, slope, 100 * motion.share, motion.fastest, motion.highest);
+            "(fastest %.3f m/s at x %.3f z %.3f, highest at z %.3f m; %.3f m/s on the slope's "
+            "middle)\n",
+            t, v, slope, 100 * motion.share, motion.fastest, motion.fastest_x, motion.fastest_z,
+            motion.highest, motion.middle_speed);
     }
   }
   PetscFinalize();
