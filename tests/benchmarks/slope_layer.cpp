@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -159,6 +160,29 @@ double surface_slope_deg(const Simulation& sim, const SlopeSpec& s) {
   return -std::atan(gradient) * 180 / M_PI;
 }
 
+// The pressure of the top three sand cells of each column on the slope's middle (30% to 60%
+// of its length), in units of a full cell's weight over its base, rho g dx: the first-order
+// free surface gives 1, 2, 3 under a flat top (collective).
+std::array<double, 3> surface_pressures(Simulation& sim, const SlopeSpec& s) {
+  const MacGrid& g = sim.grid();
+  const Box owned = sim.topology().owned_cells(sim.topology().rank());
+  double sums[4] = {0, 0, 0, 0};
+  for (int i = owned.lo[0]; i < owned.hi[0]; ++i) {
+    const double x = (i + 0.5) * s.cell;
+    if (x < 0.3 * s.length || x > 0.6 * s.length) continue;
+    for (int j = owned.lo[1]; j < owned.hi[1]; ++j) {
+      int top = owned.hi[2] - 1;
+      while (top >= owned.lo[2] + 2 && g.cell_type(i, j, top) != kFluid) --top;
+      if (top < owned.lo[2] + 2) continue;
+      for (int d = 0; d < 3; ++d)
+        sums[d] += g.pressure(i, j, top - d) / (g.density(i, j, top - d) * kGravity * s.cell);
+      sums[3] += 1;
+    }
+  }
+  global_sum_in_place(sim.topology(), sums, 4);
+  return {sums[0] / sums[3], sums[1] / sums[3], sums[2] / sums[3]};
+}
+
 // Marks the layer's grains (by particle id, 1 for the layer, on every rank) and starts them
 // down the slope at s.speed (collective).
 std::vector<double> start_layer(Simulation& sim, const SlopeSpec& s) {
@@ -260,6 +284,11 @@ int main(int argc, char** argv) {
       const double v = layer_speed(sim, s, mark);
       const double slope = s.tilted ? 0.0 : surface_slope_deg(sim, s);
       const Motion motion = sand_in_motion(sim, s);
+      const std::array<double, 3> pressure =
+          s.tilted ? std::array<double, 3>{} : surface_pressures(sim, s);
+      if (rank == 0)
+        std::printf("    top cells' pressure / (rho g dx): %.2f %.2f %.2f\n", pressure[0],
+                    pressure[1], pressure[2]);
       if (rank == 0)
         std::printf(
             "  t %.2f s: layer %.3f m/s, surface %.1f deg, %.2f%% of the grains moving "
