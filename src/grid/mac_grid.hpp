@@ -57,7 +57,7 @@ struct MacGrid {
   // covers only the faces near it.
   Box sand_window;           // global; Box{} until the first step fits it to the sand
   Array3<uint8_t> sand;      // fluid cells whose particles are mostly sand
-  Array3<float> sand_count;  // sand particles per owned cell (P2G); whole numbers, exact
+  Array3<float> sand_count;  // sand particles per cell (P2G, halo-filled); whole numbers, exact
   Box sand_region;           // bounding box of the sand cells, ghosts included
   Array3<uint8_t> rigid;     // sand cells that did not yield this step
   Array3<uint8_t> yielding;  // sand cells that yielded this step

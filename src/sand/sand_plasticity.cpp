@@ -166,6 +166,18 @@ SandCellState sand_cell_state(const MacGrid& g, const CellSand& sand, int i, int
   return sand_cell_state(g, sand, i, j, k, dt, strain_rate(g, i, j, k));
 }
 
+// The cell's stress by the yield test, its strength weighed with at least `own_weight` as its
+// pressure (own_weight_pressure, surface_rest.hpp): sigma_rigid where that holds it, else
+// the flowing stress of the projection's pressure, which drives the friction.
+SandCellStress tested_with_own_weight(const FrictionLaw& friction, const SandCellState& cell,
+                                      double own_weight) {
+  if (own_weight <= cell.pressure) return sand_cell_stress(friction, cell);
+  SandCellState weighed = cell;
+  weighed.pressure = own_weight;
+  const SandCellStress tested = sand_cell_stress(friction, weighed);
+  return tested.rigid ? tested : SandCellStress{yielding_stress(friction, cell), false};
+}
+
 // Culmann's test: dry cohesionless sand of the material's phi fails above a daylighting
 // plane; sand with cohesion, a wet friction or a mix of materials fails in a block whose
 // weight beats its plane's strength (cohesive_wedges.hpp).
@@ -407,6 +419,10 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   const CellSand cell_sand{sand, strengths, sand.wet.holds_water() && g.has_pore_water()};
   const bool surfaces_rest = sand.rheology.surface_static_friction;
   const bool steep_surfaces_yield = sand.rheology.steep_surface_yields;
+  // Where Culmann's wedges decide which sand at rest fails (a free face, a slope steeper than
+  // phi), the yield test weighs a resting cell with its own weight; without them the
+  // projection's push on a face's cells is what fails it.
+  const bool weigh_own_weight = sand.rheology.culmann_wedges_yield;
   SurfaceRest rest = surface_rest(gravity, dt);
   if (sand.wet.soaked_friction == SoakedFriction::EffectiveStress) {
     rest.sand_cells = &sand_cells;
@@ -422,7 +438,9 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     ++stats.sand_cells;
     const SandCellState cell = sand_cell_state(g, cell_sand, i, j, k, dt);
     const double tan_phi = cell.strength.tan_phi * cell.wet.friction_scale;
-    auto [sigma, is_rigid] = sand_cell_stress(friction, cell);
+    const double own_weight =
+        weigh_own_weight ? own_weight_pressure(g, sand_cells, i, j, k, rest) : 0.0;
+    auto [sigma, is_rigid] = tested_with_own_weight(friction, cell, own_weight);
     if (!is_rigid && surfaces_rest && surface_cell_stays_at_rest(g, i, j, k, tan_phi, rest)) {
       sigma = rigid_stress(cell.strain_rate, cell.density, g.dx, dt);
       is_rigid = true;

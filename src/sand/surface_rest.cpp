@@ -4,6 +4,8 @@
 #include <cmath>
 #include <optional>
 
+#include "src/particles/seeding.hpp"
+
 namespace dunesim {
 
 namespace {
@@ -191,6 +193,23 @@ bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double
   const double g = effective_gravity(grid, i, j, k, rest);
   return rests_on_its_slope(grid, i, j, k, mu, speed, g, rest) ||
          rests_on_a_floor(grid, i, j, k, speed, g, rest);
+}
+
+double own_weight_pressure(const MacGrid& grid, const Array3<uint8_t>& sand_cells, int i, int j,
+                           int k, const SurfaceRest& rest) {
+  if (rest.gravity <= 0) return 0.0;
+  const Index3 below = cell_below(i, j, k, rest);
+  const uint8_t type = grid.cell_type(below[0], below[1], below[2]);
+  const bool packed_sand = type == kFluid &&
+                           holds_sand(sand_cells, below[0], below[1], below[2]) &&
+                           grid.sand_count.box().contains(below[0], below[1], below[2]) &&
+                           grid.sand_count(below[0], below[1], below[2]) >= kPackedSandParticles;
+  if (type != kSolid && !packed_sand) return 0.0;
+  const double fill =
+      std::min(double(grid.sand_count(i, j, k)), double(kParticlesPerCell)) / kParticlesPerCell;
+  const double normal_gravity =
+      effective_gravity(grid, i, j, k, rest) * std::abs(rest.down[rest.vertical]);
+  return fill * grid.density(i, j, k) * normal_gravity * grid.dx;
 }
 
 bool surface_cell_too_steep(const MacGrid& grid, int i, int j, int k, double mu, double cohesion,

@@ -31,6 +31,11 @@
 
 namespace dunesim {
 
+// Packed sand under a cell: at least this many sand particles in the cell below, half the
+// kParticlesPerCell a cell is seeded with. A stream of grains in flight thins as it falls:
+// poured at 0.25 m/s, it holds 8 * 0.25 / v particles a cell where it falls at v, two at 1 m/s.
+constexpr float kPackedSandParticles = 4.0f;
+
 struct SurfaceRest {
   Vec3 down{0, 0, -1};  // unit vector along gravity
   int vertical = 2;     // the grid axis closest to gravity's: floors lie across it
@@ -56,6 +61,18 @@ SurfaceRest surface_rest(const Vec3& gravity, double dt);
 // faces of vel_saved.
 bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
                                 const SurfaceRest& rest);
+
+// The normal stress cell (i,j,k)'s own sand puts on what it rests on: its sand's weight over
+// its base, sand_count / 8 of a full cell's rho g dx (below the water table its buoyant
+// weight), where the cell under it along gravity is a solid or packed sand (a sand cell with
+// at least kPackedSandParticles of the 8 a cell is seeded with); 0 elsewhere, as in a stream of
+// grains in flight, whose cells rest on nothing. Coulomb friction holds a resting grain with
+// its weight, but the projection's pressure in a surface cell with air beside it is a
+// fraction of that weight (a lone cell on a floor has a fifth of it): the yield test weighs a
+// cell's strength with at least this (docs/findings/culmann_wedges_yield.md, "Slopes of
+// the default model"). Reads grid.sand_count (halo-filled) under the cell.
+double own_weight_pressure(const MacGrid& grid, const Array3<uint8_t>& sand_cells, int i, int j,
+                           int k, const SurfaceRest& rest);
 
 // The other half of infinite-slope stability (steep_surface_yields): true when cell
 // (i,j,k), a fluid cell with air among its six neighbours and no floor under it, lies on a

@@ -288,7 +288,7 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
                    });
   halo.fill<double, float, uint8_t>({&g.vel[0], &g.vel[1], &g.vel[2]}, {&g.density},
                                     {&g.cell_type});
-  if (track_sand) halo.fill<uint8_t>({&g.sand});
+  if (track_sand) halo.fill<float, uint8_t>({&g.sand_count}, {&g.sand});
 }
 
 namespace {
