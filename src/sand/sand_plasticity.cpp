@@ -166,16 +166,20 @@ SandCellState sand_cell_state(const MacGrid& g, const CellSand& sand, int i, int
   return sand_cell_state(g, sand, i, j, k, dt, strain_rate(g, i, j, k));
 }
 
-// The cell's stress by the yield test, its strength weighed with at least `own_weight` as its
-// pressure (own_weight_pressure, surface_rest.hpp): sigma_rigid where that holds it, else
-// the flowing stress of the projection's pressure, which drives the friction.
+// The cell's stress by the yield test, its strength weighed with at least its own weight as
+// its pressure (`own_weight()`, own_weight_pressure in surface_rest.hpp, asked only of a cell
+// the projection's pressure lets yield): sigma_rigid where that holds it, else the flowing
+// stress of the projection's pressure, which drives the friction.
+template <class OwnWeight>
 SandCellStress tested_with_own_weight(const FrictionLaw& friction, const SandCellState& cell,
-                                      double own_weight) {
-  if (own_weight <= cell.pressure) return sand_cell_stress(friction, cell);
+                                      OwnWeight own_weight) {
+  const SandCellStress tested = sand_cell_stress(friction, cell);
+  if (tested.rigid) return tested;
   SandCellState weighed = cell;
-  weighed.pressure = own_weight;
-  const SandCellStress tested = sand_cell_stress(friction, weighed);
-  return tested.rigid ? tested : SandCellStress{yielding_stress(friction, cell), false};
+  weighed.pressure = own_weight();
+  if (weighed.pressure <= cell.pressure) return tested;
+  const SandCellStress weighed_test = sand_cell_stress(friction, weighed);
+  return weighed_test.rigid ? weighed_test : tested;
 }
 
 // Culmann's test: dry cohesionless sand of the material's phi fails above a daylighting
@@ -438,8 +442,9 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     ++stats.sand_cells;
     const SandCellState cell = sand_cell_state(g, cell_sand, i, j, k, dt);
     const double tan_phi = cell.strength.tan_phi * cell.wet.friction_scale;
-    const double own_weight =
-        weigh_own_weight ? own_weight_pressure(g, sand_cells, i, j, k, rest) : 0.0;
+    auto own_weight = [&] {
+      return weigh_own_weight ? own_weight_pressure(g, sand_cells, i, j, k, rest) : 0.0;
+    };
     auto [sigma, is_rigid] = tested_with_own_weight(friction, cell, own_weight);
     if (!is_rigid && surfaces_rest && surface_cell_stays_at_rest(g, i, j, k, tan_phi, rest)) {
       sigma = rigid_stress(cell.strain_rate, cell.density, g.dx, dt);
