@@ -1,13 +1,19 @@
-// How hard the sand brakes a layer sliding down a slope of the same sand (not a test): a
-// layer two cells deep, started at 0.5 m/s down a bed at rest, in a slab a few cells thick
-// with frictionless sides. The slope is either the grid's own axis with gravity tilted
-// (--tilted), or a staircase of cells under vertical gravity, as a heap's flank is.
+// How hard the sand brakes a layer sliding down a slope of the same sand, and whether the
+// slope stands (not a test): a layer two cells deep (--layer-cells), started at 0.5 m/s
+// (--speed; 0 leaves the slope at rest) down a bed at rest, in a slab 4 cells thick with
+// frictionless sides (--rough-sides gives them the floor's mu). The slope is either the
+// grid's own axis with gravity tilted (--tilted), or a staircase of cells under vertical
+// gravity from the x = 0 wall down to a flat apron, as a heap's flank is; --feed-speed pours
+// onto its crest from a nozzle one cell wide.
 //
-//   mpiexec -n 2 slope_layer --phi 40 --angle 34 --cell 0.005 [--tilted]
+//   mpiexec -n 2 slope_layer --phi 40 --angle 34 --cell 0.005 [--tilted] [--speed 0]
 //
-// Prints the layer's mean speed along the slope every --report-every seconds and the
-// deceleration a Coulomb block on the same slope would have with eq. 2's friction in simple
-// shear, g (sqrt(3/2) sin(phi) cos(theta) - sin(theta)).
+// Prints the deceleration a Coulomb block on the same slope would have with eq. 2's friction
+// in simple shear, g (sqrt(3/2) sin(phi) cos(theta) - sin(theta)), and every --report-every
+// seconds the layer's mean speed along the slope, the surface's fitted slope, how much of the
+// sand moves and where, and the pressure of the top three cells of the slope's middle
+// columns in units of rho g dx (docs/findings/culmann_wedges_yield.md, "Slopes of the
+// default model").
 #include <mpi.h>
 #include <petscsys.h>
 
@@ -32,7 +38,7 @@ struct SlopeSpec {
   double friction_angle = 40;  // degrees
   double angle = 34;           // degrees, the slope
   double cell = 0.005;         // m
-  double length = 0.6;         // m, along the slope
+  double length = 0.6;         // m, the slope's run along x
   double bed_cells = 6;        // the bed's depth under the layer, cells
   double layer_cells = 2;      // the layer's depth, cells
   double speed = 0.5;          // m/s, the layer's start down the slope
