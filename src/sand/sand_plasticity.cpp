@@ -442,10 +442,9 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
     ++stats.sand_cells;
     const SandCellState cell = sand_cell_state(g, cell_sand, i, j, k, dt);
     const double tan_phi = cell.strength.tan_phi * cell.wet.friction_scale;
-    auto own_weight = [&] {
-      return weigh_own_weight ? own_weight_pressure(g, sand_cells, i, j, k, rest) : 0.0;
-    };
-    auto [sigma, is_rigid] = tested_with_own_weight(friction, cell, own_weight);
+    auto own_weight = [&] { return own_weight_pressure(g, sand_cells, i, j, k, rest); };
+    auto [sigma, is_rigid] = weigh_own_weight ? tested_with_own_weight(friction, cell, own_weight)
+                                              : sand_cell_stress(friction, cell);
     if (!is_rigid && surfaces_rest && surface_cell_stays_at_rest(g, i, j, k, tan_phi, rest)) {
       sigma = rigid_stress(cell.strain_rate, cell.density, g.dx, dt);
       is_rigid = true;

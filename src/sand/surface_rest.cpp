@@ -200,8 +200,8 @@ double own_weight_pressure(const MacGrid& grid, const Array3<uint8_t>& sand_cell
   if (rest.gravity <= 0) return 0.0;
   const Index3 below = cell_below(i, j, k, rest);
   const uint8_t type = grid.cell_type(below[0], below[1], below[2]);
-  const bool packed_sand = type == kFluid &&
-                           holds_sand(sand_cells, below[0], below[1], below[2]) &&
+  // Sand cells are fluid cells.
+  const bool packed_sand = holds_sand(sand_cells, below[0], below[1], below[2]) &&
                            grid.sand_count.box().contains(below[0], below[1], below[2]) &&
                            grid.sand_count(below[0], below[1], below[2]) >= kPackedSandParticles;
   if (type != kSolid && !packed_sand) return 0.0;
