@@ -77,14 +77,23 @@ struct MultigridPreconditioner::Level {
   Array3<Stencil> stencil;
   Array3<double> x, b;            // correction, right-hand side
   bool vectors_released = false;  // x and b freed until make_vectors()
+  // Level 0 holds no b: its right-hand side is CG's residual, read in place (unknown order,
+  // through each run's rhs_shift) instead of copied into a grid array every cycle, which
+  // also saves the array's 8 bytes a cell of the window.
+  const bool rhs_in_place;
+  const double* residual = nullptr;  // CG's residual while apply() runs (rhs_in_place)
 
   Box window;  // global, the same on every rank
 
-  explicit Level(std::unique_ptr<Topology> t, const Box& w = Box::everywhere())
-      : topo(std::move(t)) {
+  explicit Level(std::unique_ptr<Topology> t, const Box& w = Box::everywhere(),
+                 bool rhs_in_place_ = false)
+      : topo(std::move(t)), rhs_in_place(rhs_in_place_) {
     halo = std::make_unique<Halo>(*topo);
     cover(w);
   }
+
+  // The right-hand side as the runs address it (see Run::rhs_shift).
+  const double* rhs() const { return rhs_in_place ? residual : b.data(); }
 
   // Arrays over the block's part of window w. Cells outside the domain are walls: solid,
   // with zero coefficients, never written.
@@ -95,7 +104,7 @@ struct MultigridPreconditioner::Level {
     type.reset_within(block, w, Stagger::Cell, kSolid);
     stencil.reset_within(block, w, Stagger::Cell, Stencil{{0.0f, 0.0f, 0.0f}, 0.0f});
     x.reset_within(block, w, Stagger::Cell, 0.0);
-    b.reset_within(block, w, Stagger::Cell, 0.0);
+    if (!rhs_in_place) b.reset_within(block, w, Stagger::Cell, 0.0);
     vectors_released = false;
   }
 
@@ -110,7 +119,7 @@ struct MultigridPreconditioner::Level {
     if (!vectors_released) return;
     const Box block = topo->local(Stagger::Cell);
     x.reset_within(block, window, Stagger::Cell, 0.0);
-    b.reset_within(block, window, Stagger::Cell, 0.0);
+    if (!rhs_in_place) b.reset_within(block, window, Stagger::Cell, 0.0);
     vectors_released = false;
   }
 
@@ -150,13 +159,6 @@ struct MultigridPreconditioner::Level {
     for (size_t q = plane_first.size() - 1; q-- > 0;)  // planes without fluid
       plane_first[q] = std::min(plane_first[q], plane_first[q + 1]);
   }
-
-  // Calls f(i, j, k) for every fluid cell.
-  template <class F>
-  void for_each_fluid_cell(F&& f) const {
-    for (const Run& run : runs)
-      for (int i = run.i; i < run.i + run.length; ++i) f(i, run.j, run.k);
-  }
 };
 
 MultigridPreconditioner::MultigridPreconditioner(const Topology& fine) : fine_topo_(fine) {}
@@ -172,7 +174,7 @@ void MultigridPreconditioner::build_levels() {
   // Without arrays until fit_windows() covers them: whole blocks would raise the peak.
   levels_.push_back(
       std::make_unique<Level>(std::make_unique<Topology>(fine_topo_.comm(), cells, 1, starts),
-                              Box{}));
+                              Box{}, /*rhs_in_place=*/true));
   while (int(levels_.size()) < kMaximumLevels) {
     bool thick_enough = true;
     for (int a = 0; a < 3; ++a) {
@@ -245,6 +247,19 @@ void MultigridPreconditioner::setup(const MacGrid& g) {
     if (g.cell_type(i, j, k) == kFluid)
       append_to_runs(unknown_runs_, i, j, k, top.x.offset(i, j, k));
   });
+  map_level0_rhs();
+}
+
+// Level 0's runs are fluid cells with a diagonal, in the same order as the unknowns (fluid
+// cells), so each lies inside one unknown run: both lists are walked together.
+void MultigridPreconditioner::map_level0_rhs() {
+  int64_t first_unknown = 0;  // of unknown_runs_[u]
+  size_t u = 0;
+  for (Run& run : levels_[0]->runs) {
+    while (unknown_runs_[u].offset + unknown_runs_[u].length <= run.offset)
+      first_unknown += unknown_runs_[u++].length;
+    run.rhs_shift = first_unknown - unknown_runs_[u].offset;
+  }
 }
 
 // Coarse cell I covers fine cells 2I and 2I+1 on each axis. A child outside the fine
@@ -287,7 +302,7 @@ void MultigridPreconditioner::coarsen(const Level& fine, Level& coarse) {
 void MultigridPreconditioner::smooth_cells(Level& L, int colour, const Run& run, int from,
                                            int to) {
   double* x = L.x.data();
-  const double* b = L.b.data();
+  const double* b = L.rhs() + run.rhs_shift;
   const Level::Stencil* s = L.stencil.data();
   const int64_t sy = L.x.stride(1), sz = L.x.stride(2);
   const int skip = (run.i + from + run.j + run.k + colour) & 1;
@@ -387,7 +402,7 @@ std::pair<int, int> MultigridPreconditioner::inside_span(const Run& run, const B
 }
 
 // (b - A x) at the fluid cell at offset o. Ghosts of x must be current.
-double MultigridPreconditioner::residual_at(const Level& L, int64_t o) {
+double MultigridPreconditioner::residual_at(const Level& L, const double* b, int64_t o) {
   const double* x = L.x.data();
   const Level::Stencil* s = L.stencil.data();
   const int64_t sy = L.x.stride(1), sz = L.x.stride(2);
@@ -396,7 +411,7 @@ double MultigridPreconditioner::residual_at(const Level& L, int64_t o) {
   // The smoother's diagonal, not the coefficients' sum again: the two differ by float
   // rounding, and the cycle is symmetric only if smoother and residual use one operator.
   const double diag = 1.0 / double(s[o].inv_diag);
-  return L.b.data()[o] - diag * x[o] + c[0] * x[o - 1] + up_x * x[o + 1] + c[1] * x[o - sy] +
+  return b[o] - diag * x[o] + c[0] * x[o - 1] + up_x * x[o + 1] + c[1] * x[o - sy] +
          up_y * x[o + sy] + c[2] * x[o - sz] + up_z * x[o + sz];
 }
 
@@ -443,12 +458,15 @@ struct MultigridPreconditioner::ParentWeights {
 // Ghosts of the fine x must be current.
 void MultigridPreconditioner::restrict_residual(const Level& fine, Level& coarse) {
   coarse.b.fill(0.0);
-  fine.for_each_fluid_cell([&](int i, int j, int k) {
-    const double value = 0.5 * residual_at(fine, fine.x.offset(i, j, k));
-    ParentWeights pw(coarse, i, j, k);
-    for (int n = 0; n < 8; ++n)
-      if (pw.w[n] != 0.0) coarse.b.data()[pw.offset[n]] += pw.w[n] * value;
-  });
+  for (const Run& run : fine.runs) {
+    const double* b = fine.rhs() + run.rhs_shift;
+    for (int l = 0; l < run.length; ++l) {
+      const double value = 0.5 * residual_at(fine, b, run.offset + l);
+      ParentWeights pw(coarse, run.i + l, run.j, run.k);
+      for (int n = 0; n < 8; ++n)
+        if (pw.w[n] != 0.0) coarse.b.data()[pw.offset[n]] += pw.w[n] * value;
+    }
+  }
   coarse.halo->sum<double>({&coarse.b});
 }
 
@@ -537,10 +555,14 @@ void MultigridPreconditioner::solve_coarsest() {
   Level& C = *levels_.back();
   Level& G = *gathered_;
   const Index3 cells = G.topo->global_cells();
+  // Only cells with a diagonal: the sweeps leave the others' x at 0, whatever their b.
   std::fill(gather_buffer_.begin(), gather_buffer_.end(), 0.0);
-  for_each_owned_in_gathered(C.owned, cells, [&](int i, int j, int k, int64_t n) {
-    gather_buffer_[size_t(n)] = C.b(i, j, k);
-  });
+  for (const Run& run : C.runs) {
+    const double* b = C.rhs() + run.rhs_shift;
+    for (int l = 0; l < run.length; ++l)
+      gather_buffer_[size_t((int64_t(run.k) * cells[1] + run.j) * cells[0] + run.i + l)] =
+          b[run.offset + l];
+  }
   global_sum_in_place(*C.topo, gather_buffer_.data(), int(gather_buffer_.size()));
   for_each_owned_in_gathered(G.owned, cells, [&](int i, int j, int k, int64_t n) {
     G.b(i, j, k) = gather_buffer_[size_t(n)];
@@ -559,16 +581,13 @@ void MultigridPreconditioner::solve_coarsest() {
 
 void MultigridPreconditioner::apply(const double* r, double* z) {
   Level& top = *levels_[0];
-  double* b = top.b.data();
+  top.residual = r;
   double* x0 = top.x.data();
-  for (const Run& run : unknown_runs_) {
-    std::copy_n(r, run.length, b + run.offset);
-    r += run.length;
-    // multiply() leaves p here; v_cycle clears only cells with a diagonal, and a fluid
-    // cell walled in on all six sides has none.
-    std::fill_n(x0 + run.offset, run.length, 0.0);
-  }
+  // multiply() leaves p here; v_cycle clears only cells with a diagonal, and a fluid cell
+  // walled in on all six sides has none.
+  for (const Run& run : unknown_runs_) std::fill_n(x0 + run.offset, run.length, 0.0);
   v_cycle(0);
+  top.residual = nullptr;
   const double* x = top.x.data();
   for (const Run& run : unknown_runs_) {
     std::copy_n(x + run.offset, run.length, z);

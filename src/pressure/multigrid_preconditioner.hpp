@@ -70,17 +70,21 @@ class MultigridPreconditioner {
 
  private:
   // Consecutive cells along x, from (i, j, k); offset is that of (i, j, k) in the level's
-  // arrays.
+  // arrays, and the right-hand side of the cell at offset o is the level's rhs()[o +
+  // rhs_shift] (0 but on level 0, which reads CG's residual in unknown order).
   struct Run {
     int i, j, k, length;
     int64_t offset;
+    int64_t rhs_shift = 0;
   };
   struct Level;
   struct ParentWeights;
   // The cells of `run` inside `inner`, as [first, end) counted from the run's start.
   static std::pair<int, int> inside_span(const Run& run, const Box& inner);
-  static double residual_at(const Level& level, int64_t offset);
+  static double residual_at(const Level& level, const double* rhs, int64_t offset);
   void build_levels();
+  // Each of level 0's runs' rhs_shift into the unknown order of unknown_runs_.
+  void map_level0_rhs();
   void fit_windows(const MacGrid& grid);
   void coarsen(const Level& fine, Level& coarse);
   static void smooth_cells(Level& level, int colour, const Run& run, int from, int to);
