@@ -23,10 +23,10 @@ void divergence_within(const MacGrid& g, const Box& cells, Array3<double>& div) 
 
 // With coefficients 1/rho_f the solved p is the physical pressure when the right-hand
 // side is -dx^2/dt times the divergence (see pressure_solver.hpp). The solver reads it at
-// the owned fluid cells alone.
+// the owned fluid cells alone, so the other cells keep what they held (a block-wide fill
+// would be 200 MB a rank at 1e8 particles).
 void divergence_right_hand_side(MacGrid& g, double dt, const Box& owned, const Box& fluid) {
   Array3<double>& rhs = g.cell_scratch;
-  rhs.fill(0.0);
   const Box cells = owned.intersect(fluid);
   divergence_within(g, cells, rhs);
   const double scale = -g.dx * g.dx / dt;
