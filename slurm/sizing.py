@@ -28,9 +28,10 @@ CELL_SIZE_RE = re.compile(r"^(\s*cell_size\s*=\s*)({0})(.*)$".format(NUMBER))
 # Peak resident memory of all the ranks together: (particles, ranks, bytes), from
 # tests/benchmarks/dune_at_size.sh (Catalyst included) with the default sand model: the
 # dune's 20-step runs on 2 ranks at about 1e6, 1e7 and 1e8 particles, and the restarts of
-# their checkpoints on 1 rank (the 1e8 run with the build that maps large allocations and
-# frees the multigrid's vectors for the sort, its restart on 1 rank and the 1e7 runs with
-# earlier builds, the 1e6 runs earlier still; docs/findings/memory.md). Memory is
+# their checkpoints on 1 rank (the 1e8 run with the build whose finest multigrid level reads
+# CG's residual in place, its restart on 1 rank with the build that maps large allocations
+# and frees the multigrid's vectors for the sort, the 1e7 runs with earlier builds, the 1e6
+# runs earlier still; docs/findings/memory.md). Memory is
 # modelled as bytes per particle x particles + bytes per rank x ranks, fitted to these by
 # least squares (see memory_model()), so a new measurement is one more line.
 MEASURED_PEAK_MEMORY = [
@@ -38,12 +39,12 @@ MEASURED_PEAK_MEMORY = [
     (992430, 1, 0.537e9),
     (10047275, 2, 2.29e9),
     (10047275, 1, 1.79e9),
-    (99986200, 2, 14.88e9),
+    (99986200, 2, 14.74e9),
     (99986200, 1, 14.15e9),
 ]
 # The compute model, per stage: the 1e8 dune with the default model on 2 ranks
-# (tests/benchmarks/dune_at_size.sh 1e8, its 20-step run: 7.703e6 particle-steps/s with a
-# checkpoint and Catalyst, 8.4 CG iterations a first solve), each stage's seconds a step on
+# (tests/benchmarks/dune_at_size.sh 1e8, its 20-step run: 7.951e6 particle-steps/s with a
+# frame, a checkpoint and Catalyst, 8.4 CG iterations a first solve), each stage's seconds a step on
 # the slowest rank (timing.json). A rank held 5.0e7 particles and, at 8 particles a filled
 # cell, 6.25e6 fluid cells. The particle stages scale with the particles of a rank, the sand
 # stages with its sand cells (the same ratio), and the two pressure solves with its fluid
@@ -51,11 +52,11 @@ MEASURED_PEAK_MEMORY = [
 # checkpoints and Catalyst are left out, as in a plan's other figures.
 MEASURED_PARTICLES_PER_RANK = 99986200 / 2
 MEASURED_CG_ITERATIONS = 8.4
-PARTICLE_STAGE_SECONDS = {"particles_to_grid": 2.225, "grid_to_particles_and_advect": 1.183,
-                          "migrate_particles": 0.195, "sort_particles": 0.239}
-SAND_STAGE_SECONDS = {"sand_plasticity": 1.277, "rigid_clusters": 0.459,
-                      "extrapolate_velocity": 0.166}
-SOLVE_STAGE_SECONDS = {"project_pressure": 4.436, "reproject_pressure": 2.014}
+PARTICLE_STAGE_SECONDS = {"particles_to_grid": 2.266, "grid_to_particles_and_advect": 1.179,
+                          "migrate_particles": 0.196, "sort_particles": 0.226}
+SAND_STAGE_SECONDS = {"sand_plasticity": 1.342, "rigid_clusters": 0.434,
+                      "extrapolate_velocity": 0.199}
+SOLVE_STAGE_SECONDS = {"project_pressure": 4.053, "reproject_pressure": 1.866}
 OTHER_STAGE_SECONDS = 0.082  # saving the grid velocity, gravity, boundaries, load balance
 MEASURED_STEP_SECONDS = (sum(PARTICLE_STAGE_SECONDS.values()) + sum(SAND_STAGE_SECONDS.values())
                          + sum(SOLVE_STAGE_SECONDS.values()) + OTHER_STAGE_SECONDS)
