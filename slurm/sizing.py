@@ -73,11 +73,13 @@ GRID_EXCHANGES_PER_STEP = 14
 PROJECTIONS_PER_STEP = 2          # the pressure projection, and again after plasticity
 CG_REDUCTIONS_PER_ITERATION = 2   # its two dot products
 # One CG iteration's V-cycle (src/pressure/multigrid_preconditioner.cpp): one fill for the matrix
-# product; on each level above the coarsest 2 x 4 smoothing fills, 2 more and the sum that
-# restricts to the next; the coarsest gathered onto every rank (one allreduce of its cells)
-# when it has at most 32768 cells, else swept with 41 fills. Levels halve the blocks until
-# one would be thinner than 2 cells. One layer of 8-byte values per fill.
+# product; on the finest level 2 x 4 smoothing fills (2 sweeps of two half-sweeps before and
+# after), on the levels below it 2 x 8 (4 sweeps), 2 more and the sum that restricts to the
+# next; the coarsest gathered onto every rank (one allreduce of its cells) when it has at
+# most 32768 cells, else swept with 41 fills. Levels halve the blocks until one would be
+# thinner than 2 cells. One layer of 8-byte values per fill.
 MG_FILLS_PER_LEVEL = 10
+MG_FILLS_PER_COARSE_LEVEL = 18
 MG_COARSEST_FILLS = 41
 MG_MAX_GATHERED_CELLS = 32768
 MG_MIN_BLOCK_CELLS = 2
@@ -570,8 +572,10 @@ def vcycle_exchanges(levels, gathered):
     """Per level, (halo exchanges, face size relative to level 0) of one CG iteration."""
     out = []
     for level in range(levels):
-        if level < levels - 1:
+        if level == 0 and levels > 1:
             count = MG_FILLS_PER_LEVEL
+        elif level < levels - 1:
+            count = MG_FILLS_PER_COARSE_LEVEL
         else:
             count = 1 if gathered else MG_COARSEST_FILLS
         # Level 0: the matrix product's fill; a coarser level: the restriction's sum.

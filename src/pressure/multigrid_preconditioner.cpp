@@ -10,8 +10,13 @@ namespace dunesim {
 namespace {
 
 // Smoothing sweeps (each a red and a black half-sweep) before and after the coarse
-// correction, and on the coarsest level (there in each direction).
+// correction on the finest level, on the levels below it, and on the coarsest level (there
+// in each direction). A level costs an eighth of the one above, so the coarse levels' sweeps
+// are cheap, and with 4 there CG needs 7.0 iterations on the 1e8 dune against 8.0 with 2
+// (the 1M dam break 7.0 against 7.9; more than 4 gain nothing; docs/findings/pressure_solve.md,
+// "More sweeps on the coarse levels").
 constexpr int kSmoothingSweeps = 2;
+constexpr int kCoarseSmoothingSweeps = 4;
 constexpr int kCoarsestSweeps = 10;
 // Coarsening stops before any rank's block would be thinner than this many cells.
 constexpr int kMinimumBlockCells = 2;
@@ -498,12 +503,13 @@ void MultigridPreconditioner::v_cycle(size_t l) {
     L.halo->fill<double>({&L.x});
     return;
   }
-  sweep(L, 0, kSmoothingSweeps);
+  const int sweeps = l == 0 ? kSmoothingSweeps : kCoarseSmoothingSweeps;
+  sweep(L, 0, sweeps);
   L.halo->fill<double>({&L.x});
   Level& C = *levels_[l + 1];
   restrict_residual(L, C);
-  v_cycle(l + 1);                     // leaves C.x halo-filled
-  sweep(L, 1, kSmoothingSweeps, &C);  // after adding C's correction
+  v_cycle(l + 1);           // leaves C.x halo-filled
+  sweep(L, 1, sweeps, &C);  // after adding C's correction
   L.halo->fill<double>({&L.x});
 }
 

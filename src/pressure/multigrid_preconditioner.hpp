@@ -11,7 +11,8 @@
 //   - a coarse cell is air (p = 0) if any of its 8 children is, else fluid if any is, else
 //     solid; its face coefficient is the mean of the 4 fine faces it covers (0 into solids);
 //   - red-black Gauss-Seidel smoothing (red before black going down, black before red coming
-//     up, so the cycle is symmetric, as CG needs), trilinear prolongation and its transpose
+//     up, so the cycle is symmetric, as CG needs; 2 sweeps each way on the finest level, 4
+//     on the cheaper levels below it), trilinear prolongation and its transpose
 //     as restriction, and many sweeps on the coarsest level; a level's sweeps before (or
 //     after) the coarse correction go through its arrays together, each a plane behind the
 //     one before, once instead of four times (the same result to the last bit);
