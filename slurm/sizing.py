@@ -28,8 +28,8 @@ CELL_SIZE_RE = re.compile(r"^(\s*cell_size\s*=\s*)({0})(.*)$".format(NUMBER))
 # Peak resident memory of all the ranks together: (particles, ranks, bytes), from
 # tests/benchmarks/dune_at_size.sh (Catalyst included) with the default sand model: the
 # dune's 20-step runs on 2 ranks at about 1e6, 1e7 and 1e8 particles, and the restarts of
-# their checkpoints on 1 rank (the 1e8 run with the build whose finest multigrid level reads
-# CG's residual in place, its restart on 1 rank with the build that maps large allocations
+# their checkpoints on 1 rank (the 1e8 run with the build whose multigrid sweeps its coarse
+# levels 4 times, its restart on 1 rank with the build that maps large allocations
 # and frees the multigrid's vectors for the sort, the 1e7 runs with earlier builds, the 1e6
 # runs earlier still; docs/findings/memory.md). Memory is
 # modelled as bytes per particle x particles + bytes per rank x ranks, fitted to these by
@@ -43,21 +43,21 @@ MEASURED_PEAK_MEMORY = [
     (99986200, 1, 14.15e9),
 ]
 # The compute model, per stage: the 1e8 dune with the default model on 2 ranks
-# (tests/benchmarks/dune_at_size.sh 1e8, its 20-step run: 7.951e6 particle-steps/s with a
-# frame, a checkpoint and Catalyst, 8.4 CG iterations a first solve), each stage's seconds a step on
+# (tests/benchmarks/dune_at_size.sh 1e8, its 20-step run: 8.15e6 particle-steps/s with a
+# frame, a checkpoint and Catalyst, 7.1 CG iterations a first solve), each stage's seconds a step on
 # the slowest rank (timing.json). A rank held 5.0e7 particles and, at 8 particles a filled
 # cell, 6.25e6 fluid cells. The particle stages scale with the particles of a rank, the sand
 # stages with its sand cells (the same ratio), and the two pressure solves with its fluid
 # cells times the CG iterations; the stages not listed go with the particles. Frames,
 # checkpoints and Catalyst are left out, as in a plan's other figures.
 MEASURED_PARTICLES_PER_RANK = 99986200 / 2
-MEASURED_CG_ITERATIONS = 8.4
-PARTICLE_STAGE_SECONDS = {"particles_to_grid": 2.266, "grid_to_particles_and_advect": 1.179,
-                          "migrate_particles": 0.196, "sort_particles": 0.226}
-SAND_STAGE_SECONDS = {"sand_plasticity": 1.342, "rigid_clusters": 0.434,
-                      "extrapolate_velocity": 0.199}
-SOLVE_STAGE_SECONDS = {"project_pressure": 4.053, "reproject_pressure": 1.866}
-OTHER_STAGE_SECONDS = 0.082  # saving the grid velocity, gravity, boundaries, load balance
+MEASURED_CG_ITERATIONS = 7.1
+PARTICLE_STAGE_SECONDS = {"particles_to_grid": 2.309, "grid_to_particles_and_advect": 1.213,
+                          "migrate_particles": 0.192, "sort_particles": 0.224}
+SAND_STAGE_SECONDS = {"sand_plasticity": 1.471, "rigid_clusters": 0.463,
+                      "extrapolate_velocity": 0.198}
+SOLVE_STAGE_SECONDS = {"project_pressure": 3.814, "reproject_pressure": 1.565}
+OTHER_STAGE_SECONDS = 0.080  # saving the grid velocity, gravity, boundaries, load balance
 MEASURED_STEP_SECONDS = (sum(PARTICLE_STAGE_SECONDS.values()) + sum(SAND_STAGE_SECONDS.values())
                          + sum(SOLVE_STAGE_SECONDS.values()) + OTHER_STAGE_SECONDS)
 PARTICLES_PER_CELL = 8
@@ -158,9 +158,10 @@ def add_sizing_options(parser):
                              "InfiniBand)")
     sizing.add_argument("--latency", type=float, default=2.0, metavar="US",
                         help="network latency per message, microseconds; default 2")
-    sizing.add_argument("--cg-iterations", type=float, default=8.4, metavar="N",
-                        help="CG iterations per first pressure solve; default 8.4 (measured "
-                             "on the dune: 7.0 at 1e7 particles, 8.4 at 1e8 over 20 steps)")
+    sizing.add_argument("--cg-iterations", type=float, default=MEASURED_CG_ITERATIONS,
+                        metavar="N",
+                        help="CG iterations per first pressure solve; default 7.1 (measured "
+                             "on the dune over 20 steps: 6.1 at 1e6 particles, 7.1 at 1e8)")
 
 
 def check_sizing_values(parser, args):
