@@ -23,13 +23,15 @@ double cells(const MacGrid& g) { return double(g.cell_type.size()); }
 // product (p read, A p written, a 17-byte stencil) 33; the V-cycle's finest level: 4 smoothing
 // sweeps of a red and a black half-sweep (each reads all of x and half of b, the stencil and
 // x written: 49 a sweep) 196, the correction zeroed 8, the residual restricted (x, b and the
-// stencil read) 33 and prolonged (x read and written) 16, with the coarser levels an eighth
-// each (8 / 7 of the finest's), plus the copy out into PETSc's vector 16 (the finest level
-// reads its right-hand side from PETSc's residual in place).
+// stencil read) 33 and prolonged (x read and written) 16; the coarser levels an eighth of
+// the cells each (1 / 7 of the finest's together) with 8 smoothing sweeps, not 4; plus the
+// copy out into PETSc's vector 16 (the finest level reads its right-hand side from PETSc's
+// residual in place).
 constexpr double kVectorOperations = 112;
 constexpr double kMatrixProduct = 33;
 constexpr double kFinestLevel = 196 + 8 + 33 + 16;
-constexpr double kPreconditioner = kFinestLevel * 8 / 7 + 16;
+constexpr double kCoarseLevel = 2 * 196 + 8 + 33 + 16;
+constexpr double kPreconditioner = kFinestLevel + kCoarseLevel / 7 + 16;
 constexpr double kIteration = kVectorOperations + kMatrixProduct + kPreconditioner;
 
 }  // namespace
