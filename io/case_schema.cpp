@@ -77,7 +77,11 @@ const std::vector<CaseKey>& case_schema() {
      kPositive, "the work of a sand particle counted as this many water particles (see below)",
      {}, {}, ""},
     {"pressure", {"rtol"}, false, "number", "-", "1e-6",
-     Range{0.0, 1.0, false, false}, "relative residual tolerance",
+     Range{0.0, 1.0, false, false},
+     "relative residual tolerance of the pressure solve. A case with sand projects twice a "
+     "step: its first solve, which gives the friction its pressure, stops at the larger of "
+     "`rtol` and 1e-3, and the second, after the sand stages, removes 99.9% of the "
+     "divergence left (`src/pressure/projection.hpp`)",
      {}, {}, ""},
     {"pressure", {"max_iterations"}, false, "integer", "-", "500",
      Range{1.0, kMaxInt}, "",

@@ -43,7 +43,8 @@ TEST(Projection, VelocityIsDiscretelyDivergenceFree) {
 
   PressureSolver solver(topo, config.pressure);
   const double dt = 0.005;
-  PressureSolveStats stats = project_pressure(g, dt, topo, solver, sim.halo());
+  PressureSolveStats stats =
+      project_pressure(g, dt, topo, solver, sim.halo(), config.pressure.rtol);
   EXPECT_GT(stats.iterations, 0);
 
   compute_divergence(g, owned, divergence);
@@ -137,8 +138,9 @@ TEST(Projection, IterationsHoldUnderRefinement) {
   for (int r = 0; r < 3; ++r) {
     auto sim = swirling_block(sizes[r]);
     PressureSolver solver(sim->topology(), sim->config().pressure);
-    iterations[r] =
-        project_pressure(sim->grid(), 0.005, sim->topology(), solver, sim->halo()).iterations;
+    iterations[r] = project_pressure(sim->grid(), 0.005, sim->topology(), solver, sim->halo(),
+                                     sim->config().pressure.rtol)
+                        .iterations;
     RecordProperty("iterations_" + std::to_string(r), iterations[r]);
   }
   EXPECT_GT(iterations[0], 0);
@@ -207,7 +209,7 @@ TEST(Projection, MatrixFreeAndAssembledSystemsGiveOnePressure) {
     spec.rtol = 1e-10;
     spec.petsc_options = preconditioners[m];
     PressureSolver solver(sim->topology(), spec);
-    project_pressure(g, 0.005, sim->topology(), solver, sim->halo());
+    project_pressure(g, 0.005, sim->topology(), solver, sim->halo(), spec.rtol);
     PetscOptionsClearValue(nullptr, "-pc_type");  // the options database outlives the solver
     for_each_index(sim->topology().owned_cells(sim->topology().rank()), [&](int i, int j, int k) {
       if (g.cell_type(i, j, k) != kFluid) return;

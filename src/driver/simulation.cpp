@@ -281,7 +281,9 @@ void Simulation::enforce_boundaries() {
 
 void Simulation::project_pressure(double dt) {
   auto t = clock_.time(kProjectPressure);
-  last_solve_ = dunesim::project_pressure(grid_, dt, *topo_, *pressure_solver_, *halo_);
+  const double rtol = sand_material_ ? tolerance_before_reprojection(config_.pressure.rtol)
+                                     : config_.pressure.rtol;
+  last_solve_ = dunesim::project_pressure(grid_, dt, *topo_, *pressure_solver_, *halo_, rtol);
   clock_.add_bytes(kProjectPressure,
                    traffic::project_pressure(grid_, fluid_cells_share(), last_solve_.iterations));
 }

@@ -327,6 +327,11 @@ int64_t PressureSolver::find_unknown_runs(const Array3<uint8_t>& type, const Box
 
 PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>& rhs,
                                          Array3<double>& pressure, Halo& halo) {
+  return solve(g, rhs, pressure, halo, spec_.rtol);
+}
+
+PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>& rhs,
+                                         Array3<double>& pressure, Halo& halo, double rtol) {
   release_system();
   const Box owned = topo_.owned_cells(topo_.rank());
   const int64_t local_count = find_unknown_runs(g.cell_type, owned);
@@ -349,14 +354,15 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
     assemble_matrix(g, first, halo);
   }
   attach_null_space_if_sealed(g);
-  create_krylov_solver();
+  create_krylov_solver(rtol);
   check(load_vector(rhs, rhs_), "loading the right-hand side");
   check(load_vector(pressure, solution_), "loading the initial guess");
   return run_krylov(pressure, halo);
 }
 
-// The Krylov solver for matrix_ and its vectors.
-void PressureSolver::create_krylov_solver() {
+// The Krylov solver for matrix_ and its vectors, solving to `rtol` unless PETSc's options
+// say otherwise.
+void PressureSolver::create_krylov_solver(double rtol) {
   MPI_Comm comm = topo_.comm();
   check(VecCreateMPI(comm, PetscInt(local_unknowns_), PETSC_DETERMINE, &rhs_), "VecCreateMPI");
   check(VecDuplicate(rhs_, &solution_), "VecDuplicate");
@@ -368,7 +374,7 @@ void PressureSolver::create_krylov_solver() {
   check(PCShellSetContext(pc, this), "PCShellSetContext");
   check(PCShellSetApply(pc, &PressureSolver::apply_multigrid), "PCShellSetApply");
   check(PCShellSetName(pc, "geometric multigrid V-cycle (dunesim)"), "PCShellSetName");
-  check(KSPSetTolerances(ksp_, spec_.rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
+  check(KSPSetTolerances(ksp_, rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
         "KSPSetTolerances");
   // The true residual, so that rtol bounds the remaining divergence (CG has it for free).
   check(KSPSetNormType(ksp_, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
@@ -393,15 +399,12 @@ PressureSolveStats PressureSolver::solve_again(Array3<double>& rhs_then_solution
     return {};
   }
   if (!matrix_) throw std::logic_error("solve_again() called before solve()");
-  if (!ksp_) create_krylov_solver();
+  if (!ksp_) create_krylov_solver(rtol);
   check(load_vector(rhs_then_solution, rhs_), "loading the right-hand side");
   check(VecZeroEntries(solution_), "VecZeroEntries");
   check(KSPSetTolerances(ksp_, rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
         "KSPSetTolerances");
-  PressureSolveStats stats = run_krylov(rhs_then_solution, halo);
-  check(KSPSetTolerances(ksp_, spec_.rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
-        "KSPSetTolerances");
-  return stats;
+  return run_krylov(rhs_then_solution, halo);
 }
 
 // PCSHELL's apply: one V-cycle. A system with the constant null space (fluid sealed in by

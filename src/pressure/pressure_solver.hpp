@@ -62,10 +62,14 @@ class PressureSolver {
 
   // Solves the system above for grid.cell_type / grid.density with right-hand side
   // `rhs` (per fluid cell), starting from the pressure already in `pressure` (the last
-  // step's), and leaves the result in `pressure` (0 in air and solid), halo-filled.
-  // Throws std::runtime_error on every rank if PETSc reports divergence.
+  // step's), and leaves the result in `pressure` (0 in air and solid), halo-filled, to the
+  // relative tolerance `rtol` (the case's `[pressure] rtol` unless given; PETSc's options
+  // may override either). Throws std::runtime_error on every rank if PETSc reports
+  // divergence.
   PressureSolveStats solve(const MacGrid& grid, const Array3<double>& rhs,
                            Array3<double>& pressure, Halo& halo);
+  PressureSolveStats solve(const MacGrid& grid, const Array3<double>& rhs,
+                           Array3<double>& pressure, Halo& halo, double rtol);
 
   // Solves the system of the last solve() again for the right-hand side in
   // `rhs_then_solution`, reusing its matrix and preconditioner (only the Krylov iterations
@@ -102,7 +106,7 @@ class PressureSolver {
   // assembled matrix, the built-in multigrid does not.
   bool uses_builtin_multigrid() const;
   void create_matrix_free_operator();
-  void create_krylov_solver();
+  void create_krylov_solver(double rtol);
   void assemble_matrix(const MacGrid& grid, int64_t first_unknown, Halo& halo);
   void attach_null_space_if_sealed(const MacGrid& grid);
   static PetscErrorCode multiply_matrix_free(Mat matrix, Vec p, Vec Ap);

@@ -75,11 +75,11 @@ void compute_divergence(const MacGrid& g, const Box& owned, Array3<double>& div)
 }
 
 PressureSolveStats project_pressure(MacGrid& g, double dt, const Topology& topo,
-                                    PressureSolver& solver, Halo& halo) {
+                                    PressureSolver& solver, Halo& halo, double rtol) {
   const Box owned = topo.owned_cells(topo.rank());
   const Box fluid = fluid_bounding_box(g);
   divergence_right_hand_side(g, dt, owned, fluid);
-  PressureSolveStats stats = solver.solve(g, g.cell_scratch, g.pressure, halo);
+  PressureSolveStats stats = solver.solve(g, g.cell_scratch, g.pressure, halo, rtol);
   subtract_pressure_gradient(g, g.pressure, dt, topo, fluid, halo);
   return stats;
 }
@@ -89,9 +89,6 @@ PressureSolveStats reproject_pressure(MacGrid& g, double dt, const Topology& top
   const Box owned = topo.owned_cells(topo.rank());
   const Box fluid = fluid_bounding_box(g);
   divergence_right_hand_side(g, dt, owned, fluid);
-  // The divergence left over is a small correction: removing 99.9% of it is plenty, and
-  // costs a third of the iterations of the first solve.
-  constexpr double kReprojectionTolerance = 1e-3;
   Array3<double>& right_hand_side_then_correction = g.cell_scratch;
   PressureSolveStats stats =
       solver.solve_again(right_hand_side_then_correction, halo, kReprojectionTolerance);

@@ -11,10 +11,23 @@ namespace dunesim {
 void compute_divergence(const MacGrid& grid, const Box& owned_cells, Array3<double>& div);
 
 // Solves for the pressure (Pa, stored in grid.pressure) that makes the velocity
-// divergence-free in fluid cells and subtracts its gradient from faces between non-solid
-// cells next to fluid. Velocities are left halo-consistent.
+// divergence-free in fluid cells, to the relative tolerance `rtol`, and subtracts its
+// gradient from faces between non-solid cells next to fluid. Velocities are left
+// halo-consistent.
 PressureSolveStats project_pressure(MacGrid& grid, double dt, const Topology& topo,
-                                    PressureSolver& solver, Halo& halo);
+                                    PressureSolver& solver, Halo& halo, double rtol);
+
+// The reprojection below removes 99.9% of the divergence left to it: plenty for a small
+// correction, at a third of the first solve's iterations.
+inline constexpr double kReprojectionTolerance = 1e-3;
+
+// The first solve's tolerance in a step that reprojects (sand): that solve gives the
+// pressure the friction reads, and the reprojection, over every fluid cell, removes the
+// divergence it leaves, so it needs no tighter tolerance than the reprojection's. Tighter,
+// it spends 6-7 iterations where 3-4 do (docs/findings/pressure_solve.md).
+inline double tolerance_before_reprojection(double case_rtol) {
+  return case_rtol > kReprojectionTolerance ? case_rtol : kReprojectionTolerance;
+}
 
 // Projects again with the system of the last project_pressure (same cells, same matrix and
 // preconditioner), to remove the divergence that later stages put back: the sand stages
