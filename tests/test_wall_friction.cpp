@@ -68,8 +68,7 @@ struct WallScene {
   void enforce_with_friction() {
     before = grid.vel;
     enforce_solid_velocity(grid);
-    std::array<Array3<float>, 3> normal_speed;
-    for (int a = 0; a < 3; ++a) normal_speed[a].reset(before[a].box(), before[a].stagger());
+    WallFaceValues normal_speed;
     normal_speed_removed_by_enforcement(grid, before, normal_speed);
     apply_wall_friction(topo, halo, grid, sand, wall_mu, normal_speed,
                         find_solid_boundary_faces(grid));
@@ -152,7 +151,7 @@ TEST(WallFriction, LoneCellOnTheFloorBearsItsWholeWeight) {
     s.sand(i, j, k) = lone ? 1 : 0;
   });
   s.set(0, [](int, int, int) { return 2.0; });
-  std::array<Array3<float>, 3> normal_speed;
+  WallFaceValues normal_speed;
   const SolidBoundaryFaces walls = find_solid_boundary_faces(s.grid);
   normal_speed_from_wall_pressure(s.grid, dt, {0, 0, -g}, s.topo.local(Stagger::Cell), walls,
                                   normal_speed);

@@ -294,9 +294,8 @@ void Simulation::sand_plasticity(double dt) {
       sand_model_->apply({*topo_, *halo_, grid_, particles_, config_.materials, *sand_material_,
                           config_.gravity, solid_faces_},
                          dt);
-  // The walls' normal speeds are the stage's scratch (12 bytes a face near the sand): freed,
-  // they leave room for the stages after it, the particle sort's among them.
-  for (Array3<float>& speed : grid_.wall_normal_speed) speed = {};
+  // The walls' normal speeds are the stage's scratch.
+  grid_.wall_normal_speed.clear();
   double counts[3] = {double(r.cells.sand_cells), double(r.cells.rigid_cells),
                       double(r.cells.yielding_cells)};
   global_sum_in_place(*topo_, counts, 3);

@@ -13,6 +13,7 @@
 #include "decomposition/array3.hpp"
 #include "decomposition/connected_components.hpp"
 #include "decomposition/topology.hpp"
+#include "src/grid/wall_face_values.hpp"
 
 namespace dunesim {
 
@@ -62,8 +63,9 @@ struct MacGrid {
   Array3<uint8_t> rigid;     // sand cells that did not yield this step
   Array3<uint8_t> yielding;  // sand cells that yielded this step
   Array3<float> wall_mu;     // Coulomb coefficient of each solid cell
-  // |u_n| the walls remove, near the sand; the sand stage's scratch, freed when it ends.
-  std::array<Array3<float>, 3> wall_normal_speed;
+  // |u_n| the walls remove, on their faces near the sand; the sand stage's scratch, freed
+  // when it ends.
+  WallFaceValues wall_normal_speed;
   // Connected groups of rigid cells, from the rigid-cluster stage to G2P; freed after it.
   ComponentLabels rigid_clusters;
   // Sand stress (xx yy zz xy xz yz), Pa; scratch. Single precision, as the particles carry
@@ -186,7 +188,7 @@ struct MacGrid {
     cut(rigid, uint8_t(0));
     cut(yielding, uint8_t(0));
     cut(wall_mu, 0.0f);
-    for (Array3<float>& speed : wall_normal_speed) speed = {};  // sized by the friction stage
+    wall_normal_speed.clear();  // filled by the friction stage
     rigid_clusters = {};
     for (Array3<float>& component : stress) cut(component, 0.0f);
   }

@@ -208,16 +208,17 @@ void set_up_unknowns(Stage& s) {
 void update_wall_limits(Stage& s, const TensorField& stress) {
   MacGrid& g = s.g;
   for (int a = 0; a < 3; ++a) {
-    Array3<float>& speed = g.wall_normal_speed[a];
+    const Array3<double>& faces = g.vel[a];
     for_each_index(s.stencil_cells, [&](int i, int j, int k) {
       const Index3 c{i, j, k};
       if (at(g.cell_type, c) != kFluid) return;
       for (int side : {-1, 1}) {
         const Index3 wall = shifted(c, a, side), face = side < 0 ? c : wall;
-        if (at(g.cell_type, wall) != kSolid || !speed.box().contains(face[0], face[1], face[2]))
-          continue;
+        if (at(g.cell_type, wall) != kSolid) continue;
+        float* speed = g.wall_normal_speed.find(a, faces.offset(face[0], face[1], face[2]));
+        if (!speed) continue;  // beyond the faces near the sand
         const double normal_stress = at(g.pressure, c) + (s.is_sand(c) ? at(stress[a], c) : 0.0);
-        at(speed, face) = float(
+        *speed = float(
             wall_normal_speed(normal_stress, at(g.density, c), g.dx, s.dt, side * s.gravity[a]));
       }
     });

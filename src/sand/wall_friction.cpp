@@ -16,15 +16,15 @@ Index3 shifted(Index3 p, int axis, int by) {
 
 // mu |u_n| for the solid next to cell `c` at side s along a, or 0.
 double cell_friction_budget(const MacGrid& g, const Array3<float>& wall_mu,
-                            const std::array<Array3<float>, 3>& normal_speed, const Index3& c,
-                            int a, int s) {
+                            const WallFaceValues& normal_speed, const Index3& c, int a, int s) {
   const Index3 wall = shifted(c, a, s);
   const Box& cells = g.cell_type.box();
   if (cells.contains(wall[0], wall[1], wall[2]) &&
       g.cell_type(wall[0], wall[1], wall[2]) != kSolid)
     return 0.0;
   const Index3 n = s < 0 ? c : wall;  // the a-face between c and the wall
-  return double(wall_mu(wall[0], wall[1], wall[2])) * normal_speed[a](n[0], n[1], n[2]);
+  return double(wall_mu(wall[0], wall[1], wall[2])) *
+         normal_speed.value_or_zero(a, g.vel[a].offset(n[0], n[1], n[2]));
 }
 
 // The owned tangential faces that wall friction may change, as sorted offsets into
@@ -73,8 +73,8 @@ std::array<std::vector<int64_t>, 3> tangential_faces_near_walls(const Topology& 
 // The face's budget: the mean of its two cells', or the one cell's where the other is air,
 // since a face on the free surface carries only its fluid cell's material.
 double wall_friction_budget(const MacGrid& g, const Array3<float>& wall_mu,
-                            const std::array<Array3<float>, 3>& normal_speed, const Index3& L,
-                            const Index3& R, int a, int s) {
+                            const WallFaceValues& normal_speed, const Index3& L, const Index3& R,
+                            int a, int s) {
   const Array3<uint8_t>& type = g.cell_type;
   const bool air_l = type(L[0], L[1], L[2]) == kAir, air_r = type(R[0], R[1], R[2]) == kAir;
   if (air_l) return cell_friction_budget(g, wall_mu, normal_speed, R, a, s);
@@ -85,8 +85,8 @@ double wall_friction_budget(const MacGrid& g, const Array3<float>& wall_mu,
 
 void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& g,
                          const Array3<uint8_t>& sand_cells, const Array3<float>& wall_mu,
-                         const std::array<Array3<float>, 3>& normal_speed,
-                         const SolidBoundaryFaces& walls, const Array3<uint8_t>* rigid_cells) {
+                         const WallFaceValues& normal_speed, const SolidBoundaryFaces& walls,
+                         const Array3<uint8_t>* rigid_cells) {
   const Array3<uint8_t>& type = g.cell_type;
   const Box& cells = type.box();
   auto solid = [&](const Index3& c) {
@@ -158,15 +158,14 @@ void for_each_normal_face(const MacGrid& g, int a, const Box& faces,
 
 void normal_speed_removed_by_enforcement(const MacGrid& g,
                                          const std::array<Array3<double>, 3>& before,
-                                         std::array<Array3<float>, 3>& normal_speed) {
+                                         WallFaceValues& normal_speed) {
   const SolidBoundaryFaces walls = find_solid_boundary_faces(g);
-  for (int a = 0; a < 3; ++a) {
-    normal_speed[a].fill(0.0f);
+  normal_speed.clear();
+  for (int a = 0; a < 3; ++a)
     for_each_normal_face(g, a, g.vel[a].box(), walls, [&](const Index3& f, const Index3&, int s) {
       const double removed = before[a](f[0], f[1], f[2]) - g.vel[a](f[0], f[1], f[2]);
-      normal_speed[a](f[0], f[1], f[2]) = float(std::max(0.0, s * removed));
+      normal_speed.add(a, g.vel[a].offset(f[0], f[1], f[2]), float(std::max(0.0, s * removed)));
     });
-  }
 }
 
 double wall_normal_speed(double normal_stress, double density, double dx, double dt,
@@ -177,14 +176,15 @@ double wall_normal_speed(double normal_stress, double density, double dx, double
 
 void normal_speed_from_wall_pressure(const MacGrid& g, double dt, const Vec3& gravity,
                                      const Box& cells, const SolidBoundaryFaces& walls,
-                                     std::array<Array3<float>, 3>& normal_speed) {
+                                     WallFaceValues& normal_speed) {
+  normal_speed.clear();
   for (int a = 0; a < 3; ++a) {
     const Box faces = faces_of_cells(cells, a).intersect(g.vel[a].box());
-    normal_speed[a].reset(faces, face_stagger(a), 0.0f);
     for_each_normal_face(g, a, faces, walls, [&](const Index3& f, const Index3& c, int s) {
-      normal_speed[a](f[0], f[1], f[2]) =
-          float(wall_normal_speed(g.pressure(c[0], c[1], c[2]), g.density(c[0], c[1], c[2]), g.dx,
-                                  dt, s * gravity[a]));
+      normal_speed.add(a, g.vel[a].offset(f[0], f[1], f[2]),
+                       float(wall_normal_speed(g.pressure(c[0], c[1], c[2]),
+                                               g.density(c[0], c[1], c[2]), g.dx, dt,
+                                               s * gravity[a])));
     });
   }
 }

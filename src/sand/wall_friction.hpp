@@ -12,7 +12,8 @@
 //
 // On the MAC grid:
 //  - normal faces are the faces between a non-solid cell C and a solid cell C + s e_a
-//    (s = -1 or +1), where normal_speed[a] holds |u_n| (>= 0);
+//    (s = -1 or +1), where normal_speed holds |u_n| (>= 0; WallFaceValues, a list of the
+//    walls' faces: 0 on a face it does not hold);
 //  - a tangential face of component b lies between two non-solid cells L and R, at least one
 //    of them sand. For each wall direction (a, s), a != b, that the face touches, its friction
 //    budget is mu |u_n| averaged over L and R: mu of the solid cell C + s e_a times |u_n| on
@@ -39,7 +40,7 @@ namespace dunesim {
 
 // `wall_mu` holds mu in solid cells (box walls outside the domain, colliders); other cells
 // are not read. `sand_cells`, grid.cell_type and the velocities must be halo-consistent.
-// `normal_speed` must cover the faces of the cells within two cells of a sand cell.
+// `normal_speed` must hold the walls' faces of the cells within two cells of a sand cell.
 // `walls` are the grid's faces between a solid and a non-solid cell
 // (find_solid_boundary_faces): only the faces next to them are visited.
 // Faces with a cell of `rigid_cells` on either side are left alone: the rigid-cluster stage
@@ -48,22 +49,21 @@ namespace dunesim {
 // Updates owned faces, then halo-fills the velocities.
 void apply_wall_friction(const Topology& topo, Halo& halo, MacGrid& grid,
                          const Array3<uint8_t>& sand_cells, const Array3<float>& wall_mu,
-                         const std::array<Array3<float>, 3>& normal_speed,
-                         const SolidBoundaryFaces& walls,
+                         const WallFaceValues& normal_speed, const SolidBoundaryFaces& walls,
                          const Array3<uint8_t>* rigid_cells = nullptr);
 
 // The budget mu |u_n| (m/s, the speed the wall's friction may take away in a step) of the
 // tangential face between cells L and R for the wall at side s along axis a (0 where no
 // wall is there): the mean of the two cells', or the one cell's where the other is air.
 double wall_friction_budget(const MacGrid& grid, const Array3<float>& wall_mu,
-                            const std::array<Array3<float>, 3>& normal_speed, const Index3& L,
-                            const Index3& R, int a, int s);
+                            const WallFaceValues& normal_speed, const Index3& L, const Index3& R,
+                            int a, int s);
 
 // |u_n| = max(0, s (u_before - u_after)) on each normal face: only motion into the solid
 // presses sand against it; sand leaving a wall feels no friction.
 void normal_speed_removed_by_enforcement(const MacGrid& grid,
                                          const std::array<Array3<double>, 3>& before,
-                                         std::array<Array3<float>, 3>& normal_speed);
+                                         WallFaceValues& normal_speed);
 
 // |u_n| a cell pressed on a wall with `normal_stress` (Pa, compression positive) takes to
 // it in a step: max(0, normal_stress) dt / (rho dx), and at least the cell's own weight,
@@ -75,11 +75,11 @@ double wall_normal_speed(double normal_stress, double density, double dx, double
 // fluid cell next to the wall (call after the projection), and at least the cell's own
 // weight, g_n dt with g_n the part of gravity towards the wall: a cell with air beside it
 // shares its pressure with its open faces (a lone cell on a floor has a fifth of its weight
-// in p), yet rests on the floor with all of it. normal_speed[a] is resized to cover the
-// faces of `cells` alone (0 where no wall is); only those among `walls` (the grid's solid
-// boundary faces, find_solid_boundary_faces) are visited.
+// in p), yet rests on the floor with all of it. normal_speed then holds the faces of `cells`
+// among `walls` (the grid's solid boundary faces, find_solid_boundary_faces) that have a
+// fluid cell on their other side, and no other.
 void normal_speed_from_wall_pressure(const MacGrid& grid, double dt, const Vec3& gravity,
                                      const Box& cells, const SolidBoundaryFaces& walls,
-                                     std::array<Array3<float>, 3>& normal_speed);
+                                     WallFaceValues& normal_speed);
 
 }  // namespace dunesim
