@@ -43,7 +43,7 @@ MEASURED_PEAK_MEMORY = [
     (99986200, 1, 14.15e9),
 ]
 # The compute model, per stage: the 1e8 dune with the default model on 2 ranks
-# (tests/benchmarks/dune_at_size.sh 1e8, its 20-step run: 9.07e6 particle-steps/s with a
+# (tests/benchmarks/dune_at_size.sh 1e8, its 20-step run: 9.71e6 particle-steps/s with a
 # frame, a checkpoint and Catalyst, 3.1 CG iterations a first solve, which stops at the
 # reprojection's tolerance), each stage's seconds a step on
 # the slowest rank (timing.json). A rank held 5.0e7 particles and, at 8 particles a filled
@@ -53,12 +53,12 @@ MEASURED_PEAK_MEMORY = [
 # checkpoints and Catalyst are left out, as in a plan's other figures.
 MEASURED_PARTICLES_PER_RANK = 99986200 / 2
 MEASURED_CG_ITERATIONS = 3.1
-PARTICLE_STAGE_SECONDS = {"particles_to_grid": 2.295, "grid_to_particles_and_advect": 1.204,
-                          "migrate_particles": 0.194, "sort_particles": 0.314}
-SAND_STAGE_SECONDS = {"sand_plasticity": 1.866, "rigid_clusters": 0.451,
-                      "extrapolate_velocity": 0.199}
-SOLVE_STAGE_SECONDS = {"project_pressure": 2.128, "reproject_pressure": 1.579}
-OTHER_STAGE_SECONDS = 0.077  # saving the grid velocity, gravity, boundaries, load balance
+PARTICLE_STAGE_SECONDS = {"particles_to_grid": 2.352, "grid_to_particles_and_advect": 1.168,
+                          "migrate_particles": 0.192, "sort_particles": 0.235}
+SAND_STAGE_SECONDS = {"sand_plasticity": 1.021, "rigid_clusters": 0.651,
+                      "extrapolate_velocity": 0.202}
+SOLVE_STAGE_SECONDS = {"project_pressure": 2.062, "reproject_pressure": 1.486}
+OTHER_STAGE_SECONDS = 0.076  # saving the grid velocity, gravity, boundaries, load balance
 MEASURED_STEP_SECONDS = (sum(PARTICLE_STAGE_SECONDS.values()) + sum(SAND_STAGE_SECONDS.values())
                          + sum(SOLVE_STAGE_SECONDS.values()) + OTHER_STAGE_SECONDS)
 PARTICLES_PER_CELL = 8
