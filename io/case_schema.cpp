@@ -80,7 +80,7 @@ const std::vector<CaseKey>& case_schema() {
      Range{0.0, 1.0, false, false},
      "relative residual tolerance of the pressure solve. A case with sand projects twice a "
      "step: its first solve, which gives the friction its pressure, stops at the larger of "
-     "`rtol` and 1e-3, and the second, after the sand stages, removes 99.9% of the "
+     "`rtol` and 1e-5, and the second, after the sand stages, removes 99.9% of the "
      "divergence left (`src/pressure/projection.hpp`)",
      {}, {}, ""},
     {"pressure", {"max_iterations"}, false, "integer", "-", "500",

@@ -127,12 +127,11 @@ TEST(StillWater, GhostFluidSurfaceStaysStillWithContinuumPressure) {
 
 // A bed of sand at rest under the default model: its grains stay still and its pressure is
 // the water tank's, rho g (H + dx/2 - z), which the sand's yield test and friction read. A
-// sand step solves for that pressure only to the reprojection's tolerance, 1e-3
-// (tolerance_before_reprojection, src/pressure/projection.hpp), the reprojection then
-// removing the divergence left; the pressure must be as close as that tolerance asks, 0.1%
-// (a thirtieth of a degree of the friction's angle). Measured: 1.8e-4 on 1 and 2 ranks,
-// 1.0e-4 on 4, grains below 1e-9 m/s; with the first solve stopped at 0.1, 4.1e-3 and
-// 6.9e-3.
+// sand step solves for that pressure only to 1e-5 (tolerance_before_reprojection,
+// src/pressure/projection.hpp), the reprojection then removing the divergence left; the
+// pressure must be within 0.1% (a thirtieth of a degree of the friction's angle). Measured:
+// 2.4e-7, 4.4e-7 and 2.3e-7 on 1, 2 and 4 ranks, grains below 1e-11 m/s (1.8e-4 with the
+// first solve stopped at 1e-3); with it stopped at 0.1, 4.1e-3 and 6.9e-3 on 1 and 2.
 TEST(StillSand, StaysStillWithHydrostaticPressure) {
   CaseConfig config =
       test::sand_box_case({0.3, 0.3, 0.4}, kCell, {0, 0, 0}, {0.3, 0.3, kDepth}, 30.0);
