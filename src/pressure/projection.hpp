@@ -24,9 +24,9 @@ inline constexpr double kReprojectionTolerance = 1e-3;
 // The first solve's tolerance in a step that reprojects (sand): the reprojection, over every
 // fluid cell, removes the divergence this solve leaves, so only the pressure the friction
 // reads asks for more. The residual misses smooth errors of the pressure: stopped at the
-// reprojection's 1e-3, the step a stream first landed on a slope left its cells' pressure up
-// to 26 times their weight's, and at 1e-4 three times; 1e-5 made the same yield as 1e-6, in
-// 5-6 iterations instead of 6-7 (docs/findings/pressure_solve.md).
+// reprojection's 1e-3, the step a stream first landed on a slope left cells along it at up to
+// 26 times the pressure a 1e-6 solve gives them, and at 1e-4 three times; 1e-5 made the same
+// yield as 1e-6, in 5-6 iterations instead of 6-7 (docs/findings/pressure_solve.md).
 inline constexpr double kToleranceBeforeReprojection = 1e-5;
 inline double tolerance_before_reprojection(double case_rtol) {
   return case_rtol > kToleranceBeforeReprojection ? case_rtol : kToleranceBeforeReprojection;
