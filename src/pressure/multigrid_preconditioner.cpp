@@ -274,78 +274,33 @@ void MultigridPreconditioner::map_level0_rhs() {
   }
 }
 
-// Coarse cell (I, J, K) from its eight children: air if any child is air, else fluid if any
-// is, else solid; each face's coefficient the mean of the four fine faces it covers (a
-// finite volume flux over twice the area and twice the distance, in the fine rows' scaling).
-void MultigridPreconditioner::coarsen_cell(const Level& fine, Level& coarse, int I, int J,
-                                           int K) {
-  bool any_air = false, any_fluid = false;
-  for (int dk = 0; dk < 2; ++dk)
-    for (int dj = 0; dj < 2; ++dj)
-      for (int di = 0; di < 2; ++di) {
-        const uint8_t t = fine.type_at(2 * I + di, 2 * J + dj, 2 * K + dk);
-        any_air = any_air || t == kAir;
-        any_fluid = any_fluid || t == kFluid;
-      }
-  coarse.type(I, J, K) = any_air ? kAir : any_fluid ? kFluid : kSolid;
-  for (int a = 0; a < 3; ++a) {
-    const int b = (a + 1) % 3, c = (a + 2) % 3;
-    float sum = 0.0f;
-    for (int e = 0; e < 2; ++e)
-      for (int f = 0; f < 2; ++f) {
-        Index3 n{2 * I, 2 * J, 2 * K};
-        n[b] += e;
-        n[c] += f;
-        sum += fine.coefficient_at(n[0], n[1], n[2], a);
-      }
-    coarse.stencil(I, J, K).coeff[a] = 0.25f * sum;
-  }
-}
-
-// The same for a cell whose children all lie in the fine arrays, read by offset.
-void MultigridPreconditioner::coarsen_cell_inside(const Level& fine, Level& coarse, int I, int J,
-                                                  int K) {
-  const uint8_t* t = &fine.type(2 * I, 2 * J, 2 * K);
-  const int64_t ty = fine.type.stride(1), tz = fine.type.stride(2);
-  const bool any_air = t[0] == kAir || t[1] == kAir || t[ty] == kAir || t[ty + 1] == kAir ||
-                       t[tz] == kAir || t[tz + 1] == kAir || t[tz + ty] == kAir ||
-                       t[tz + ty + 1] == kAir;
-  const bool any_fluid = t[0] == kFluid || t[1] == kFluid || t[ty] == kFluid ||
-                         t[ty + 1] == kFluid || t[tz] == kFluid || t[tz + 1] == kFluid ||
-                         t[tz + ty] == kFluid || t[tz + ty + 1] == kFluid;
-  coarse.type(I, J, K) = any_air ? kAir : any_fluid ? kFluid : kSolid;
-  const Level::Stencil* s = &fine.stencil(2 * I, 2 * J, 2 * K);
-  Level::Stencil& to = coarse.stencil(I, J, K);
-  for (int a = 0; a < 3; ++a) {
-    const int64_t step_b = fine.stencil.stride((a + 1) % 3);
-    const int64_t step_c = fine.stencil.stride((a + 2) % 3);
-    float sum = 0.0f;
-    sum += s[0].coeff[a];
-    sum += s[step_c].coeff[a];
-    sum += s[step_b].coeff[a];
-    sum += s[step_b + step_c].coeff[a];
-    to.coeff[a] = 0.25f * sum;
-  }
-}
-
 // Coarse cell I covers fine cells 2I and 2I+1 on each axis. A child outside the fine
 // domain is a wall (the fine arrays hold kSolid and zero coefficients there).
 void MultigridPreconditioner::coarsen(const Level& fine, Level& coarse) {
-  const Box& fine_types = fine.type.box();
-  const Box& fine_stencils = fine.stencil.box();
-  for_each_row(coarse.owned, [&](int I0, int J, int K, int length) {
-    // A row whose children all lie in the fine arrays reads them along their rows; one at
-    // the fine window's edge reads each child through the checks of type_at and
-    // coefficient_at. Both add the same numbers in the same order.
-    const bool inside = fine_types.contains(2 * I0, 2 * J, 2 * K) &&
-                        fine_types.contains(2 * (I0 + length) - 1, 2 * J + 1, 2 * K + 1) &&
-                        fine_stencils.contains(2 * I0, 2 * J, 2 * K) &&
-                        fine_stencils.contains(2 * (I0 + length) - 1, 2 * J + 1, 2 * K + 1);
-    for (int m = 0; m < length; ++m)
-      if (inside)
-        coarsen_cell_inside(fine, coarse, I0 + m, J, K);
-      else
-        coarsen_cell(fine, coarse, I0 + m, J, K);
+  for_each_index(coarse.owned, [&](int I, int J, int K) {
+    bool any_air = false, any_fluid = false;
+    for (int dk = 0; dk < 2; ++dk)
+      for (int dj = 0; dj < 2; ++dj)
+        for (int di = 0; di < 2; ++di) {
+          const uint8_t t = fine.type_at(2 * I + di, 2 * J + dj, 2 * K + dk);
+          any_air = any_air || t == kAir;
+          any_fluid = any_fluid || t == kFluid;
+        }
+    coarse.type(I, J, K) = any_air ? kAir : any_fluid ? kFluid : kSolid;
+    // The coarse face's coefficient is the mean of the four fine faces it covers (a finite
+    // volume flux over twice the area and twice the distance, in the fine rows' scaling).
+    for (int a = 0; a < 3; ++a) {
+      const int b = (a + 1) % 3, c = (a + 2) % 3;
+      float sum = 0.0f;
+      for (int e = 0; e < 2; ++e)
+        for (int f = 0; f < 2; ++f) {
+          Index3 n{2 * I, 2 * J, 2 * K};
+          n[b] += e;
+          n[c] += f;
+          sum += fine.coefficient_at(n[0], n[1], n[2], a);
+        }
+      coarse.stencil(I, J, K).coeff[a] = 0.25f * sum;
+    }
   });
   coarse.halo->fill<uint8_t, Level::Stencil>({&coarse.type}, {&coarse.stencil});
   coarse.finish_operator();

@@ -88,8 +88,6 @@ class MultigridPreconditioner {
   void map_level0_rhs();
   void fit_windows(const MacGrid& grid);
   void coarsen(const Level& fine, Level& coarse);
-  static void coarsen_cell(const Level& fine, Level& coarse, int I, int J, int K);
-  static void coarsen_cell_inside(const Level& fine, Level& coarse, int I, int J, int K);
   static void smooth_cells(Level& level, int colour, const Run& run, int from, int to);
   void smooth_outside(Level& level, int colour, const Box& inner);
   void sweep(Level& level, int first_colour, int count, const Level* prolong_from = nullptr);

@@ -18,7 +18,7 @@ PressureSolveStats project_pressure(MacGrid& grid, double dt, const Topology& to
                                     PressureSolver& solver, Halo& halo, double rtol);
 
 // The reprojection below removes 99.9% of the divergence left to it: plenty for a small
-// correction, at a third of the first solve's iterations.
+// correction, in fewer iterations than the first solve (4 against 6 on the 1M sand column).
 inline constexpr double kReprojectionTolerance = 1e-3;
 
 // The first solve's tolerance in a step that reprojects (sand): the reprojection, over every
