@@ -181,8 +181,9 @@ def domain_reach(geometry, a, radius, cell_size):
     return whole_cells(1.4 * radius * (1 + geometry.runout_law(a)), cell_size)
 
 
-def case_text(geometry, template, a, radius, cell_size, output, end, interval):
-    """The template case with this run's geometry, end time, frame interval and output."""
+def case_text(geometry, template, a, radius, cell_size, output, end, interval, seed=None):
+    """The template case with this run's geometry, end time, frame interval and output, and
+    the particles' jitter seeded by `seed` where given."""
     reach = domain_reach(geometry, a, radius, cell_size)
     top = whole_cells(1.2 * a * radius + 4 * cell_size, cell_size)
     replacements = geometry.case_lines(a, radius, cell_size, reach, top) + [
@@ -198,6 +199,11 @@ def case_text(geometry, template, a, radius, cell_size, output, end, interval):
         if count != 1:
             sys.exit(f"column_collapse_study: the case template has {count} lines matching "
                      f"{pattern!r}, expected exactly 1")
+    if seed is not None:
+        if re.search(r"(?m)^\[seeding\]", text):
+            sys.exit("column_collapse_study: the case template has a [seeding] table; "
+                     "--seed would be a second one")
+        text += f"\n[seeding]\nseed = {seed}\n"
     return text
 
 
@@ -290,7 +296,7 @@ def write_case(args, a, radius, folder):
         template = f.read()
     with open(case_file, "w") as f:
         f.write(case_text(args.shape, template, a, radius, args.cell_size, os.path.abspath(folder),
-                          args.max_time, args.frame_interval))
+                          args.max_time, args.frame_interval, args.seed))
     return case_file
 
 
@@ -390,6 +396,8 @@ def main():
     parser.add_argument("--frame-interval", type=float, default=0.05, help="s")
     parser.add_argument("--rest-window", type=float, default=1.5,
                         help="s; at least 2 sqrt(H0/g)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the particles' jitter (default: the case's, 1)")
     parser.add_argument("--rest-tolerance", type=float, default=0.25,
                         help="cells; how far R_inf and H_inf may move over the window")
     args = parser.parse_args()

@@ -671,31 +671,30 @@ double resting_cone_summit_kept(double phi_deg, double slope_deg, uint64_t seed 
 // by more than a cell (10%). The cone's circular steps are a staircase whose risers the
 // surface's 3x3x3 reading takes for 45-degree slopes; the rest rule takes the flatter of that
 // and a reading over 5 cells (src/sand/surface_rest.hpp). The summit is the top disc, 1.4
-// cells across, and the jitter of a dozen grains decides whether it settles by a fraction of
-// a cell, so the cone below phi is built with the seeds 1 to 5: the median must keep 99%, and
-// no seed may lose the summit's cell (a tenth of the height). Measured over seeds 1 to 20 (2
-// ranks): 18 keep 99% (0.992-1.016), the others 0.980 and 0.973. Before the yield test weighed
-// a resting cell with its own weight (own_weight_pressure), 5 of seeds 1 to 10 kept it
-// (0.992-1.001), one 0.985 and four lost the summit's cell (0.90). With the 3x3x3 reading
-// alone the cone below phi lost a cell of its summit (0.90) at seed 1, and the grains above
-// 0.6 of its height shrank by 18% over the 2 s.
+// cells across, and the jitter of a dozen grains decides what its loose grains do, so the
+// cone below phi is built with five seeds, each of which must keep 99%: 1 to 3, and 14 and 20,
+// at which the summit sank by a quarter of a cell (0.980 and 0.973) while its resting cells'
+// grains were advected through the grid's trilinear stencil, which dragged them along with
+// the loose grains rolling off beside them; with the flux through their own cell's faces
+// (src/transfer/transfer.cpp, advect_in_own_cell) all of seeds 1 to 20 keep it (0.9967-1.0164,
+// 2 ranks). Before the yield test weighed a resting cell with its own weight
+// (own_weight_pressure), 5 of seeds 1 to 10 kept it (0.992-1.001), one 0.985 and four lost the
+// summit's cell (0.90). With the 3x3x3 reading alone the cone below phi lost a cell of its
+// summit (0.90) at seed 1, and the grains above 0.6 of its height shrank by 18% over the 2 s.
 TEST(RestingCone, KeepsItsSummitBelowPhiFailsAbove) {
+  const std::vector<uint64_t> seeds{1, 2, 3, 14, 20};
   std::vector<double> below;
-  for (uint64_t seed = 1; seed <= 5; ++seed)
-    below.push_back(resting_cone_summit_kept(30.0, 27.0, seed));
+  for (uint64_t seed : seeds) below.push_back(resting_cone_summit_kept(30.0, 27.0, seed));
   const double above = resting_cone_summit_kept(30.0, 35.0);
-  std::vector<double> sorted = below;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[2];
-  RecordProperty("summit_kept_27_deg_median", std::to_string(median));
+  const double least = *std::min_element(below.begin(), below.end());
+  RecordProperty("summit_kept_27_deg_least", std::to_string(least));
   RecordProperty("summit_kept_35_deg", std::to_string(above));
   if (test::world_rank() == 0)
     std::printf(
-        "cone summit kept after 2 s, 27 degrees, seeds 1-5: %.4f %.4f %.4f %.4f %.4f; "
+        "cone summit kept after 2 s, 27 degrees, seeds 1 2 3 14 20: %.4f %.4f %.4f %.4f %.4f; "
         "35 degrees %.4f (phi 30)\n",
         below[0], below[1], below[2], below[3], below[4], above);
-  EXPECT_GT(median, 0.99);
-  EXPECT_GT(sorted[0], 0.95);
+  EXPECT_GT(least, 0.99);
   EXPECT_LT(above, 0.9);
 }
 

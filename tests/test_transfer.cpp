@@ -337,7 +337,6 @@ TEST(Transfer, RigidCellParticleTakesItsClustersMotion) {
 // the cluster under the flow above, at rest, keeps it in place to the last bit, and the
 // cluster translating at 0.1 m/s and turning at 2 rad/s about z carries it along its arc
 // (the midpoint rule). Both passes, the one after G2P and the one G2P does itself, agree.
-// Beside yielding sand the particle goes with the grid, as the flowing sand's particles do.
 TEST(Transfer, RigidCellParticleIsAdvectedWithItsCluster) {
   const CaseConfig domain =
       test::water_box_case({0.3, 0.3, 0.3}, 0.1, {0, 0, 0}, {0.1, 0.1, 0.1});
@@ -377,16 +376,35 @@ TEST(Transfer, RigidCellParticleIsAdvectedWithItsCluster) {
       EXPECT_EQ(p.z[0], z0);
     }
   }
-  RigidCellUnderAFlow beside(Transfer::Apic);
-  RigidMotions motions;
-  beside.label_cluster(motions);
-  beside.grid.yielding(1, 1, 2) = 1;  // the flowing cell above
-  beside.materials[0].rheology.rigid_cells_own_velocity = true;
-  const double x0 = beside.particle.x[0];
-  grid_to_particles_and_advect(beside.grid, beside.materials, beside.particle, &motions, dt,
-                               push_out);
-  EXPECT_EQ(beside.particle.vx[0], 0.0f);  // G2P still gives it its cluster's velocity
-  EXPECT_NEAR(beside.particle.x[0] - x0, 0.25 * RigidCellUnderAFlow::flow * dt, 1e-9);
+  // Beside yielding sand (the flowing cell above) the particle goes with its own cell's
+  // faces: at rest, it stays, where the trilinear stencil would carry it along at a quarter
+  // of the flow's speed (it did, and the top grains of a cone at rest sank by a quarter of a
+  // cell where loose grains beside them rolled off); with a flux through them, linear
+  // between each pair of faces, by the midpoint rule.
+  for (bool flux : {false, true}) {
+    RigidCellUnderAFlow beside(Transfer::Apic);
+    RigidMotions motions;
+    beside.label_cluster(motions);
+    beside.grid.yielding(1, 1, 2) = 1;
+    beside.materials[0].rheology.rigid_cells_own_velocity = true;
+    constexpr double in = 0.4;  // m/s in through the cell's top face, out through its x+ face
+    if (flux) {
+      beside.grid.vel[2](1, 1, 2) = -in;
+      beside.grid.vel[0](2, 1, 1) = in;
+    }
+    Particles& p = beside.particle;
+    const double x0 = p.x[0], y0 = p.y[0], z0 = p.z[0];
+    grid_to_particles_and_advect(beside.grid, beside.materials, p, &motions, dt, push_out);
+    EXPECT_EQ(p.vx[0], 0.0f);  // G2P still gives it its cluster's velocity
+    // At (0.5, 0.5, 0.75) of the cell: v = (0.5 in, 0, -0.75 in), and at the midpoint
+    // (0.5 + 0.25 in dt / dx, 0.5, 0.75 - 0.375 in dt / dx) of it.
+    const double s = dt / RigidCellUnderAFlow::dx;
+    const double vx = flux ? (0.5 + 0.25 * in * s) * in : 0.0;
+    const double vz = flux ? -(0.75 - 0.375 * in * s) * in : 0.0;
+    EXPECT_NEAR(p.x[0] - x0, vx * dt, 1e-12);
+    EXPECT_EQ(p.y[0], y0);
+    EXPECT_NEAR(p.z[0] - z0, vz * dt, 1e-12);
+  }
 }
 
 namespace {

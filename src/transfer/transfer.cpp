@@ -114,6 +114,20 @@ bool in_rigid_cell(const MacGrid& g, const GridPoint& pt) {
   return g.has_sand() && g.rigid.box().contains(i, j, k) && g.rigid(i, j, k) != 0;
 }
 
+// Component a of a face field on a cell's own two a-faces, and linear between them.
+struct OwnFaces {
+  double lo, hi;
+  template <class T>
+  OwnFaces(const Array3<T>& v, const Index3& cell, int a) {
+    Index3 upper = cell;
+    ++upper[a];
+    lo = v(cell[0], cell[1], cell[2]);
+    hi = v(upper[0], upper[1], upper[2]);
+  }
+  // At a fraction `frac` of the cell along a.
+  double at(double frac) const { return lo + frac * (hi - lo); }
+};
+
 // G2P of a particle in a rigid cell from that cell's own six faces, where its cluster's
 // fitted motion is not at hand (take_rigid_motion): each component linear
 // between the cell's two faces along its axis. The rigid fit gave those faces the cluster's
@@ -126,26 +140,18 @@ void take_own_cell_velocity(const MacGrid& g, const GridPoint& pt, const Materia
   float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
   const Index3 cell{pt.node[0], pt.node[1], pt.node[2]};
   for (int a = 0; a < 3; ++a) {
-    Index3 upper = cell;
-    ++upper[a];
-    // Component a's value on the cell's lower and upper face along a.
-    auto faces = [&](const auto& v) {
-      return std::array<double, 2>{double(v(cell[0], cell[1], cell[2])),
-                                   double(v(upper[0], upper[1], upper[2]))};
-    };
-    auto between = [&](std::array<double, 2> face) {
-      return face[0] + pt.node_frac[a] * (face[1] - face[0]);
-    };
-    const std::array<double, 2> now = faces(g.vel[a]);
+    const OwnFaces now(g.vel[a], cell, a);
+    const double frac = pt.node_frac[a];
     float& vp = vel_of[a][n];
     if (material.transfer == Transfer::Flip) {
-      vp = flip_blend(vp, between(now), between(faces(g.vel_saved[a])), material.flip_ratio);
+      vp = flip_blend(vp, now.at(frac), OwnFaces(g.vel_saved[a], cell, a).at(frac),
+                      material.flip_ratio);
       continue;
     }
-    vp = float(between(now));
+    vp = float(now.at(frac));
     AffineVelocity& c = p.affine[n];
     for (int d = 0; d < 3; ++d) c[3 * a + d] = 0.0f;
-    if (material.transfer == Transfer::Apic) c[3 * a + a] = float((now[1] - now[0]) / g.dx);
+    if (material.transfer == Transfer::Apic) c[3 * a + a] = float((now.hi - now.lo) / g.dx);
   }
 }
 
@@ -295,7 +301,7 @@ namespace {
 
 // What carries particle n through advection after G2P.
 struct Carrier {
-  enum Kind { GridAtParticle, Grid, Cluster } kind = Grid;
+  enum Kind { GridAtParticle, Grid, Cluster, OwnCellFaces } kind = Grid;
   // GridAtParticle: the grid's velocity at the particle, as G2P has just interpolated it.
   std::array<double, 3> grid_at_particle{};
   // Cluster: the fitted motion of the particle's rigid cluster (nullptr: the particle's own
@@ -322,17 +328,67 @@ bool beside_yielding_sand(const MacGrid& g, const Index3& c) {
   return false;
 }
 
+// True when water flows through sand cell c's faces: its sand holds pore water, or a
+// face-neighbour is free water (a fluid cell whose particles are not mostly sand).
+bool water_through(const MacGrid& g, const Index3& c) {
+  if (g.has_pore_water() && g.saturation(c[0], c[1], c[2]) > 0) return true;
+  for (int a = 0; a < 3; ++a)
+    for (int side : {-1, 1}) {
+      Index3 n = c;
+      n[a] += side;
+      if (g.cell_type(n[0], n[1], n[2]) == kFluid && !holds_sand(g.sand, n[0], n[1], n[2]))
+        return true;
+    }
+  return false;
+}
+
 // What carries a particle at pt that G2P moved with its rigid cluster (`motion`, or nullptr
 // where G2P read its cell's faces): the cluster's motion, unless its cell borders yielding
-// sand, whose particles the grid's flux carries into the cell; there the grid, as for them
-// (advected with the cluster there too, a resting cell beside a flow filled to 1.5 times its
-// particles, and the pressure solve's iterations grew from 8 to 13 on the dune at 1e8).
+// sand, whose particles the grid's flux carries into the cell. Advected with the cluster
+// there too, a resting cell beside a flow filled to 1.5 times its particles, and the
+// pressure solve's iterations grew from 8 to 13 on the dune at 1e8. There the flux through
+// the cell's own faces carries it (advect_in_own_cell): through the grid's trilinear
+// stencil, which also reads the faces of the flowing cells beside it, the flow dragged the
+// resting cell's grains along (the top grains of a cone at rest sank by a quarter of a cell
+// where a few loose grains beside them rolled off;
+// docs/findings/rigid_cells_move_with_their_cluster.md). Where water flows through the
+// cell's faces, they carry the water's flux through the pores as well as the sand's, which
+// the cell's grains do not follow whole: there the grid, as before (wet_sand.md).
 Carrier cluster_carrier(const MacGrid& g, const GridPoint& pt, const RigidMotion* motion) {
   Carrier carrier;
-  const bool beside_flow = beside_yielding_sand(g, {pt.node[0], pt.node[1], pt.node[2]});
-  carrier.kind = beside_flow ? Carrier::Grid : Carrier::Cluster;
+  const Index3 cell{pt.node[0], pt.node[1], pt.node[2]};
+  if (!beside_yielding_sand(g, cell))
+    carrier.kind = Carrier::Cluster;
+  else
+    carrier.kind = water_through(g, cell) ? Carrier::Grid : Carrier::OwnCellFaces;
   carrier.motion = motion;
   return carrier;
+}
+
+// Advection of particle n, in a rigid cell beside yielding sand, by its own cell's faces
+// after the second projection: each component linear between the cell's two faces along its
+// axis (the midpoint rule, in the cell it starts in). The projection leaves the cell's
+// fluxes divergence-free, and so is this field inside it: the cell's grains make way for
+// what the flow brings in through a face, and nothing else of the flow moves them.
+void advect_in_own_cell(const MacGrid& g, double dt, const SolidPushOut& push_out, size_t n,
+                        Particles& p) {
+  const double inv_dx = 1.0 / g.dx;
+  const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
+  const Index3 cell{pt.node[0], pt.node[1], pt.node[2]};
+  auto velocity_at = [&](const std::array<double, 3>& x) {
+    std::array<double, 3> v;
+    for (int a = 0; a < 3; ++a) v[a] = OwnFaces(g.vel[a], cell, a).at(x[a] * inv_dx - cell[a]);
+    return v;
+  };
+  std::array<double, 3> x{p.x[n], p.y[n], p.z[n]};
+  const std::array<double, 3> v1 = velocity_at(x);
+  const std::array<double, 3> v =
+      velocity_at({x[0] + 0.5 * dt * v1[0], x[1] + 0.5 * dt * v1[1], x[2] + 0.5 * dt * v1[2]});
+  for (int a = 0; a < 3; ++a) x[a] += dt * v[a];
+  push_out.apply(x[0], x[1], x[2]);
+  p.x[n] = x[0];
+  p.y[n] = x[1];
+  p.z[n] = x[2];
 }
 
 // Advection of a particle that took its rigid cluster's motion in G2P: along that motion
@@ -432,6 +488,10 @@ void advect_by(const MacGrid& g, const AdvectionSubsteps& steps, double dt,
                const SolidPushOut& push_out, const Carrier& carrier, size_t n, Particles& p) {
   if (carrier.kind == Carrier::Cluster) {
     advect_with_cluster(carrier.motion, dt, push_out, n, p);
+    return;
+  }
+  if (carrier.kind == Carrier::OwnCellFaces) {
+    advect_in_own_cell(g, dt, push_out, n, p);
     return;
   }
   const bool at_particle = carrier.kind == Carrier::GridAtParticle;
