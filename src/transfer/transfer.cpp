@@ -353,7 +353,8 @@ bool water_through(const MacGrid& g, const Index3& c) {
 // where a few loose grains beside them rolled off;
 // docs/findings/rigid_cells_move_with_their_cluster.md). Where water flows through the
 // cell's faces, they carry the water's flux through the pores as well as the sand's, which
-// the cell's grains do not follow whole: there the grid, as before (wet_sand.md).
+// the cell's grains do not follow whole: there the grid, as before (a submerged bank's face
+// slumped 1.2 degrees further with the own faces; the same findings).
 Carrier cluster_carrier(const MacGrid& g, const GridPoint& pt, const RigidMotion* motion) {
   Carrier carrier;
   const Index3 cell{pt.node[0], pt.node[1], pt.node[2]};
