@@ -315,31 +315,33 @@ bool may_move_with_cluster(const MaterialSpec& material) {
   return material.rheology.rigid_cells_own_velocity && material.kind == MaterialKind::Sand;
 }
 
-// True when rigid cell c has a face-neighbour of yielding sand (grid.yielding is
-// halo-filled; outside its box no cell yields).
-bool beside_yielding_sand(const MacGrid& g, const Index3& c) {
+// True when `test` holds for one of cell c's six face-neighbours.
+template <class Test>
+bool any_face_neighbour(const Index3& c, Test&& test) {
   for (int a = 0; a < 3; ++a)
     for (int side : {-1, 1}) {
       Index3 n = c;
       n[a] += side;
-      if (g.yielding.box().contains(n[0], n[1], n[2]) && g.yielding(n[0], n[1], n[2]) != 0)
-        return true;
+      if (test(n)) return true;
     }
   return false;
+}
+
+// True when rigid cell c has a face-neighbour of yielding sand (grid.yielding is
+// halo-filled; outside its box no cell yields).
+bool beside_yielding_sand(const MacGrid& g, const Index3& c) {
+  return any_face_neighbour(c, [&](const Index3& n) {
+    return g.yielding.box().contains(n[0], n[1], n[2]) && g.yielding(n[0], n[1], n[2]) != 0;
+  });
 }
 
 // True when water flows through sand cell c's faces: its sand holds pore water, or a
 // face-neighbour is free water (a fluid cell whose particles are not mostly sand).
 bool water_through(const MacGrid& g, const Index3& c) {
   if (g.has_pore_water() && g.saturation(c[0], c[1], c[2]) > 0) return true;
-  for (int a = 0; a < 3; ++a)
-    for (int side : {-1, 1}) {
-      Index3 n = c;
-      n[a] += side;
-      if (g.cell_type(n[0], n[1], n[2]) == kFluid && !holds_sand(g.sand, n[0], n[1], n[2]))
-        return true;
-    }
-  return false;
+  return any_face_neighbour(c, [&](const Index3& n) {
+    return g.cell_type(n[0], n[1], n[2]) == kFluid && !holds_sand(g.sand, n[0], n[1], n[2]);
+  });
 }
 
 // What carries a particle at pt that G2P moved with its rigid cluster (`motion`, or nullptr
