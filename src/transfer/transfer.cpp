@@ -378,9 +378,10 @@ void advect_in_own_cell(const MacGrid& g, double dt, const SolidPushOut& push_ou
   const double inv_dx = 1.0 / g.dx;
   const GridPoint pt(p.x[n], p.y[n], p.z[n], inv_dx);
   const Index3 cell{pt.node[0], pt.node[1], pt.node[2]};
+  const OwnFaces faces[3] = {{g.vel[0], cell, 0}, {g.vel[1], cell, 1}, {g.vel[2], cell, 2}};
   auto velocity_at = [&](const std::array<double, 3>& x) {
     std::array<double, 3> v;
-    for (int a = 0; a < 3; ++a) v[a] = OwnFaces(g.vel[a], cell, a).at(x[a] * inv_dx - cell[a]);
+    for (int a = 0; a < 3; ++a) v[a] = faces[a].at(x[a] * inv_dx - cell[a]);
     return v;
   };
   std::array<double, 3> x{p.x[n], p.y[n], p.z[n]};
