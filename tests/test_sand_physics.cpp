@@ -286,9 +286,12 @@ TEST(VerticalCut, StandsWithCohesionCollapsesWithout) {
 // at 0.8 c_crit fails (its face moves further than the Rankine wedge is wide, 11.5 cm), at
 // 1 cm cells. The default model decides it by Culmann's wedges with cohesion
 // (src/sand/cohesive_wedges.hpp); the test prints the curve from c_crit / 2 to 2 c_crit.
-// Measured (1 and 2 ranks alike): the face stands at 1.05 c_crit and above, and at c_crit and
-// below it runs out 21-25 cm; the wedges' columns put the discrete critical cohesion between
-// 1.0 and 1.05 c_crit. Before the wedges had cohesion, a cut stood at 1/18 c_crit.
+// Measured (1 and 2 ranks alike): the face stands at c_crit and above, and at 0.95 c_crit and
+// below it runs out 23-29 cm. The block's friction is eq. 2's resting block friction,
+// sqrt(3/2) sin(30) = 0.612 rather than tan(30) (sand at rest is no weaker than flowing sand;
+// culmann_wedges_yield.md), for which Rankine's critical cohesion is 0.971 c_crit; with
+// tan(30) the face stood from 1.05 c_crit and failed at c_crit. Before the wedges had
+// cohesion, a cut stood at 1/18 c_crit.
 TEST(VerticalCut, DefaultModelBracketsRankineCriticalHeight) {
   const Cut cut{0.01, {0.5, 0.04, 0.25}, 0.15, validated_model, 2.0};
   double strong = 0, weak = 0;

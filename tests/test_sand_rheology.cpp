@@ -4,6 +4,7 @@
 // rheology's factor of 2.1 between its yield and its flowing stress.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/sand/sand_model.hpp"
@@ -101,6 +102,30 @@ TEST(SandRheology, ZhuBridsonFlowsAtTwiceItsYieldStress) {
       sand_cell_stress(ZhuBridsonFriction(sand), simple_shear(1.01 * 288.675 / 80, p, 1e-3));
   ASSERT_FALSE(s.rigid);
   EXPECT_NEAR(s.sigma(0, 2), -std::sqrt(1.5) * 0.5 * p, 1e-6);
+}
+
+// Culmann's planes (src/sand/culmann_wedges.hpp) fail a block of sand at rest when it would
+// slide on them. Resting sand is never weaker than the same sand flowing, so the planes'
+// friction is the larger of tan(phi) and what the flowing stress resists a block sliding in
+// simple shear with (shear over normal stress on the plane): for phi = 30 the flow's sqrt(3/2)
+// sin(30) = 0.612 (a 31.5-degree plane) over tan(30) = 0.577; for phi = 40 tan(40) = 0.839
+// over the flow's 0.787. The plane's normal stress is p (simple shear leaves it unstrained).
+TEST(SandRheology, ZhuBridsonRestingBlocksAreNoWeakerThanSlidingOnes) {
+  for (const double phi : {30.0, 40.0}) {
+    MaterialSpec sand = mu_of_i_sand();
+    sand.friction_angle_deg = phi;
+    sand.rheology.kind = SandRheology::Kind::ZhuBridson;
+    const ZhuBridsonFriction law(sand);
+    const double p = 1000;
+    SandCellState shear = simple_shear(10, p, 1e-3);
+    shear.strength = material_strength(sand);
+    const SandCellStress flowing = sand_cell_stress(law, shear);
+    ASSERT_FALSE(flowing.rigid);
+    const double sliding = std::abs(flowing.sigma(0, 2)) / p;
+    const double tan_phi = std::tan(phi * M_PI / 180);
+    EXPECT_NEAR(law.static_friction(), std::max(sliding, tan_phi), 1e-9) << "phi = " << phi;
+  }
+  EXPECT_GT(ZhuBridsonFriction(mu_of_i_sand()).static_friction(), std::tan(M_PI / 6) + 0.03);
 }
 
 namespace {

@@ -354,7 +354,10 @@ TEST(MoistColumn, StandsMoistCollapsesDrySpreadsSoaked) {
 // (height and face within a cell), with 0.8 c_crit it fails, its toe running out further
 // than the Rankine wedge is wide (H tan(30) = 5.8 cm). The 5 cm column is narrower than that
 // wedge: the steepest plane that fits, at 63 degrees, needs 0.98 c_crit. Measured on 2 ranks
-// (5 and 10 cm wide): stands at 1.05 c_crit and above, runs out 20-24 cm at 0.95 and 0.8.
+// (5 and 10 cm wide, ratios 0.8 0.9 0.95 1.0 1.05): stands at c_crit and above, runs out 19-25
+// cm at 0.95 and below (the block's friction is eq. 2's resting block friction, 0.612 for phi
+// = 30, for which Rankine's critical cohesion is 0.971 c_crit; with tan(30) it stood from 1.05
+// c_crit).
 TEST(MoistColumn, DefaultModelCohesionBracketsRankineCriticalHeight) {
   const MaterialSpec sand = porous_sand();
   const double height = 0.1, cell = 0.01, width = 0.05;

@@ -8,7 +8,10 @@
 // slides, its weight pulling along the plane by W sin(beta) where friction holds at most
 // W cos(beta) tan(phi) (Culmann 1866). A point lies in such a block when the plane through it
 // dipping at phi, toward a free surface, daylights; with the option those cells yield even at
-// rest.
+// rest. The planes' friction, called tan(phi) below, is the rheology's resting block friction
+// (FrictionLaw::resting_block_friction): tan(phi), or under Zhu & Bridson's eq. 2 the larger
+// sqrt(3/2) sin(phi) that its flowing stress resists a sliding block with, for phi below 35.26
+// degrees, since sand at rest is no weaker than the same sand flowing.
 //
 // The test runs on the columns' tops, one height per (i, j) column of the grid: the plane
 // from a cell's centre (height z, column x) in horizontal direction d daylights when it
@@ -60,7 +63,7 @@ class CulmannWedges {
                 double tan_phi, const CellWedgeStrength& strength, double gravity,
                 bool layered = false);
 
-  // True when the centre of cell (i, j, k) lies above a plane dipping at phi that
+  // True when the centre of cell (i, j, k) lies above a plane dipping at atan(tan_phi) that
   // daylights at a free surface (an index outside the domain's columns: false).
   bool above_daylighting_plane(int i, int j, int k) const;
 
@@ -68,7 +71,8 @@ class CulmannWedges {
   // cohesion and friction (the second constructor only; otherwise false).
   bool above_sliding_plane(int i, int j, int k) const;
 
-  // The lowest height, m, at which a plane dipping at phi from column (i, j) daylights.
+  // The lowest height, m, at which a plane dipping at atan(tan_phi) from column (i, j)
+  // daylights.
   double lowest_daylight(int i, int j) const { return lowest_[column(i, j)]; }
 
  private:

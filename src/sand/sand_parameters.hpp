@@ -46,8 +46,10 @@ struct SandRheology {
   bool steep_surface_yields = false;
   // zhu_bridson and mu_i: a rigid cell of cohesionless sand yields, even at rest, when the
   // plane through it dipping at the friction angle daylights at a free surface: the sand
-  // above a plane steeper than phi slides (Culmann's wedge; src/sand/culmann_wedges.hpp). The
-  // paper's test keeps a released face rigid until it peels.
+  // above a plane steeper than phi slides (Culmann's wedge; src/sand/culmann_wedges.hpp), or
+  // under zhu_bridson steeper than atan(sqrt(3/2) sin(phi)) where that is steeper (the
+  // friction its flow resists a sliding block with). The paper's test keeps a released face
+  // rigid until it peels.
   bool culmann_wedges_yield = false;
   // zhu_bridson and mu_i: the step's frictional stress is applied in this many substeps, each
   // from the strain rate the one before left (src/sand/sand_plasticity.hpp). A rate-independent

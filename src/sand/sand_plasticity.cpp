@@ -280,8 +280,8 @@ CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
     const double shear_speed = layered
                                    ? saved_deformation_speed(g, sand_cells, i, j, k, broken_speed)
                                    : saved_shear_speed(g, sand_cells, i, j, k);
-    return WedgeStrength{w.cohesion, s / std::sqrt(1 - s * s), double(g.density(i, j, k)),
-                         shear_speed > broken_speed};
+    return WedgeStrength{w.cohesion, friction.resting_block_friction(s / std::sqrt(1 - s * s)),
+                         double(g.density(i, j, k)), shear_speed > broken_speed};
   };
   return CulmannWedges(topo, g, sand_cells, tan_phi, strength, -gravity[2], layered);
 }

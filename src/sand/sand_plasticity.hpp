@@ -111,9 +111,10 @@ struct SandPlasticityStats {
 // instead; it reads grid.vel_saved and `gravity` (zero gravity holds none). With
 // steep_surface_yields, a rigid surface cell on a slope its friction and cohesion cannot hold
 // yields instead; with culmann_wedges_yield, so does a rigid cell of dry cohesionless sand above
-// a plane dipping at phi that daylights (src/sand/culmann_wedges.hpp; one more reduction over the
-// domain's columns), and the yield test weighs a cell resting on a solid or packed sand with at
-// least its own sand's weight as its pressure (own_weight_pressure; grid.sand_count halo-filled).
+// a plane that daylights, dipping at the law's resting block friction
+// (src/sand/culmann_wedges.hpp; one more reduction over the domain's columns), and the yield test
+// weighs a cell resting on a solid or packed sand with at least its own sand's weight as its
+// pressure (own_weight_pressure; grid.sand_count halo-filled).
 class FrictionLaw;    // src/sand/sand_rheology.hpp: the yield test and the flowing stress
 class SandStrengths;  // src/sand/sand_strength.hpp: each cell's friction and cohesion
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,

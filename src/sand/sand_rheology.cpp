@@ -58,10 +58,18 @@ double cos_third_of_arccos(double x) {
   return c;
 }
 
+FrictionLaw::FrictionLaw(const MaterialSpec& sand)
+    : material_tan_phi_(std::tan(degrees_to_radians(sand.friction_angle_deg))) {}
+
 ZhuBridsonFriction::ZhuBridsonFriction(const MaterialSpec& sand)
-    : sin_phi_(std::sin(degrees_to_radians(sand.friction_angle_deg))),
-      mohr_coulomb_(sand.rheology.yield_surface == SandRheology::YieldSurface::MohrCoulomb),
-      mu_static_(std::tan(degrees_to_radians(sand.friction_angle_deg))) {}
+    : FrictionLaw(sand),
+      sin_phi_(std::sin(degrees_to_radians(sand.friction_angle_deg))),
+      mohr_coulomb_(sand.rheology.yield_surface == SandRheology::YieldSurface::MohrCoulomb) {}
+
+double ZhuBridsonFriction::resting_block_friction(double tan_phi) const {
+  const double sin_phi = tan_phi / std::sqrt(1 + tan_phi * tan_phi);
+  return std::max(tan_phi, std::sqrt(1.5) * sin_phi);
+}
 
 // sin(phi) of the cell's friction, along its direction of strain when the surface is
 // Mohr-Coulomb's.
@@ -80,7 +88,8 @@ SymTensor ZhuBridsonFriction::flowing_stress(const SandCellState& c) const {
 }
 
 MuOfIFriction::MuOfIFriction(const MaterialSpec& sand)
-    : mu_static_(std::tan(degrees_to_radians(sand.friction_angle_deg))),
+    : FrictionLaw(sand),
+      mu_static_(std::tan(degrees_to_radians(sand.friction_angle_deg))),
       mu_limit_(std::tan(degrees_to_radians(sand.rheology.dynamic_friction_angle_deg))),
       i0_(sand.rheology.inertial_number_i0),
       grain_diameter_(sand.rheology.grain_diameter),

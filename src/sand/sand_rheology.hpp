@@ -55,8 +55,13 @@ struct SandCellStress {
 class FrictionLaw {
  public:
   virtual ~FrictionLaw() = default;
-  // tan(phi) of the dry material: the static friction of Culmann's daylighting planes.
-  virtual double static_friction() const = 0;
+  // The friction (shear over normal stress) that holds a block of resting sand of friction
+  // angle atan(tan_phi) on a plane, which Culmann's wedges weigh: at least tan(phi), and at
+  // least what this law's flowing stress resists the same block sliding with, since sand at
+  // rest is no weaker than the same sand flowing (findings: culmann_wedges_yield.md).
+  virtual double resting_block_friction(double tan_phi) const = 0;
+  // The dry material's resting_block_friction: the friction of Culmann's daylighting planes.
+  double static_friction() const { return resting_block_friction(material_tan_phi_); }
   // The yield test, for a cell whose strain is above round-off.
   virtual bool stays_rigid(const SandCellState& cell, const SymTensor& sigma_rigid) const = 0;
   // The flowing stress of a cell whose strain is above round-off.
@@ -66,13 +71,21 @@ class FrictionLaw {
   virtual bool has_dry_row_yielding_stress() const { return false; }
   // sin(phi) of a dry row's stress (has_dry_row_yielding_stress only).
   virtual double dry_row_sin_phi() const { return 0; }
+
+ protected:
+  explicit FrictionLaw(const MaterialSpec& sand);
+
+ private:
+  double material_tan_phi_;  // tan(friction_angle) of the material
 };
 
 // Zhu & Bridson's rheology, on the Drucker-Prager cone or Mohr-Coulomb's pyramid.
 class ZhuBridsonFriction final : public FrictionLaw {
  public:
   explicit ZhuBridsonFriction(const MaterialSpec& sand);
-  double static_friction() const override { return mu_static_; }
+  // The flowing stress resists a block sliding on a plane (simple shear, whose normal stress is
+  // p on the plane) with sqrt(3/2) sin(phi) p: above tan(phi) for phi below 35.26 degrees.
+  double resting_block_friction(double tan_phi) const override;
   bool stays_rigid(const SandCellState& cell, const SymTensor& sigma_rigid) const override;
   SymTensor flowing_stress(const SandCellState& cell) const override;
   bool has_dry_row_yielding_stress() const override { return !mohr_coulomb_; }
@@ -82,14 +95,14 @@ class ZhuBridsonFriction final : public FrictionLaw {
   double sin_phi(const SandCellState& cell) const;
   double sin_phi_ = 0;         // sin(friction_angle) of the material (dry rows)
   bool mohr_coulomb_ = false;  // yield_surface = "mohr_coulomb"
-  double mu_static_ = 0;       // tan(friction_angle) of the material
 };
 
 // mu(I) of Jop, Forterre & Pouliquen 2006.
 class MuOfIFriction final : public FrictionLaw {
  public:
   explicit MuOfIFriction(const MaterialSpec& sand);
-  double static_friction() const override { return mu_static_; }
+  // mu(I) is mu_s = tan(phi) at rest and above it flowing: tan(phi).
+  double resting_block_friction(double tan_phi) const override { return tan_phi; }
   bool stays_rigid(const SandCellState& cell, const SymTensor& sigma_rigid) const override;
   SymTensor flowing_stress(const SandCellState& cell) const override;
   // mu(I) for inertial number I > 0 (infinite I gives mu_2), from mu_s = mu_static.
