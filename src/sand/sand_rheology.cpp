@@ -89,7 +89,6 @@ SymTensor ZhuBridsonFriction::flowing_stress(const SandCellState& c) const {
 
 MuOfIFriction::MuOfIFriction(const MaterialSpec& sand)
     : FrictionLaw(sand),
-      mu_static_(std::tan(degrees_to_radians(sand.friction_angle_deg))),
       mu_limit_(std::tan(degrees_to_radians(sand.rheology.dynamic_friction_angle_deg))),
       i0_(sand.rheology.inertial_number_i0),
       grain_diameter_(sand.rheology.grain_diameter),

@@ -109,8 +109,7 @@ class MuOfIFriction final : public FrictionLaw {
   double mu_of_inertial_number(double inertial_number, double mu_static) const;
 
  private:
-  double mu_static_ = 0;  // tan(friction_angle) of the material
-  double mu_limit_ = 0;   // tan(friction_angle_dynamic)
+  double mu_limit_ = 0;  // tan(friction_angle_dynamic)
   double i0_ = 0, grain_diameter_ = 0, grain_density_ = 0;
 };
 
