@@ -6,12 +6,14 @@
 # Runs, one after another on an otherwise idle machine:
 #   - the dam break at 1/120 m cells (~1M particles) on 1 and 2 ranks, and at 1/60 m on 2
 #     ranks (pressure iterations under 2x refinement);
-#   - the sand column benchmark at 0.5 cm cells (~1M particles) on 1 and 2 ranks, and the
-#     same particles as water on 2 ranks (the cost of the sand stages);
+#   - the sand column benchmark at 0.5 cm cells (~1M particles) on 1 rank, and the sand step
+#     against a water step on the same particles, 2 ranks, three alternating pairs each for
+#     the collapsing column (nearly all its sand flows) and the dune at 1 cm (~1M particles,
+#     mostly at rest): what the sand stages cost;
 #   - the same column at 1 cm (128k particles) for 1 simulated second on 2 ranks;
 #   - the dune at 1 cm cells (~1M particles) on 1 and 2 ranks (strong scaling of a sand run);
-#   - the slope of poured 2D heaps for phi = 30 and 40 (the angle of repose), with the
-#     cases' 95% PIC transfer and with half FLIP, at 1 cm (test_sand_pile pours at 0.5 cm);
+#   - slowly poured 2D heaps for phi = 30 and 40 over seeds 1 to 6 (the angle of repose;
+#     postproc/heap_study.py, the pour of test_sand_pile, about 4 minutes);
 #   - checkpoint write bandwidth for ~1M particles on 2 ranks, next to dd on the same disk;
 #   - the wet-sand mixture (water beside a porous bed, ~1M particles) on 1 and 2 ranks, and
 #     the same particles with sand that holds no water (--dry), alternating, and once with
@@ -34,8 +36,15 @@ run mpiexec -n 2 "$build/bench_step" cases/dam_break.toml --cell-size 0.00833333
 run mpiexec -n 2 "$build/bench_step" cases/dam_break.toml --cell-size 0.0166666666667 --steps 20 --warmup 10
 
 run mpiexec -n 1 "$build/bench_step" cases/sand_column_benchmark.toml --cell-size 0.005 --steps 15 --warmup 10
-run mpiexec -n 2 "$build/bench_step" cases/sand_column_benchmark.toml --cell-size 0.005 --steps 15 --warmup 10
-run mpiexec -n 2 "$build/bench_step" cases/sand_column_benchmark.toml --cell-size 0.005 --steps 15 --warmup 10 --as-water
+# The sand step against a water step on the same particles: sand, water, sand, water...
+for scene in "sand_column_benchmark.toml --cell-size 0.005" "dune.toml --cell-size 0.01"; do
+  for repeat in 1 2 3; do
+    for mode in "" --as-water; do
+      # shellcheck disable=SC2086  # the scene is a case and its option
+      run mpiexec -n 2 "$build/bench_step" cases/$scene --steps 15 --warmup 10 $mode
+    done
+  done
+done
 
 echo; echo "\$ time mpiexec -n 2 dunesim run cases/sand_column_benchmark.toml --no-frames  (1 simulated second)"
 /usr/bin/time -f "wall %e s for 1 simulated second" \
@@ -45,14 +54,8 @@ echo; echo "\$ time mpiexec -n 2 dunesim run cases/sand_column_benchmark.toml --
 run mpiexec -n 1 "$build/bench_step" cases/dune.toml --cell-size 0.01 --steps 25 --warmup 5
 run mpiexec -n 2 "$build/bench_step" cases/dune.toml --cell-size 0.01 --steps 25 --warmup 5
 
-for flip in 0.05 0.5; do  # the cases' transfer, and half FLIP (less damping at 1 cm)
-  for phi in 30 40; do
-    for seed in 1 2 3 4; do
-      run mpiexec -n 2 "$build/pour_angle" --phi "$phi" --length 0.8 --pour-time 2 \
-        --settle-time 1 --seed "$seed" --flip-ratio "$flip"
-    done
-  done
-done
+run /usr/bin/python3 postproc/heap_study.py --pour-angle "$build/pour_angle" --phi 30,40 \
+  --seeds 1-6
 
 run mpiexec -n 2 "$build/bench_checkpoint" cases/dam_break.toml --cell-size 0.0083333333333 \
   --directory "$work/checkpoints" --repeats 3
