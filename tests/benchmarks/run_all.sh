@@ -38,7 +38,7 @@ run mpiexec -n 2 "$build/bench_step" cases/dam_break.toml --cell-size 0.01666666
 run mpiexec -n 1 "$build/bench_step" cases/sand_column_benchmark.toml --cell-size 0.005 --steps 15 --warmup 10
 # The sand step against a water step on the same particles: sand, water, sand, water...
 for scene in "sand_column_benchmark.toml --cell-size 0.005" "dune.toml --cell-size 0.01"; do
-  for repeat in 1 2 3; do
+  for _ in 1 2 3; do
     for mode in "" --as-water; do
       # shellcheck disable=SC2086  # the scene is a case and its option
       run mpiexec -n 2 "$build/bench_step" cases/$scene --steps 15 --warmup 10 $mode
@@ -64,7 +64,7 @@ rm -f "$work/dd.bin"
 
 # The mixture against the same particles dry, 1 and 2 ranks alternating (the machine drifts),
 # then once with every stage synchronised to show where 2 ranks wait for each other.
-for repeat in 1 2 3; do
+for _ in 1 2 3; do
   for mode in "" --dry; do
     for ranks in 1 2; do
       run mpiexec -n $ranks --oversubscribe "$build/bench_step" cases/mixture_benchmark.toml \
@@ -76,7 +76,7 @@ run mpiexec -n 2 --oversubscribe "$build/bench_step" cases/mixture_benchmark.tom
   --cell-size 0.008 --steps 16 --warmup 4 --stage-barriers
 # What a sand particle costs against a water particle ([load_balance] sand_particle_work):
 # the 1M sand column as sand and as water on one rank, alternating.
-for repeat in 1 2; do
+for _ in 1 2; do
   for mode in "" --as-water; do
     run mpiexec -n 1 "$build/bench_step" cases/sand_column_benchmark.toml --cell-size 0.005 \
       --steps 15 --warmup 10 $mode
