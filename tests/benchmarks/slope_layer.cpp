@@ -179,7 +179,8 @@ std::array<double, 3> surface_pressures(Simulation& sim, const SlopeSpec& s) {
     for (int j = owned.lo[1]; j < owned.hi[1]; ++j) {
       int top = owned.hi[2] - 1;
       while (top >= owned.lo[2] + 2 && g.cell_type(i, j, top) != kFluid) --top;
-      if (top < owned.lo[2] + 2) continue;
+      // The surface only: a rank under another one has fluid above its top cells.
+      if (top < owned.lo[2] + 2 || g.cell_type(i, j, top + 1) != kAir) continue;
       for (int d = 0; d < 3; ++d)
         sums[d] += g.pressure(i, j, top - d) / (g.density(i, j, top - d) * kGravity * s.cell);
       sums[3] += 1;
