@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: check_postproc_scripts.sh DUNESIM_EXE GREEN_AMPT_EXE PVBATCH POSTPROC_DIR
+# Usage: check_postproc_scripts.sh DUNESIM_EXE GREEN_AMPT_EXE PVBATCH POSTPROC_DIR POUR_ANGLE_EXE
 #
 # What a user does with a run's frames, through the real commands:
 # - `dunesim run` of a small wet case (sand at S = 0.3 beside a block of water, 2 ranks) with
@@ -9,18 +9,20 @@
 #   rounding of the full frame's value, and say their stride;
 # - postproc/check_frame.py on the reduced frame (exit 0), render_saturation.py under pvbatch
 #   (a PNG that is not blank), plot_green_ampt.py on a short green_ampt run's CSV (a PNG), and
-#   cone_slump.py on a tiny cone (its table of summits).
+#   cone_slump.py on a tiny cone (its table of summits), heap_study.py on two coarse heaps (its
+#   mean and a CSV of both; with a missing pour_angle an error naming it and a non-zero exit).
 # Without pvbatch or xvfb-run the render is skipped, except when CI=true.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
-if [ "$#" -ne 4 ]; then
-  echo "usage: $0 DUNESIM_EXE GREEN_AMPT_EXE PVBATCH POSTPROC_DIR" >&2
+if [ "$#" -ne 5 ]; then
+  echo "usage: $0 DUNESIM_EXE GREEN_AMPT_EXE PVBATCH POSTPROC_DIR POUR_ANGLE_EXE" >&2
   exit 2
 fi
 dunesim=$1
 green_ampt=$2
 pvbatch=$3
 postproc=$4
+pour_angle=$5
 fail() {
   echo "FAIL: $*" >&2
   exit 1
@@ -111,6 +113,17 @@ PY
 /usr/bin/python3 "$postproc/cone_slump.py" --radius 0.06 --cell-size 0.01 --end 0.1 --ranks 2 \
   --dunesim "$dunesim" --work cone > cone.log 2>&1 || { cat cone.log; fail "cone_slump.py"; }
 grep -qi "summit" cone.log || { cat cone.log; fail "cone_slump.py printed no summits"; }
+
+# Two heaps at 2 cm cells (seconds); then a pour_angle that does not exist.
+/usr/bin/python3 "$postproc/heap_study.py" --pour-angle "$pour_angle" --phi 30 --seeds 1-2 \
+  --cell 0.02 --csv heaps.csv > heaps.log 2>&1 || { cat heaps.log; fail "heap_study.py"; }
+grep -q "phi 30: heaps .* over 2 seeds" heaps.log || { cat heaps.log; fail "heap_study.py printed no mean"; }
+[ "$(wc -l < heaps.csv)" -eq 3 ] || fail "heap_study.py's CSV is not a header and 2 heaps"
+if /usr/bin/python3 "$postproc/heap_study.py" --pour-angle "$work/no_such_program" --phi 30 \
+  --seeds 1 >missing.log 2>&1; then
+  fail "heap_study.py with a missing pour_angle exited 0"
+fi
+grep -q "no_such_program" missing.log || { cat missing.log; fail "heap_study.py's error names no command"; }
 
 if command -v "$pvbatch" > /dev/null && command -v xvfb-run > /dev/null; then
   timeout "$limit" xvfb-run -a -s "-noreset -screen 0 1280x1024x24" "$pvbatch" \
