@@ -10,6 +10,7 @@
 #include "decomposition/reductions.hpp"
 #include "io/case_config.hpp"
 #include "src/driver/simulation.hpp"
+#include "tests/poured_heap.hpp"
 
 namespace dunesim {
 namespace {
@@ -29,33 +30,6 @@ std::vector<double> positions_by_id(const Simulation& sim) {
   return xyz;
 }
 
-// The sand's surface along x: the highest particle over each column `width` wide (collective).
-std::vector<double> surface_profile(const Simulation& sim, double length, double width) {
-  std::vector<double> top(size_t(std::ceil(length / width)), 0.0);
-  const Particles& p = sim.particles();
-  for (size_t n = 0; n < p.size(); ++n) {
-    const size_t column = std::min(top.size() - 1, size_t(std::max(0.0, p.x[n] / width)));
-    top[column] = std::max(top[column], double(p.z[n]));
-  }
-  all_reduce_in_place(sim.topology(), top.data(), int64_t(top.size()), MPI_MAX);
-  return top;
-}
-
-// The lee side's slope in degrees: the least-squares line through the columns past the crest
-// whose surface lies between 20% and 80% of the crest's height (the rounded crest and the
-// toe left out).
-double lee_slope_deg(const std::vector<double>& top, double width) {
-  const size_t crest = size_t(std::max_element(top.begin(), top.end()) - top.begin());
-  double n = 0, sx = 0, sz = 0, sxx = 0, sxz = 0;
-  for (size_t c = crest + 1; c < top.size(); ++c) {
-    if (top[c] < 0.2 * top[crest] || top[c] > 0.8 * top[crest]) continue;
-    const double x = (c + 0.5) * width;
-    n += 1, sx += x, sz += top[c], sxx += x * x, sxz += x * top[c];
-  }
-  const double gradient = (n * sxz - sx * sz) / (n * sxx - sx * sx);
-  return -std::atan(gradient) * 180.0 / M_PI;
-}
-
 // Sand at rest stays at rest: the windward slope (12 degrees, far under phi = 33) keeps every
 // grain within a tenth of a cell for the whole run, while the slip face, built at 40 degrees,
 // fails and ends within 2 degrees of phi, the tolerance the heaps have (a poured heap's flank
@@ -68,9 +42,10 @@ TEST(Dune, WindwardSlopeRestsWhileTheSlipFaceAvalanches) {
   ASSERT_EQ(config.cell_size, 0.02);
   const double phi = config.materials.at(0).friction_angle_deg;
   Simulation sim(config, MPI_COMM_WORLD);
-  const double length = config.domain_size[0], width = config.cell_size;
+  const double width = config.cell_size;
   const std::vector<double> start = positions_by_id(sim);
-  const double start_lee = lee_slope_deg(surface_profile(sim, length, width), width);
+  // The lee is the heap's right flank: between 20% and 80% of the crest's height, past it.
+  const double start_lee = test::measure_heap(sim, 0.0).right_slope_deg;
   while (sim.time() < config.end_time - 1e-12)
     sim.step(std::min(sim.stable_dt(), config.end_time - sim.time()));
   const std::vector<double> end = positions_by_id(sim);
@@ -89,7 +64,7 @@ TEST(Dune, WindwardSlopeRestsWhileTheSlipFaceAvalanches) {
   EXPECT_GT(windward_grains, 50000u);
   EXPECT_LT(windward_moved, 0.1 * width);
 
-  const double end_lee = lee_slope_deg(surface_profile(sim, length, width), width);
+  const double end_lee = test::measure_heap(sim, 0.0).right_slope_deg;
   if (sim.topology().rank() == 0)
     std::printf("windward grains %zu moved at most %.5f m; lee %.1f -> %.1f degrees (phi %.1f)\n",
                 windward_grains, windward_moved, start_lee, end_lee, phi);

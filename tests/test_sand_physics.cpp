@@ -595,7 +595,7 @@ TEST(ReleasedFace, CulmannWedgeSlidesLikeACoulombBlock) {
   EXPECT_LT(paper, 0.6 * block);
 }
 
-// A quarter cone of sand (friction angle `phi_deg`), `slope_deg` steep and 0.1 m in radius at
+// A quarter cone of sand (friction angle `phi_deg`), `slope_deg` steep and `radius` m (0.1) at
 // its base, in the corner of two symmetry planes on a floor of mu 0.6, built as the grid's
 // staircase: discs (quarter cylinders) one 5 mm cell high, each a slope's run narrower than
 // the one below. `levels`: how many discs.
@@ -606,19 +606,18 @@ struct StaircaseCone {
 };
 StaircaseCone staircase_cone(double phi_deg, double slope_deg, double domain_height,
                              double radius = 0.1) {
-  const double kRadius = radius;
   StaircaseCone cone;
   const double cell = cone.cell, slope = slope_deg * M_PI / 180.0;
   CaseConfig c = sand_case({0.15, 0.15, domain_height}, cell, {0.0, 0.0, 0.0}, {cell, cell, cell},
                            phi_deg, 0.0);
   const SourceSpec first = c.sources[0];
   c.sources.clear();
-  cone.levels = int(kRadius * std::tan(slope) / cell);
+  cone.levels = int(radius * std::tan(slope) / cell);
   for (int level = 0; level < cone.levels; ++level) {
     SourceSpec disc = first;
     disc.shape.kind = ShapeSpec::Kind::Cylinder;
     disc.shape.center = {0.0, 0.0, level * cell};
-    disc.shape.radius = kRadius - (level + 0.5) * cell / std::tan(slope);
+    disc.shape.radius = radius - (level + 0.5) * cell / std::tan(slope);
     disc.shape.height = cell;
     c.sources.push_back(disc);
   }
