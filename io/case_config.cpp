@@ -113,6 +113,12 @@ constexpr const char* kAxisNames[3] = {"x", "y", "z"};
 // How the parser gets a mesh file's text: read_obj_text on this rank, or through rank 0
 // (mesh_text_from_rank0). Throws MeshError, or SharedMeshError with rank 0's MeshError.
 using MeshTextReader = std::function<std::string(const std::string& path)>;
+// How the parser reaches mesh files: their text, and who runs the exact queries of their
+// distance grids (this rank alone, or every rank a share: samples_split_over).
+struct MeshAccess {
+  MeshTextReader text;
+  MeshSampler sampler = sample_here;
+};
 class SharedMeshError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -424,7 +430,7 @@ ShapeSpec domain_block(const Vec3& size) {
 }
 
 // Loads, places and samples the mesh of a shape = "mesh" table.
-void read_mesh(const Table& t, const CaseConfig& cfg, const MeshTextReader& mesh_text,
+void read_mesh(const Table& t, const CaseConfig& cfg, const MeshAccess& meshes,
                ShapeSpec& shape) {
   shape.kind = ShapeSpec::Kind::Mesh;
   std::string file = t.non_empty_string("file", kRequired);
@@ -436,7 +442,7 @@ void read_mesh(const Table& t, const CaseConfig& cfg, const MeshTextReader& mesh
   shape.mesh_file = path.lexically_normal().string();
   TriangleMesh mesh;
   try {
-    mesh = parse_obj(mesh_text(shape.mesh_file), shape.mesh_file);
+    mesh = parse_obj(meshes.text(shape.mesh_file), shape.mesh_file);
   } catch (const MeshError& e) {
     t.fail("file", std::string("mesh ") + e.what());
   } catch (const SharedMeshError& e) { t.fail("file", std::string("mesh ") + e.what()); }
@@ -457,7 +463,8 @@ void read_mesh(const Table& t, const CaseConfig& cfg, const MeshTextReader& mesh
   }
   // Half a cell: the solid mask samples cell centres and particles are pushed out along the
   // gradient, both of which need the surface resolved finer than the cells.
-  shape.mesh = std::make_shared<const MeshShape>(std::move(mesh), 0.5 * cfg.cell_size);
+  shape.mesh =
+      std::make_shared<const MeshShape>(std::move(mesh), 0.5 * cfg.cell_size, meshes.sampler);
 }
 
 // The keys each shape takes. A key of another shape would be ignored, so it is an error.
@@ -498,7 +505,7 @@ bool overlaps_domain(const ShapeSpec& cylinder, const CaseConfig& cfg) {
 
 // Reads the shape keys shared by [[source]] and [[collider]] and checks that the shape
 // reaches into the domain: a shape entirely outside would silently do nothing.
-ShapeSpec read_shape(const Table& t, const CaseConfig& cfg, const MeshTextReader& mesh_text) {
+ShapeSpec read_shape(const Table& t, const CaseConfig& cfg, const MeshAccess& meshes) {
   const Vec3& domain_size = cfg.domain_size;
   ShapeSpec shape;
   const std::string kind =
@@ -550,7 +557,7 @@ ShapeSpec read_shape(const Table& t, const CaseConfig& cfg, const MeshTextReader
     if (shape.profile_x.back() <= 0.0 || shape.profile_x.front() >= domain_size[0])
       t.fail_table("the heightfield lies outside the domain along x");
   } else {
-    read_mesh(t, cfg, mesh_text, shape);
+    read_mesh(t, cfg, meshes, shape);
   }
   return shape;
 }
@@ -883,7 +890,7 @@ void read_rain(const Table& s, const MaterialSpec& made_of, SourceSpec& spec) {
   spec.rain_rate = s.number("rain_rate", kRequired);
 }
 
-void read_sources(const Table& root, CaseConfig& cfg, const MeshTextReader& mesh_text) {
+void read_sources(const Table& root, CaseConfig& cfg, const MeshAccess& meshes) {
   std::vector<Table> entries = root.table_array("source");
   if (entries.empty())
     throw CaseError(cfg.file, "source", "at least one [[source]] table is required");
@@ -901,7 +908,7 @@ void read_sources(const Table& root, CaseConfig& cfg, const MeshTextReader& mesh
              "no [[material]] named " + in_quotes(material) + " (defined: " + defined + ")");
     }
     spec.material = static_cast<int>(found - cfg.materials.begin());
-    spec.shape = read_shape(s, cfg, mesh_text);
+    spec.shape = read_shape(s, cfg, meshes);
     spec.velocity = s.vec3("velocity", Vec3{0.0, 0.0, 0.0});
     if (s.has("emit_until")) spec.emit_until = s.number("emit_until", kRequired);
     const MaterialSpec& made_of = *found;
@@ -917,11 +924,11 @@ void read_sources(const Table& root, CaseConfig& cfg, const MeshTextReader& mesh
   }
 }
 
-void read_colliders(const Table& root, CaseConfig& cfg, const MeshTextReader& mesh_text) {
+void read_colliders(const Table& root, CaseConfig& cfg, const MeshAccess& meshes) {
   for (const Table& c : root.table_array("collider")) {
     c.allow_only(keys_of("collider"));
     ColliderSpec spec;
-    spec.shape = read_shape(c, cfg, mesh_text);
+    spec.shape = read_shape(c, cfg, meshes);
     spec.friction = c.number("friction", 0.0);
     cfg.colliders.push_back(spec);
   }
@@ -1071,8 +1078,32 @@ MeshTextReader mesh_text_from_rank0(MPI_Comm comm) {
   };
 }
 
-CaseConfig parse_case(const std::string& text, const std::string& file,
-                      const MeshTextReader& mesh_text);
+// Collective when called: a mesh's exact queries in contiguous shares, one per rank of
+// `comm`, each rank's share gathered on every rank. Every rank parses the same case text,
+// so every rank builds the same grids and calls this the same number of times; the queries
+// are arithmetic that cannot fail on one rank alone.
+MeshSampler samples_split_over(MPI_Comm comm) {
+  return [comm](size_t count, const std::function<MeshSample(size_t)>& sample) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    // MPI counts bytes in an int; the grid's cap (MeshShape::kMaxNodes) keeps far below.
+    if (count * sizeof(MeshSample) > size_t(INT_MAX)) return sample_here(count, sample);
+    auto first = [&](int r) { return count * size_t(r) / size_t(size); };
+    std::vector<MeshSample> all(count);
+    for (size_t n = first(rank); n < first(rank + 1); ++n) all[n] = sample(n);
+    std::vector<int> bytes(size), offsets(size);
+    for (int r = 0; r < size; ++r) {
+      bytes[r] = int((first(r + 1) - first(r)) * sizeof(MeshSample));
+      offsets[r] = int(first(r) * sizeof(MeshSample));
+    }
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), bytes.data(), offsets.data(),
+                   MPI_BYTE, comm);
+    return all;
+  };
+}
+
+CaseConfig parse_case(const std::string& text, const std::string& file, const MeshAccess& meshes);
 
 }  // namespace
 
@@ -1088,17 +1119,17 @@ std::string output_schedule_problem(double end_time, double interval,
 }
 
 CaseConfig parse_case_text(const std::string& text, const std::string& file) {
-  return parse_case(text, file, read_obj_text);
+  return parse_case(text, file, MeshAccess{read_obj_text});
 }
 
 CaseConfig parse_case_text(const std::string& text, const std::string& file, MPI_Comm comm) {
-  return parse_case(text, file, mesh_text_from_rank0(comm));
+  return parse_case(text, file, MeshAccess{mesh_text_from_rank0(comm), samples_split_over(comm)});
 }
 
 namespace {
 
 CaseConfig parse_case(const std::string& text, const std::string& file,
-                      const MeshTextReader& mesh_text) {
+                      const MeshAccess& meshes) {
   toml::table document;
   try {
     document = toml::parse(text, file);
@@ -1166,8 +1197,8 @@ CaseConfig parse_case(const std::string& text, const std::string& file,
     cfg.pressure.free_surface = FreeSurface::GhostFluid;
 
   read_materials(root, cfg);
-  read_sources(root, cfg, mesh_text);
-  read_colliders(root, cfg, mesh_text);
+  read_sources(root, cfg, meshes);
+  read_colliders(root, cfg, meshes);
   return cfg;
 }
 

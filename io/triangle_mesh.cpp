@@ -21,7 +21,8 @@ constexpr int kLeafSize = 4;
 // 0.01 on average and at most 0.06 (deep inside, where the errors of many clusters add up),
 // far from the 1/2 threshold except right at a hole, where the exact value is ~1/2 anyway.
 constexpr double kFarFieldRatio = 2.0;
-// The distance grid is first sampled this many times coarser (see MeshShape::MeshShape).
+// The distance grid is first sampled this many times coarser, then refined twice (see
+// refine()).
 constexpr int kCoarseFactor = 4;
 // Every rank holds the whole mesh: a scanned mesh of millions of triangles fits, a mistake
 // (a disk image, a device) does not.
@@ -365,7 +366,115 @@ double TriangleBvh::winding_number(const Vec3& p) const {
   return total / (4.0 * kPi);
 }
 
-MeshShape::MeshShape(TriangleMesh mesh, double spacing) : mesh_(std::move(mesh)) {
+std::vector<MeshSample> sample_here(size_t count,
+                                    const std::function<MeshSample(size_t)>& sample) {
+  std::vector<MeshSample> samples(count);
+  for (size_t n = 0; n < count; ++n) samples[n] = sample(n);
+  return samples;
+}
+
+namespace {
+
+// Samples at the nodes of a regular grid, x fastest.
+struct SampledLevel {
+  std::array<int, 3> counts{};
+  std::vector<MeshSample> samples;
+  const MeshSample& at(int i, int j, int k) const {
+    return samples[(size_t(k) * counts[1] + j) * counts[0] + i];
+  }
+};
+
+// Exact samples at the given points (through the shape's MeshSampler); the winding number
+// only where `winding` is set (elsewhere it is left 0).
+using ExactSamples = std::function<std::vector<MeshSample>(const std::vector<Vec3>& points,
+                                                           const std::vector<char>& winding)>;
+
+// What a child node reads from the parent cell around it.
+struct ParentCell {
+  MeshSample interpolated{0.0, 0.0};
+  double nearest_corner = std::numeric_limits<double>::infinity();
+  bool one_side = true;  // all eight corners inside, or all outside
+};
+
+ParentCell parent_cell(const SampledLevel& parent, const int node[3]) {
+  int cell[3];
+  double t[3];
+  for (int a = 0; a < 3; ++a) {
+    cell[a] = std::min(node[a] / 2, parent.counts[a] - 2);
+    t[a] = 0.5 * (node[a] - 2 * cell[a]);
+  }
+  ParentCell out;
+  int inside = 0;
+  for (int corner = 0; corner < 8; ++corner) {
+    double weight = 1.0;
+    int c[3];
+    for (int a = 0; a < 3; ++a) {
+      const int up = (corner >> a) & 1;
+      weight *= up ? t[a] : 1.0 - t[a];
+      c[a] = cell[a] + up;
+    }
+    const MeshSample& s = parent.at(c[0], c[1], c[2]);
+    out.interpolated.distance += weight * s.distance;
+    out.interpolated.winding += weight * s.winding;
+    out.nearest_corner = std::min(out.nearest_corner, s.distance);
+    inside += std::abs(s.winding) > 0.5;
+  }
+  out.one_side = inside == 0 || inside == 8;
+  return out;
+}
+
+// The grid twice as fine as `parent`, with nodes `spacing` apart from `origin`, handed to
+// store(index, sample) node by node. Nodes shared with the parent copy it. Exact queries
+// are slowest far from the surface, where many triangles are nearly equidistant, and least
+// needed there: where all eight corners of a parent cell lie farther than two of its
+// diagonals from the surface, the cell holds no surface and its nodes are at least 1.5
+// diagonals from it, so they are interpolated from the corners (the distance is
+// 1-Lipschitz: error <= sqrt(3)/2 parent spacing; the winding number is harmonic off the
+// surface). The other nodes' distances are queried exactly, and so are their winding
+// numbers where the surface may cross the parent cell (a corner within half its diagonal
+// of it) or the corners disagree on the side; elsewhere the cell holds no surface and the
+// node lies on its corners' side, which the interpolated winding number keeps.
+template <class Store>
+void refine(const SampledLevel& parent, const Vec3& origin, double spacing,
+            const ExactSamples& exact, Store&& store) {
+  std::array<int, 3> counts;
+  for (int a = 0; a < 3; ++a) counts[a] = 2 * (parent.counts[a] - 1) + 1;
+  const double far = 2.0 * std::sqrt(3.0) * 2.0 * spacing;
+  const double half_diagonal = std::sqrt(3.0) * spacing;
+  std::vector<size_t> queried;
+  std::vector<Vec3> points;
+  std::vector<char> winding;
+  std::vector<double> interpolated_winding;
+  size_t n = 0;
+  for (int k = 0; k < counts[2]; ++k)
+    for (int j = 0; j < counts[1]; ++j)
+      for (int i = 0; i < counts[0]; ++i, ++n) {
+        const int node[3] = {i, j, k};
+        if (i % 2 == 0 && j % 2 == 0 && k % 2 == 0) {
+          store(n, parent.at(i / 2, j / 2, k / 2));
+          continue;
+        }
+        const ParentCell cell = parent_cell(parent, node);
+        if (cell.nearest_corner > far) {
+          store(n, cell.interpolated);
+          continue;
+        }
+        queried.push_back(n);
+        points.push_back(
+            {origin[0] + i * spacing, origin[1] + j * spacing, origin[2] + k * spacing});
+        winding.push_back(!cell.one_side || cell.nearest_corner <= half_diagonal);
+        interpolated_winding.push_back(cell.interpolated.winding);
+      }
+  const std::vector<MeshSample> answers = exact(points, winding);
+  for (size_t q = 0; q < queried.size(); ++q)
+    store(queried[q],
+          {answers[q].distance, winding[q] ? answers[q].winding : interpolated_winding[q]});
+}
+
+}  // namespace
+
+MeshShape::MeshShape(TriangleMesh mesh, double spacing, const MeshSampler& sampler)
+    : mesh_(std::move(mesh)) {
   if (!(spacing > 0.0) || !std::isfinite(spacing))
     throw std::invalid_argument("MeshShape: the grid spacing must be positive and finite");
   if (mesh_.triangles.empty())
@@ -387,75 +496,37 @@ MeshShape::MeshShape(TriangleMesh mesh, double spacing) : mesh_(std::move(mesh))
   spacing_ = spacing;
   for (int a = 0; a < 3; ++a) counts_[a] = static_cast<int>(node_counts(spacing_)[a]);
   for (int a = 0; a < 3; ++a) origin_[a] = lo[a] - kPaddingNodes * spacing_;
-  auto node = [&](int i, int j, int k) {
-    return Vec3{origin_[0] + i * spacing_, origin_[1] + j * spacing_, origin_[2] + k * spacing_};
-  };
 
-  // Exact queries are slowest far from the surface, where many triangles are nearly
-  // equidistant, and least needed there. So every kCoarseFactor-th node is sampled first;
-  // where all eight corners of a coarse cell lie farther than `far` from the surface, the
-  // cell holds no surface and its nodes are at least 1.5 cell diagonals from it: there the
-  // distance (1-Lipschitz: error <= sqrt(3)/2 coarse spacing) and the winding number
-  // (harmonic off the surface) are interpolated from the corners.
   TriangleBvh bvh(mesh_);
-  struct Sample {
-    double distance, winding;
+  const ExactSamples exact = [&](const std::vector<Vec3>& points,
+                                 const std::vector<char>& winding) {
+    int nearest = -1;  // a neighbour's nearest triangle is the best guess for the next node's
+    return sampler(points.size(), [&](size_t n) {
+      return MeshSample{bvh.distance(points[n], nearest),
+                        winding[n] ? bvh.winding_number(points[n]) : 0.0};
+    });
   };
-  std::array<int, 3> coarse;
-  for (int a = 0; a < 3; ++a) coarse[a] = (counts_[a] - 1) / kCoarseFactor + 1;
-  std::vector<Sample> coarse_samples;
-  coarse_samples.reserve(size_t(coarse[0]) * coarse[1] * coarse[2]);
-  // A neighbour's nearest triangle is the best guess for the next node's.
-  int nearest = -1;
-  for (int k = 0; k < coarse[2]; ++k)
-    for (int j = 0; j < coarse[1]; ++j)
-      for (int i = 0; i < coarse[0]; ++i) {
-        Vec3 p = node(i * kCoarseFactor, j * kCoarseFactor, k * kCoarseFactor);
-        coarse_samples.push_back({bvh.distance(p, nearest), bvh.winding_number(p)});
-      }
-  const double far = 2.0 * std::sqrt(3.0) * kCoarseFactor * spacing_;
-
+  // Every node of the grid kCoarseFactor = 4 times coarser exactly, then twice refined.
+  SampledLevel coarse;
+  std::vector<Vec3> points;
+  for (int a = 0; a < 3; ++a) coarse.counts[a] = (counts_[a] - 1) / kCoarseFactor + 1;
+  const double coarse_spacing = kCoarseFactor * spacing_;
+  for (int k = 0; k < coarse.counts[2]; ++k)
+    for (int j = 0; j < coarse.counts[1]; ++j)
+      for (int i = 0; i < coarse.counts[0]; ++i)
+        points.push_back({origin_[0] + i * coarse_spacing, origin_[1] + j * coarse_spacing,
+                          origin_[2] + k * coarse_spacing});
+  coarse.samples = exact(points, std::vector<char>(points.size(), 1));
+  SampledLevel middle;
+  for (int a = 0; a < 3; ++a) middle.counts[a] = (counts_[a] - 1) / 2 + 1;
+  middle.samples.resize(size_t(middle.counts[0]) * middle.counts[1] * middle.counts[2]);
+  refine(coarse, origin_, 2.0 * spacing_, exact,
+         [&](size_t n, const MeshSample& s) { middle.samples[n] = s; });
   values_.resize(size_t(counts_[0]) * counts_[1] * counts_[2]);
-  size_t n = 0;
-  for (int k = 0; k < counts_[2]; ++k) {
-    for (int j = 0; j < counts_[1]; ++j) {
-      for (int i = 0; i < counts_[0]; ++i, ++n) {
-        const int fine[3] = {i, j, k};
-        int cell[3];
-        double t[3];
-        for (int a = 0; a < 3; ++a) {
-          cell[a] = std::min(fine[a] / kCoarseFactor, coarse[a] - 2);
-          t[a] = double(fine[a] - cell[a] * kCoarseFactor) / kCoarseFactor;
-        }
-        Sample interpolated{0.0, 0.0};
-        double nearest_corner = std::numeric_limits<double>::infinity();
-        for (int corner = 0; corner < 8; ++corner) {
-          double weight = 1.0;
-          size_t index = 0;
-          for (int a = 2; a >= 0; --a) {
-            int up = (corner >> a) & 1;
-            weight *= up ? t[a] : 1.0 - t[a];
-            index = index * coarse[a] + cell[a] + up;
-          }
-          const Sample& s = coarse_samples[index];
-          interpolated.distance += weight * s.distance;
-          interpolated.winding += weight * s.winding;
-          nearest_corner = std::min(nearest_corner, s.distance);
-        }
-        double d, w;
-        if (nearest_corner > far) {
-          d = interpolated.distance;
-          w = interpolated.winding;
-        } else {
-          Vec3 p = node(i, j, k);
-          d = bvh.distance(p, nearest);
-          w = bvh.winding_number(p);
-        }
-        // Either orientation of the triangles counts: |w| is ~1 inside either way.
-        values_[n] = static_cast<float>(std::abs(w) > 0.5 ? -d : d);
-      }
-    }
-  }
+  // Either orientation of the triangles counts: |w| is ~1 inside either way.
+  refine(middle, origin_, spacing_, exact, [&](size_t n, const MeshSample& s) {
+    values_[n] = static_cast<float>(std::abs(s.winding) > 0.5 ? -s.distance : s.distance);
+  });
 }
 
 double MeshShape::interpolate(const Vec3& p) const {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -89,6 +90,20 @@ class TriangleBvh {
   std::vector<Node> nodes_;          // nodes_[0] is the root
 };
 
+// An exact query's answer at one grid node: the distance to the nearest triangle and the
+// winding number (inside when above 1/2).
+struct MeshSample {
+  double distance, winding;
+};
+// Returns sample(n) for every n in [0, count), in order. `sample_here` computes them all on
+// this process; the case reader passes one that splits them over its ranks and gathers the
+// results (every rank must then build the same MeshShape).
+using MeshSampler =
+    std::function<std::vector<MeshSample>(size_t count,
+                                          const std::function<MeshSample(size_t)>& sample)>;
+std::vector<MeshSample> sample_here(size_t count,
+                                    const std::function<MeshSample(size_t)>& sample);
+
 // A (nearly) closed triangle mesh as a solid. Signed distances are sampled once on a regular
 // grid over the mesh's bounding box and trilinearly interpolated afterwards.
 class MeshShape {
@@ -100,13 +115,15 @@ class MeshShape {
   static constexpr size_t kMaxNodes = size_t(1) << 22;
 
   // Samples the signed distance of `mesh` (already in world coordinates, m) on a grid with
-  // nodes `spacing` apart, or coarser where kMaxNodes requires.
-  MeshShape(TriangleMesh mesh, double spacing);
+  // nodes `spacing` apart, or coarser where kMaxNodes requires; `sampler` runs the exact
+  // queries.
+  MeshShape(TriangleMesh mesh, double spacing, const MeshSampler& sampler = sample_here);
 
-  // Negative inside, positive outside, in metres. Within ~10 spacings of the surface the
-  // nodes hold exact values, so the error is trilinear interpolation's: none where the
-  // distance is linear, at most sqrt(3)/2 spacing at kinks. Farther away the nodes are
-  // interpolated from a 4 times coarser grid (error at most 3.5 spacings; signs kept).
+  // Negative inside, positive outside, in metres. Within 2 sqrt(3) spacings of the surface
+  // the nodes around a point hold exact values, so the error is trilinear interpolation's:
+  // none where the distance is linear, at most sqrt(3)/2 spacing at kinks. Farther away the
+  // nodes are interpolated from grids 2 and 4 times coarser (error at most 3.5 spacings;
+  // signs kept).
   // Outside the grid: the distance to the grid box plus the value on its boundary, which
   // never underestimates by more than the error on the boundary.
   double signed_distance(const Vec3& p) const;

@@ -206,9 +206,11 @@ TEST(MeshShape, CubeSignedDistance) {
   EXPECT_NEAR(cube.signed_distance(edge), cube_distance(edge), 3 * h * h / (8 * 0.06));
 }
 
-// Far from the surface (more than sqrt(3) coarse spacings H = 4 h) the nodes may be
-// interpolated from the coarse grid, which adds at most sqrt(3)/2 H by the same Lipschitz
-// argument; a point closer than sqrt(3) (H - h) only sees exact nodes.
+// Away from the surface the nodes may be interpolated from the grids 2 h and H = 4 h apart,
+// which adds at most sqrt(3)/2 H by the same Lipschitz argument; a node is interpolated
+// only where the corners of its cell on the 2 h grid lie farther than two of that cell's
+// diagonals (4 sqrt(3) h) from the surface, so a point closer than 2 sqrt(3) h only sees
+// exact nodes.
 // Outside the grid the value may overestimate, but never underestimates by more than the
 // error on the grid's boundary.
 TEST(MeshShape, CubeAgainstTheExactDistanceEverywhere) {
@@ -226,7 +228,7 @@ TEST(MeshShape, CubeAgainstTheExactDistanceEverywhere) {
         for (int a = 0; a < 3; ++a) in_grid = in_grid && p[a] >= grid_lo[a] && p[a] <= grid_hi[a];
         if (!in_grid) {
           ASSERT_GE(value, exact - kNear) << p[0] << " " << p[1] << " " << p[2];
-        } else if (std::abs(exact) <= std::sqrt(3.0) * (coarse - h)) {
+        } else if (std::abs(exact) <= 2.0 * std::sqrt(3.0) * h) {
           ASSERT_NEAR(value, exact, kNear) << p[0] << " " << p[1] << " " << p[2];
         } else {
           ASSERT_NEAR(value, exact, kFar) << p[0] << " " << p[1] << " " << p[2];
