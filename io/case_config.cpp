@@ -71,6 +71,25 @@ bool ShapeSpec::contains(const Vec3& p) const {
   return true;
 }
 
+std::array<Vec3, 2> ShapeSpec::bounding_box() const {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  switch (kind) {
+    case Kind::Block: return {min, max};
+    case Kind::Sphere:
+      return {Vec3{center[0] - radius, center[1] - radius, center[2] - radius},
+              Vec3{center[0] + radius, center[1] + radius, center[2] + radius}};
+    case Kind::Cylinder:
+      return {Vec3{center[0] - radius, center[1] - radius, center[2]},
+              Vec3{center[0] + radius, center[1] + radius, center[2] + height}};
+    case Kind::Mesh: return mesh->grid_box();
+    case Kind::Heightfield: {
+      const double top = *std::max_element(profile_height.begin(), profile_height.end());
+      return {Vec3{profile_x.front(), -kInf, -kInf}, Vec3{profile_x.back(), kInf, top}};
+    }
+  }
+  return {Vec3{-kInf, -kInf, -kInf}, Vec3{kInf, kInf, kInf}};
+}
+
 double ShapeSpec::signed_distance(const Vec3& p) const {
   if (kind == Kind::Mesh) return mesh->signed_distance(p);
   if (kind == Kind::Cylinder) {

@@ -71,6 +71,9 @@ struct ShapeSpec {
   std::vector<double> profile_x, profile_height;
 
   bool contains(const Vec3& p) const;
+  // {lower corner, upper corner} of a box outside which contains() is false (unbounded
+  // along the axes where the shape gives none: a heightfield's y).
+  std::array<Vec3, 2> bounding_box() const;
   // Negative inside, positive outside, in metres (exact for the sphere and the cylinder,
   // exact outside and a max-norm inside for the block, interpolated from a grid for a mesh,
   // the vertical distance to the surface for a heightfield).

@@ -547,6 +547,12 @@ double MeshShape::interpolate(const Vec3& p) const {
   return lerp(lerp(x00, x10, t[1]), lerp(x01, x11, t[1]), t[2]);
 }
 
+std::array<Vec3, 2> MeshShape::grid_box() const {
+  Vec3 top;
+  for (int a = 0; a < 3; ++a) top[a] = origin_[a] + (counts_[a] - 1) * spacing_;
+  return {origin_, top};
+}
+
 double MeshShape::signed_distance(const Vec3& p) const {
   Vec3 q;
   double outside2 = 0.0;

@@ -129,6 +129,8 @@ class MeshShape {
   double signed_distance(const Vec3& p) const;
   bool contains(const Vec3& p) const { return signed_distance(p) <= 0.0; }
 
+  // {lower corner, upper corner} of the sampled grid: outside it every point is outside.
+  std::array<Vec3, 2> grid_box() const;
   const TriangleMesh& mesh() const { return mesh_; }
   double spacing() const { return spacing_; }
   const std::array<int, 3>& node_counts() const { return counts_; }

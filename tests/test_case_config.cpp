@@ -808,6 +808,46 @@ TEST(ShapeSpec, HeightfieldOfTheShippedDune) {
   EXPECT_FALSE(dune.contains({1.95, 0.2, 0.0}));  // beyond the foot
 }
 
+// Seeding skips the cells outside a source's bounding box, so no point a shape contains
+// may lie outside it: checked on a lattice around each kind of shape.
+TEST(ShapeSpec, BoundingBoxHoldsEveryPointTheShapeContains) {
+  std::vector<ShapeSpec> shapes(4);
+  shapes[0].kind = ShapeSpec::Kind::Block;
+  shapes[0].min = {0.1, 0.12, 0.05}, shapes[0].max = {0.25, 0.2, 0.3};
+  shapes[1].kind = ShapeSpec::Kind::Sphere;
+  shapes[1].center = {0.3, 0.2, 0.25}, shapes[1].radius = 0.1;
+  shapes[2].kind = ShapeSpec::Kind::Cylinder;
+  shapes[2].center = {0.2, 0.25, 0.05}, shapes[2].radius = 0.12, shapes[2].height = 0.2;
+  shapes[3] = parse_case_text(kDomain + kTime + kWater + R"(
+[[source]]
+material = "water"
+shape = "mesh"
+file = "tetra.obj"
+scale = 0.15
+translate = [0.02, 0.02, 0.02]
+)",
+                              test_mesh("scene.toml"))
+                  .sources[0]
+                  .shape;
+  shapes.push_back(parse_shipped("dune.toml").sources[0].shape);
+  for (const ShapeSpec& shape : shapes) {
+    const auto [lo, hi] = shape.bounding_box();
+    int inside = 0;
+    for (int k = 0; k < 40; ++k)
+      for (int j = 0; j < 40; ++j)
+        for (int i = 0; i < 80; ++i) {
+          const Vec3 p{-0.05 + 0.0131 * i, -0.05 + 0.0131 * j, -0.05 + 0.0131 * k};
+          if (!shape.contains(p)) continue;
+          ++inside;
+          for (int a = 0; a < 3; ++a) {
+            ASSERT_GE(p[a], lo[a]) << "shape kind " << int(shape.kind) << " axis " << a;
+            ASSERT_LE(p[a], hi[a]) << "shape kind " << int(shape.kind) << " axis " << a;
+          }
+        }
+    EXPECT_GT(inside, 10) << "shape kind " << int(shape.kind);
+  }
+}
+
 TEST(CaseConfigErrors, HeightfieldNeedsIncreasingX) {
   expect_error(kDomain + kTime + kWater + R"(
 [[source]]
