@@ -59,6 +59,18 @@ inline Box overlap(const Box& a, const Box& b) {
   return r.empty() ? Box{} : r;
 }
 
+// The smallest box holding both a and b (the other one when either is empty).
+inline Box hull(const Box& a, const Box& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  Box r;
+  for (int k = 0; k < 3; ++k) {
+    r.lo[k] = std::min(a.lo[k], b.lo[k]);
+    r.hi[k] = std::max(a.hi[k], b.hi[k]);
+  }
+  return r;
+}
+
 // A window around `contents` within `limit`, for arrays that cover only part of the grid:
 // `current` while it holds contents grown by `reach`, else contents grown by reach + slack,
 // so that moving contents refit it only every few steps. Box{} when contents is empty.

@@ -527,6 +527,56 @@ TEST(Transfer, CellHoldingOnlyAWaterRemnantIsAir) {
   EXPECT_EQ(sim.steps(), 3);
 }
 
+// A block of sand slumping in one corner of a long box and a block of water falling onto
+// the floor beside it, 2 cm cells, the far half of the box empty: whole steps, gravity,
+// both projections, the sand stages, the rigid fit and the extrapolation included. No
+// velocity outside the particle window (MacGrid::particle_window) may become non-zero,
+// since P2G clears only that window and the one before it; and the window holds every
+// particle's cell with room around it.
+TEST(ParticleWindow, NoStepWritesAVelocityOutsideIt) {
+  CaseConfig config = test::sand_box_case({1.6, 0.3, 0.6}, 0.02, {0, 0, 0}, {0.12, 0.3, 0.2}, 30);
+  MaterialSpec water;
+  water.name = "water";
+  config.materials.push_back(water);
+  SourceSpec drop;
+  drop.material = 1;
+  drop.shape.min = {0.3, 0.1, 0.3};
+  drop.shape.max = {0.4, 0.2, 0.4};
+  config.sources.push_back(drop);
+  Simulation sim(config, MPI_COMM_WORLD);
+  const MacGrid& g = sim.grid();
+  const double dx = config.cell_size;
+  int checked_steps = 0;
+  for (int step = 0; step < 40; ++step) {
+    sim.step(sim.stable_dt());
+    const Box window = g.particle_window;
+    // A step that ends in a new layout of the blocks (load balancing) makes the grid anew:
+    // every array 0, the window unknown until the next P2G.
+    if (window == Box::everywhere()) continue;
+    ++checked_steps;
+    int64_t outside = 0, moving_outside = 0, particles_near_its_edge = 0;
+    for (int a = 0; a < 3; ++a)
+      for_each_index(g.vel[a].box(), [&](int i, int j, int k) {
+        if (faces_of_cells(window, a).contains(i, j, k)) return;
+        ++outside;
+        if (g.vel[a](i, j, k) != 0.0) ++moving_outside;
+      });
+    // A particle moves less than a cell a step, so after the step its cell, 3 cells around
+    // (the reach is the ghost width + 2), still lies within the window fitted before it.
+    const Box grid = sim.topology().global(Stagger::Cell).grown(sim.topology().ghost());
+    const Particles& p = sim.particles();
+    for (size_t n = 0; n < p.size(); ++n) {
+      const Index3 c{int(p.x[n] / dx), int(p.y[n] / dx), int(p.z[n] / dx)};
+      const Box around = overlap(Box{c, {c[0] + 1, c[1] + 1, c[2] + 1}}.grown(3), grid);
+      if (!(overlap(around, window) == around)) ++particles_near_its_edge;
+    }
+    ASSERT_EQ(global_sum(sim.topology(), moving_outside), 0) << "step " << step;
+    ASSERT_EQ(global_sum(sim.topology(), particles_near_its_edge), 0) << "step " << step;
+    ASSERT_GT(global_sum(sim.topology(), outside), 0) << "the window covers the whole grid";
+  }
+  EXPECT_GT(checked_steps, 30);
+}
+
 TEST(Seeding, SameParticlesOnAnyRankCount) {
   SKIP_IN_A_ONE_RANK_JOB();
   CaseConfig config = full_box(1.0);

@@ -265,11 +265,16 @@ void Simulation::save_grid_velocity() {
 
 void Simulation::add_body_forces(double dt) {
   auto t = clock_.time(kAddBodyForces);
+  // Outside the particle window the velocities stay 0 (MacGrid::particle_window).
   for (int a = 0; a < 3; ++a) {
     const double dv = config_.gravity[a] * dt;
     if (dv == 0.0) continue;
-    double* v = grid_.vel[a].data();
-    for (size_t n = 0; n < grid_.vel[a].size(); ++n) v[n] += dv;
+    Array3<double>& v = grid_.vel[a];
+    for_each_row(overlap(v.box(), faces_of_cells(grid_.particle_window, a)),
+                 [&](int i, int j, int k, int length) {
+                   double* row = &v(i, j, k);
+                   for (int n = 0; n < length; ++n) row[n] += dv;
+                 });
   }
   clock_.add_bytes(kAddBodyForces, traffic::add_body_forces(grid_, config_.gravity.data()));
 }

@@ -16,6 +16,14 @@ double faces(const MacGrid& g) {
   return double(g.vel[0].size() + g.vel[1].size() + g.vel[2].size());
 }
 double cells(const MacGrid& g) { return double(g.cell_type.size()); }
+// The faces and cells of the block within the particle window, which P2G's block-wide passes
+// and gravity cover (the cleared box is that window and the last one: about the same).
+double window_faces(const MacGrid& g, int a) {
+  return double(overlap(g.vel[a].box(), faces_of_cells(g.particle_window, a)).volume());
+}
+double window_cells(const MacGrid& g) {
+  return double(overlap(g.cell_type.box(), g.particle_window).volume());
+}
 
 // One preconditioned CG iteration per fluid cell, as PETSc's KSPCG runs it with the shell
 // matrix and preconditioner (src/pressure/): the vector operations (two dot products 16 + 16,
@@ -39,9 +47,11 @@ constexpr double kIteration = kVectorOperations + kMatrixProduct + kPrecondition
 double particles_to_grid(const Particles& p, const MacGrid& g) {
   const double per_particle =
       kPosition + kVelocity + kMaterial + water_bytes(p) + affine_bytes(p);
-  // Written: face velocities (double) and weights (float, in vel_saved); per cell the type,
-  // density (float) and particle count (double).
-  const double grid = faces(g) * (sizeof(double) + sizeof(float)) + cells(g) * (1 + 4 + 8);
+  // Written within the particle window: face velocities (double) and weights (float, in
+  // vel_saved); per cell the type, density (float) and particle count (double).
+  const double window_face_count = window_faces(g, 0) + window_faces(g, 1) + window_faces(g, 2);
+  const double grid =
+      window_face_count * (sizeof(double) + sizeof(float)) + window_cells(g) * (1 + 4 + 8);
   const double sand = double(g.sand.size()) * (sizeof(uint8_t) + sizeof(float));
   return double(p.size()) * per_particle + grid + sand;
 }
@@ -53,7 +63,7 @@ double save_grid_velocity(const MacGrid& g) {
 double add_body_forces(const MacGrid& g, const double gravity[3]) {
   double bytes = 0;
   for (int a = 0; a < 3; ++a)
-    if (gravity[a] != 0) bytes += double(g.vel[a].size()) * 2 * sizeof(double);
+    if (gravity[a] != 0) bytes += window_faces(g, a) * 2 * sizeof(double);
   return bytes;
 }
 

@@ -49,6 +49,11 @@ struct MacGrid {
   Array3<double> pressure;      // Pa, fluid cells; 0 in air
   Array3<double> cell_scratch;  // P2G: particles per cell; projection: its right-hand
                                 // side; second projection: that and then its correction
+  // The particle window (src/particles/particle_window.hpp), global: outside it P2G finds no
+  // particle, and the velocities, P2G's sums and counts and the densities are all 0, so P2G
+  // clears only this window and the one before it, and gravity acts only within it.
+  // Box::everywhere() while unknown: after the arrays are made, before the first P2G.
+  Box particle_window = Box::everywhere();
 
   // Sand only: allocated by allocate_sand() when the case has a sand material. Sand fills a
   // small part of most grids, so its arrays cover only the block's part of the sand window,
@@ -172,6 +177,7 @@ struct MacGrid {
     density.reset(c, Stagger::Cell, 0.0f);
     pressure.reset(c, Stagger::Cell, 0.0);
     cell_scratch.reset(c, Stagger::Cell, 0.0);
+    particle_window = Box::everywhere();
   }
 
   // The sand arrays over the block's part of `window` (the whole block by default), zero.

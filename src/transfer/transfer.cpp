@@ -8,6 +8,7 @@
 
 #include "src/grid/interpolation.hpp"
 #include "src/particles/advection.hpp"
+#include "src/particles/particle_window.hpp"
 
 namespace dunesim {
 
@@ -204,22 +205,31 @@ void take_rigid_motion(const RigidMotion& m, bool affine, size_t n, Particles& p
 
 }  // namespace
 
-void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& materials, Halo& halo,
-                       const Topology& topo, MacGrid& g) {
-  // The saved velocities are overwritten after P2G, so they hold the weight sums meanwhile.
-  std::array<Array3<float>, 3>& weight = g.vel_saved;
-  Array3<double>& particle_count = g.cell_scratch;
-  for (int a = 0; a < 3; ++a) {
-    g.vel[a].fill(0.0);
-    weight[a].fill(0.0f);
-  }
-  particle_count.fill(0.0);
-  g.density.fill(0.0f);
-  const bool track_sand = g.has_sand();
-  if (track_sand) g.sand_count.fill(0.0f);
-  const bool track_saturation = g.has_pore_water();
-  if (track_saturation) g.saturation.fill(0.0f);
+namespace {
 
+// Refits the particle window and clears P2G's sums within it and the last one, outside which
+// they are all 0 already (MacGrid::particle_window); returns the cleared box. The saved
+// velocities hold the weight sums until P2G ends; the cell scratch, the particle counts.
+Box clear_sums_in_window(const Topology& topo, const Particles& p, MacGrid& g) {
+  const Box last_window = g.particle_window;
+  g.particle_window = fit_particle_window(topo, p, g.dx, last_window);
+  const Box cleared = hull(last_window, g.particle_window);
+  for (int a = 0; a < 3; ++a) {
+    g.vel[a].fill(faces_of_cells(cleared, a), 0.0);
+    g.vel_saved[a].fill(faces_of_cells(cleared, a), 0.0f);
+  }
+  g.cell_scratch.fill(cleared, 0.0);
+  g.density.fill(cleared, 0.0f);
+  if (g.has_sand()) g.sand_count.fill(cleared, 0.0f);
+  if (g.has_pore_water()) g.saturation.fill(cleared, 0.0f);
+  return cleared;
+}
+
+// Each particle's momentum and weight onto the faces around it, its share of a particle,
+// mass, sand and pore water onto its cell.
+void spread_particles(const Particles& p, const std::vector<MaterialSpec>& materials,
+                      MacGrid& g) {
+  const bool track_sand = g.has_sand(), track_saturation = g.has_pore_water();
   const double dx = g.dx;
   const double inv_dx = 1.0 / dx;
   const float* vel_of[3] = {p.vx.data(), p.vy.data(), p.vz.data()};
@@ -228,7 +238,7 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     for (int a = 0; a < 3; ++a) {
       Stencil s = make_stencil(g.vel[a], a, pt);
       double* v = g.vel[a].data() + s.base;
-      float* w = weight[a].data() + s.base;
+      float* w = g.vel_saved[a].data() + s.base;
       if (p.carries_affine) {
         double c[3];
         affine_per_cell(p.affine[n], a, dx, c);
@@ -246,31 +256,40 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
     const double density =
         is_sand ? material.density + water * material.wet.pore_water_density : material.density;
     const int i = pt.node[0], j = pt.node[1], k = pt.node[2];
-    particle_count(i, j, k) += share;
+    g.cell_scratch(i, j, k) += share;
     g.density(i, j, k) += float(share * density);
     if (track_sand && is_sand) g.sand_count(i, j, k) += 1.0f;
     if (track_saturation && is_sand && material.wet.holds_water())
       g.saturation(i, j, k) += float(p.water_content[n] / material.wet.porosity);
   }
+}
 
-  halo.sum<double, float>({&g.vel[0], &g.vel[1], &g.vel[2]},
-                          {&weight[0], &weight[1], &weight[2]});
-  // Whole rows at a time, with selects rather than branches: these loops cover the block.
+// Momentum sums to velocities on the owned faces of the cleared box, outside which every
+// velocity is 0 as this would leave it. Whole rows at a time, with selects, not branches.
+void divide_by_weights(const Topology& topo, const Box& cleared, MacGrid& g) {
   for (int a = 0; a < 3; ++a)
-    for_each_row(topo.owned(face_stagger(a)), [&](int i, int j, int k, int length) {
-      double* v = &g.vel[a](i, j, k);
-      const float* w = &weight[a](i, j, k);
-      for (int n = 0; n < length; ++n) v[n] = w[n] > 0.0f ? v[n] / double(w[n]) : 0.0;
-    });
-  // Static solids everywhere (walls outside the domain stay solid), then owned cells. A
-  // cell holding less than kLeastFluidShare of a particle is air: water particles that
-  // gave nearly all their water to sand keep a remnant (1e-55 of a particle was seen), whose
-  // mass underflows the single-precision density to 0, and a fluid cell of density 0 makes
-  // the pressure solve divide by it.
+    for_each_row(overlap(topo.owned(face_stagger(a)), faces_of_cells(cleared, a)),
+                 [&](int i, int j, int k, int length) {
+                   double* v = &g.vel[a](i, j, k);
+                   const float* w = &g.vel_saved[a](i, j, k);
+                   for (int n = 0; n < length; ++n)
+                     v[n] = w[n] > 0.0f ? v[n] / double(w[n]) : 0.0;
+                 });
+}
+
+// Each cell's type, mean density and sand flag from its sums. Static solids everywhere
+// (walls outside the domain stay solid), then the owned cells of the cleared box (outside
+// it no cell holds a particle). A cell holding less than kLeastFluidShare of a particle is
+// air: water particles that gave nearly all their water to sand keep a remnant (1e-55 of a
+// particle was seen), whose mass underflows the single-precision density to 0, and a fluid
+// cell of density 0 makes the pressure solve divide by it.
+void classify_cells(const Topology& topo, const Box& cleared, MacGrid& g) {
   constexpr double kLeastFluidShare = 1e-9;
+  const Array3<double>& particle_count = g.cell_scratch;
   for (size_t n = 0; n < g.cell_type.size(); ++n)
     g.cell_type.data()[n] = g.solid.data()[n] ? kSolid : kAir;
-  for_each_row(topo.owned_cells(topo.rank()), [&](int i, int j, int k, int length) {
+  const Box owned = overlap(topo.owned_cells(topo.rank()), cleared);
+  for_each_row(owned, [&](int i, int j, int k, int length) {
     const double* count = &particle_count(i, j, k);
     const uint8_t* solid = &g.solid(i, j, k);
     uint8_t* type = &g.cell_type(i, j, k);
@@ -283,18 +302,30 @@ void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& mate
   });
   // A cell behaves as sand when most of its particles are sand. Every sand particle lies in
   // the sand window, so the cells outside it have none.
-  if (track_sand)
-    for_each_index(topo.owned_cells(topo.rank()).intersect(g.sand.box()),
-                   [&](int i, int j, int k) {
-                     const double count = particle_count(i, j, k);
-                     const bool fluid = g.cell_type(i, j, k) == kFluid;
-                     g.sand(i, j, k) = fluid && 2.0 * g.sand_count(i, j, k) > count ? 1 : 0;
-                     if (track_saturation && g.sand_count(i, j, k) > 0)
-                       g.saturation(i, j, k) /= float(g.sand_count(i, j, k));
-                   });
+  if (!g.has_sand()) return;
+  const bool track_saturation = g.has_pore_water();
+  for_each_index(owned.intersect(g.sand.box()), [&](int i, int j, int k) {
+    const double count = particle_count(i, j, k);
+    const bool fluid = g.cell_type(i, j, k) == kFluid;
+    g.sand(i, j, k) = fluid && 2.0 * g.sand_count(i, j, k) > count ? 1 : 0;
+    if (track_saturation && g.sand_count(i, j, k) > 0)
+      g.saturation(i, j, k) /= float(g.sand_count(i, j, k));
+  });
+}
+
+}  // namespace
+
+void particles_to_grid(const Particles& p, const std::vector<MaterialSpec>& materials, Halo& halo,
+                       const Topology& topo, MacGrid& g) {
+  const Box cleared = clear_sums_in_window(topo, p, g);
+  spread_particles(p, materials, g);
+  halo.sum<double, float>({&g.vel[0], &g.vel[1], &g.vel[2]},
+                          {&g.vel_saved[0], &g.vel_saved[1], &g.vel_saved[2]});
+  divide_by_weights(topo, cleared, g);
+  classify_cells(topo, cleared, g);
   halo.fill<double, float, uint8_t>({&g.vel[0], &g.vel[1], &g.vel[2]}, {&g.density},
                                     {&g.cell_type});
-  if (track_sand) halo.fill<float, uint8_t>({&g.sand_count}, {&g.sand});
+  if (g.has_sand()) halo.fill<float, uint8_t>({&g.sand_count}, {&g.sand});
 }
 
 namespace {
