@@ -3,8 +3,10 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "decomposition/topology.hpp"
 
@@ -86,5 +88,31 @@ struct RankError {
   bool failed() const { return rank >= 0; }
 };
 RankError first_error_on_any_rank(MPI_Comm comm, std::string local_error);
+
+// item(n) for every n in [0, count), on every rank of `comm`: each rank computes a
+// contiguous share (rank r: count r / size up to count (r + 1) / size) and the shares are
+// gathered everywhere. T is copied as bytes; past what an int counts in bytes every rank
+// computes every item instead. Collective: every rank calls it with the same count.
+template <class T, class Item>
+std::vector<T> computed_in_shares(MPI_Comm comm, size_t count, Item&& item) {
+  std::vector<T> all(count);
+  if (count * sizeof(T) > size_t(INT_MAX)) {
+    for (size_t n = 0; n < count; ++n) all[n] = item(n);
+    return all;
+  }
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  auto first = [&](int r) { return count * size_t(r) / size_t(size); };
+  for (size_t n = first(rank); n < first(rank + 1); ++n) all[n] = item(n);
+  std::vector<int> bytes(size), offsets(size);
+  for (int r = 0; r < size; ++r) {
+    bytes[r] = int((first(r + 1) - first(r)) * sizeof(T));
+    offsets[r] = int(first(r) * sizeof(T));
+  }
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), bytes.data(), offsets.data(),
+                 MPI_BYTE, comm);
+  return all;
+}
 
 }  // namespace dunesim

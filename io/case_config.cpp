@@ -5,6 +5,7 @@
 
 #include <toml++/toml.h>
 
+#include "decomposition/reductions.hpp"
 #include "io/case_schema.hpp"
 #include "io/input_file.hpp"
 #include "io/triangle_mesh.hpp"
@@ -1103,22 +1104,7 @@ MeshTextReader mesh_text_from_rank0(MPI_Comm comm) {
 // are arithmetic that cannot fail on one rank alone.
 MeshSampler samples_split_over(MPI_Comm comm) {
   return [comm](size_t count, const std::function<MeshSample(size_t)>& sample) {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    // MPI counts bytes in an int; the grid's cap (MeshShape::kMaxNodes) keeps far below.
-    if (count * sizeof(MeshSample) > size_t(INT_MAX)) return sample_here(count, sample);
-    auto first = [&](int r) { return count * size_t(r) / size_t(size); };
-    std::vector<MeshSample> all(count);
-    for (size_t n = first(rank); n < first(rank + 1); ++n) all[n] = sample(n);
-    std::vector<int> bytes(size), offsets(size);
-    for (int r = 0; r < size; ++r) {
-      bytes[r] = int((first(r + 1) - first(r)) * sizeof(MeshSample));
-      offsets[r] = int(first(r) * sizeof(MeshSample));
-    }
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), bytes.data(), offsets.data(),
-                   MPI_BYTE, comm);
-    return all;
+    return computed_in_shares<MeshSample>(comm, count, sample);
   };
 }
 

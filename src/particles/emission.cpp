@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <vector>
 
-#include "io/triangle_mesh.hpp"
 #include "src/particles/pore_water.hpp"
 #include "src/particles/seeding.hpp"
 
@@ -15,43 +13,7 @@ namespace {
 
 // The cells that hold every point of `shape`, clipped to the domain.
 Box cells_around(const ShapeSpec& shape, const CaseConfig& config) {
-  const double big = std::numeric_limits<double>::max();
-  Vec3 lo{-big, -big, -big}, hi{big, big, big};
-  switch (shape.kind) {
-    case ShapeSpec::Kind::Block:
-      lo = shape.min;
-      hi = shape.max;
-      break;
-    case ShapeSpec::Kind::Sphere:
-      for (int a = 0; a < 3; ++a) {
-        lo[a] = shape.center[a] - shape.radius;
-        hi[a] = shape.center[a] + shape.radius;
-      }
-      break;
-    case ShapeSpec::Kind::Cylinder:
-      for (int a = 0; a < 2; ++a) {
-        lo[a] = shape.center[a] - shape.radius;
-        hi[a] = shape.center[a] + shape.radius;
-      }
-      lo[2] = shape.center[2];
-      hi[2] = shape.center[2] + shape.height;
-      break;
-    case ShapeSpec::Kind::Heightfield:
-      lo[0] = shape.profile_x.front();
-      hi[0] = shape.profile_x.back();
-      hi[2] = *std::max_element(shape.profile_height.begin(), shape.profile_height.end());
-      break;
-    case ShapeSpec::Kind::Mesh: {
-      // The distance grid may put the surface a fraction of its spacing outside the
-      // vertices' box: one spacing of margin.
-      std::array<Vec3, 2> bounds = shape.mesh->mesh().bounds();
-      for (int a = 0; a < 3; ++a) {
-        lo[a] = bounds[0][a] - shape.mesh->spacing();
-        hi[a] = bounds[1][a] + shape.mesh->spacing();
-      }
-      break;
-    }
-  }
+  const auto [lo, hi] = shape.bounding_box();
   Box cells;
   for (int a = 0; a < 3; ++a) {
     const double n = config.cells[a];
@@ -61,24 +23,13 @@ Box cells_around(const ShapeSpec& shape, const CaseConfig& config) {
   return cells;
 }
 
-Box union_of(const Box& a, const Box& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  Box r;
-  for (int axis = 0; axis < 3; ++axis) {
-    r.lo[axis] = std::min(a.lo[axis], b.lo[axis]);
-    r.hi[axis] = std::max(a.hi[axis], b.hi[axis]);
-  }
-  return r;
-}
-
 }  // namespace
 
 ParticleEmitter::ParticleEmitter(const CaseConfig& config, const Topology& topo) {
   Box reach;
   for (const SourceSpec& source : config.sources)
     if (source.emit_until > 0 && !source.is_rain())
-      reach = union_of(reach, cells_around(source.shape, config));
+      reach = hull(reach, cells_around(source.shape, config));
   owned_ = topo.owned_cells(topo.rank());
   reach_ = reach.intersect(owned_);
   if (reach_.empty()) reach_ = Box{};
