@@ -559,7 +559,7 @@ TEST(ParticleWindow, NoStepWritesAVelocityOutsideIt) {
       for_each_index(g.vel[a].box(), [&](int i, int j, int k) {
         if (faces_of_cells(window, a).contains(i, j, k)) return;
         ++outside;
-        if (g.vel[a](i, j, k) != 0.0) ++moving_outside;
+        if (g.vel[a](i, j, k) != 0.0 || g.vel_saved[a](i, j, k) != 0.0f) ++moving_outside;
       });
     // A particle moves less than a cell a step, so after the step its cell, 3 cells around
     // (the reach is the ghost width + 2), still lies within the window fitted before it.

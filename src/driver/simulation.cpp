@@ -255,10 +255,16 @@ void Simulation::particles_to_grid() {
 
 void Simulation::save_grid_velocity() {
   auto t = clock_.time(kSaveGridVelocity);
+  // Outside the particle window both are 0 already (MacGrid::particle_window).
   for (int a = 0; a < 3; ++a) {
-    const double* from = grid_.vel[a].data();
-    float* to = grid_.vel_saved[a].data();
-    for (size_t n = 0; n < grid_.vel[a].size(); ++n) to[n] = float(from[n]);
+    const Array3<double>& from = grid_.vel[a];
+    Array3<float>& to = grid_.vel_saved[a];
+    for_each_row(overlap(from.box(), faces_of_cells(grid_.particle_window, a)),
+                 [&](int i, int j, int k, int length) {
+                   const double* row = &from(i, j, k);
+                   float* saved = &to(i, j, k);
+                   for (int n = 0; n < length; ++n) saved[n] = float(row[n]);
+                 });
   }
   clock_.add_bytes(kSaveGridVelocity, traffic::save_grid_velocity(grid_));
 }

@@ -57,7 +57,8 @@ double particles_to_grid(const Particles& p, const MacGrid& g) {
 }
 
 double save_grid_velocity(const MacGrid& g) {
-  return faces(g) * (sizeof(double) + sizeof(float));
+  const double window_face_count = window_faces(g, 0) + window_faces(g, 1) + window_faces(g, 2);
+  return window_face_count * (sizeof(double) + sizeof(float));
 }
 
 double add_body_forces(const MacGrid& g, const double gravity[3]) {

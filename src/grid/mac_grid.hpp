@@ -50,8 +50,9 @@ struct MacGrid {
   Array3<double> cell_scratch;  // P2G: particles per cell; projection: its right-hand
                                 // side; second projection: that and then its correction
   // The particle window (src/particles/particle_window.hpp), global: outside it P2G finds no
-  // particle, and the velocities, P2G's sums and counts and the densities are all 0, so P2G
-  // clears only this window and the one before it, and gravity acts only within it.
+  // particle, and the velocities (saved ones too), P2G's sums and counts and the densities
+  // are all 0, so P2G clears only this window and the one before it, and gravity and the
+  // velocities' save act only within it.
   // Box::everywhere() while unknown: after the arrays are made, before the first P2G.
   Box particle_window = Box::everywhere();
 
