@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 #include "src/pressure/pressure_solver.hpp"
 
@@ -241,6 +244,71 @@ void apply_plain_row(int n, double* __restrict v, const uint8_t* __restrict type
   }
 }
 
+// Where cells yield sparsely (sand mostly at rest, whose surface cells yield here and there),
+// their list, in for_each_index order; none where more than one cell in kDenseYielding of
+// `volume` yields: then the whole box is scanned.
+constexpr int64_t kDenseYielding = 64;
+std::optional<std::vector<Index3>> scattered_yielding_cells(const Array3<uint8_t>& yielding,
+                                                            const Box& cells, int64_t volume) {
+  std::vector<Index3> found;
+  const size_t most = size_t(volume / kDenseYielding);
+  for (int k = cells.lo[2]; k < cells.hi[2]; ++k)
+    for (int j = cells.lo[1]; j < cells.hi[1]; ++j) {
+      const uint8_t* row = &yielding(cells.lo[0], j, k);
+      for (int i = cells.lo[0]; i < cells.hi[0]; ++i) {
+        if (!row[i - cells.lo[0]]) continue;
+        if (found.size() == most) return std::nullopt;
+        found.push_back({i, j, k});
+      }
+    }
+  return found;
+}
+
+// The faces of component a that a yielding cell y can make take the divergence (face_kind):
+// y's own two (y, y + e_a), those whose reaction flux it passes along a (y - e_a, y + 2 e_a)
+// and along each b != a (y -+ e_b, y + e_a -+ e_b).
+std::vector<Index3> faces_near_a_yielding_cell(int a) {
+  std::vector<Index3> near;
+  auto add = [&](int along_a, int b, int along_b) {
+    Index3 f{0, 0, 0};
+    f[a] += along_a;
+    if (b >= 0) f[b] += along_b;
+    near.push_back(f);
+  };
+  for (int along_a : {-1, 0, 1, 2}) add(along_a, -1, 0);
+  for (int b = 0; b < 3; ++b)
+    if (b != a)
+      for (int along_a : {0, 1})
+        for (int side : {-1, 1}) add(along_a, b, side);
+  return near;
+}
+
+// visit(i, j, k) for the faces of `faces` that may take the divergence, in for_each_index
+// order: every face of the box, or where the yielding cells are `scattered`, only those near
+// one of them (the others are kUntouched: face_kind would find none of its cells yielding).
+template <class Visit>
+void for_each_face_near_yielding(const std::optional<std::vector<Index3>>& scattered, int a,
+                                 const Box& faces, Visit&& visit) {
+  if (!scattered) {
+    for_each_index(faces, visit);
+    return;
+  }
+  const std::vector<Index3> near = faces_near_a_yielding_cell(a);
+  std::vector<Index3> candidates;
+  candidates.reserve(scattered->size() * near.size());
+  for (const Index3& y : *scattered)
+    for (const Index3& d : near) {
+      const Index3 f{y[0] + d[0], y[1] + d[1], y[2] + d[2]};
+      if (faces.contains(f[0], f[1], f[2])) candidates.push_back(f);
+    }
+  auto in_index_order = [](const Index3& p, const Index3& q) {
+    return std::tie(p[2], p[1], p[0]) < std::tie(q[2], q[1], q[0]);
+  };
+  std::sort(candidates.begin(), candidates.end(), in_index_order);
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  for (const Index3& f : candidates) visit(f[0], f[1], f[2]);
+}
+
 }  // namespace
 
 StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
@@ -255,15 +323,17 @@ StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
   const DivergenceStencil stencil(g, stress, yielding, mud_);
   // Every face this takes has a cell within one cell of a yielding one (face_kind), so only
   // the faces of those cells are visited: in sand mostly at rest, a small part of its box.
-  const Box yielding_cells = nonzero_bounding_box(yielding);
-  if (yielding_cells.empty()) return;
-  const Box near_yielding = yielding_box.intersect(yielding_cells.grown(1));
+  const Box yielding_box_of_cells = nonzero_bounding_box(yielding);
+  if (yielding_box_of_cells.empty()) return;
+  const Box near_yielding = yielding_box.intersect(yielding_box_of_cells.grown(1));
+  const std::optional<std::vector<Index3>> scattered =
+      scattered_yielding_cells(yielding, yielding_box_of_cells, near_yielding.volume());
   for (int a = 0; a < 3; ++a) {
     // The faces of the sand's cells: the yielding faces and the rigid faces beside them.
     const Box faces = topo.owned(face_stagger(a))
                           .intersect(topo.global(face_stagger(a)))
                           .intersect(faces_of_cells(near_yielding, a));
-    for_each_index(faces, [&](int i, int j, int k) {
+    for_each_face_near_yielding(scattered, a, faces, [&](int i, int j, int k) {
       // R and L in the grid's cell arrays, Rs and Ls in the sand's.
       const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
       const int64_t Rs = yielding.offset(i, j, k), Ls = Rs - yielding.stride(a);
