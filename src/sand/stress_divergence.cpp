@@ -100,12 +100,23 @@ struct DivergenceStencil {
   double edge(const float* sigma_ab, int b, int64_t row, int64_t row_s, int side) const {
     const int64_t cell = row + side * type.stride(b), cell_s = row_s + side * yielding.stride(b);
     if (!stands_in(b, row_s, side)) return double(sigma_ab[cell_s]);
+    return stood_in(sigma_ab, row, row_s, cell, mud_row(row));
+  }
+
+  // Whether a rigid cell standing in for `row` is bounded as for a row of mud.
+  bool mud_row(int64_t row) const {
+    return !(!mud.saturation || mud.saturation[row] <= mud.ideal_saturation);
+  }
+
+  // The rigid `cell`'s stand-in for `row`: the row's stress at the cell's pressure.
+  double stood_in(const float* sigma_ab, int64_t row, int64_t row_s, int64_t cell,
+                  bool bounded_as_mud) const {
     const double p_row = pressure[row];
     if (!(p_row > 0)) return 0.0;
-    const double stood_in = sigma_ab[row_s] * std::max(pressure[cell], 0.0) / p_row;
-    if (!mud.saturation || mud.saturation[row] <= mud.ideal_saturation) return stood_in;
+    const double value = sigma_ab[row_s] * std::max(pressure[cell], 0.0) / p_row;
+    if (!bounded_as_mud) return value;
     const double most = kMudStandInRatio * std::abs(double(sigma_ab[row_s]));
-    return std::clamp(stood_in, -most, most);
+    return std::clamp(value, -most, most);
   }
 
   // Whether the edge between cells L, R and the two cells `step` beyond them lies on the
@@ -121,20 +132,6 @@ struct DivergenceStencil {
     if (on_boundary(L, R, side * type.stride(b))) return 0.0;
     return double(sigma_ab[Ls]) + double(sigma_ab[Rs]) + edge(sigma_ab, b, L, Ls, side) +
            edge(sigma_ab, b, R, Rs, side);
-  }
-
-  // (div sigma)_a on the face between L and R, one of which yields.
-  double yielding_face_divergence(int a, int64_t L, int64_t Ls, int64_t R, int64_t Rs,
-                                  double dx) const {
-    double div = (stress[a].data()[Rs] - stress[a].data()[Ls]) / dx;
-    for (int b = 0; b < 3; ++b) {
-      if (b == a) continue;
-      const float* sigma_ab = stress[SymTensor::index(a, b)].data();
-      div +=
-          (edge_flux(sigma_ab, b, L, Ls, R, Rs, 1) - edge_flux(sigma_ab, b, L, Ls, R, Rs, -1)) /
-          (4 * dx);
-    }
-    return div;
   }
 
   // Whether every edge flux of the yielding face between L and R is the plain sum of its four
@@ -216,8 +213,64 @@ FaceKind face_kind(const DivergenceStencil& stencil, int a, const Index3& face, 
   return kUntouched;
 }
 
+// The edged face (i, j, k) of component a, whose lower cell is at offsets L and Ls.
+EdgedYieldingFace edged_face(const DivergenceStencil& st, const MacGrid& g, int a,
+                             const Index3& face, int64_t L, int64_t Ls) {
+  const int64_t R = L + st.type.stride(a), Rs = Ls + st.yielding.stride(a);
+  const float* density = g.density.data();
+  EdgedYieldingFace f{face, g.vel[a].offset(face[0], face[1], face[2]), L, Ls,
+                      face_density(st.types[L], density[L], st.types[R], density[R])};
+  int e = 0;
+  for (int b = 0; b < 3; ++b) {
+    if (b == a) continue;
+    for (int side : {1, -1}) {
+      if (st.on_boundary(L, R, side * st.type.stride(b))) f.on_boundary |= uint8_t(1 << e);
+      if (st.stands_in(b, Ls, side)) f.stands_in |= uint8_t(1 << (2 * e));
+      if (st.stands_in(b, Rs, side)) f.stands_in |= uint8_t(1 << (2 * e + 1));
+      ++e;
+    }
+  }
+  f.mud = uint8_t((st.mud_row(L) ? 1 : 0) | (st.mud_row(R) ? 2 : 0));
+  return f;
+}
+
+// The edge value of `row` (bit `which` of the face's stand-ins) across edge b, side `side`.
+inline double edged_value(const DivergenceStencil& st, const EdgedYieldingFace& f,
+                          const float* sigma_ab, int b, int side, int which, int64_t row,
+                          int64_t row_s, int e) {
+  if (!(f.stands_in >> (2 * e + which) & 1))
+    return double(sigma_ab[row_s + side * st.yielding.stride(b)]);
+  return st.stood_in(sigma_ab, row, row_s, row + side * st.type.stride(b), f.mud >> which & 1);
+}
+
+// (div sigma)_a on an edged face: (sigma_aa(R) - sigma_aa(L)) / dx plus, for each b != a,
+// the difference of edge_flux's values across the edges above and below it over 4 dx, the
+// tests edge_flux makes read from the face's bits.
+double edged_face_divergence(const DivergenceStencil& st, int a, const EdgedYieldingFace& f,
+                             double dx) {
+  const int64_t L = f.lower, Ls = f.lower_s;
+  const int64_t R = L + st.type.stride(a), Rs = Ls + st.yielding.stride(a);
+  double div = (st.stress[a].data()[Rs] - st.stress[a].data()[Ls]) / dx;
+  int e = 0;
+  for (int b = 0; b < 3; ++b) {
+    if (b == a) continue;
+    const float* sigma_ab = st.stress[SymTensor::index(a, b)].data();
+    double flux[2];  // across the edge above along b, then below
+    for (int side : {1, -1}) {
+      flux[e & 1] = f.on_boundary >> e & 1
+                        ? 0.0
+                        : double(sigma_ab[Ls]) + double(sigma_ab[Rs]) +
+                              edged_value(st, f, sigma_ab, b, side, 0, L, Ls, e) +
+                              edged_value(st, f, sigma_ab, b, side, 1, R, Rs, e);
+      ++e;
+    }
+    div += (flux[0] - flux[1]) / (4 * dx);
+  }
+  return div;
+}
+
 // u_a -= dt / rho * (div sigma)_a on a row of n consecutive plain yielding faces along x:
-// yielding_face_divergence where plain_edges holds and apply_below's update, with the same
+// edged_face_divergence where plain_edges holds and apply_below's update, with the same
 // sums in the same order (so the same result to the last bit) and none of the tests, in one
 // loop the compiler vectorises. The `_lo` and `_hi` arrays start at the row's first lower
 // and upper cell in the grid's cell arrays; `s_aa`, `s_1` and `s_2` at its first lower
@@ -340,22 +393,23 @@ StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
       const FaceKind kind = face_kind(stencil, a, {i, j, k}, L, Ls, R, Rs);
       if (kind == kPlainYielding)
         add_to_rows(plain_rows_[a], {i, j, k});
-      else if (kind != kUntouched)
-        faces_[a][kind - kYielding].push_back({i, j, k});
+      else if (kind == kYielding)
+        edged_faces_[a].push_back(edged_face(stencil, g, a, {i, j, k}, L, Ls));
+      else if (kind == kRigidReaction)
+        rigid_faces_[a].push_back({i, j, k});
     });
   }
 }
 
 StressDivergence::RigidReaction StressDivergence::no_rigid_reaction() const {
   RigidReaction reaction;
-  for (int a = 0; a < 3; ++a)
-    reaction.of_face[a].assign(faces_[a][kRigidReaction - kYielding].size(), 0.0);
+  for (int a = 0; a < 3; ++a) reaction.of_face[a].assign(rigid_faces_[a].size(), 0.0);
   return reaction;
 }
 
 void StressDivergence::add_rigid_reaction(const RigidReaction& reaction, MacGrid& g) const {
   for (int a = 0; a < 3; ++a) {
-    const std::vector<Index3>& faces = faces_[a][kRigidReaction - kYielding];
+    const std::vector<Index3>& faces = rigid_faces_[a];
     for (size_t n = 0; n < faces.size(); ++n)
       g.vel[a](faces[n][0], faces[n][1], faces[n][2]) += reaction.of_face[a][n];
   }
@@ -376,20 +430,22 @@ void StressDivergence::apply_below(MacGrid& g, double dt, RigidReaction* rigid_r
     const std::vector<FaceRow>& rows = plain_rows_[a];
     for (size_t& next = progress.next[a][0]; next < rows.size() && rows[next].k < k_end; ++next)
       apply_plain_row(g, a, rows[next], dt);
-    for (const FaceKind kind : {kYielding, kRigidReaction}) {
-      const std::vector<Index3>& faces = faces_[a][kind - kYielding];
-      size_t& next = progress.next[a][kind - 1];
-      for (; next < faces.size() && faces[next][2] < k_end; ++next) {
-        const Index3& f = faces[next];
-        const int64_t R = g.cell_type.offset(f[0], f[1], f[2]), L = R - g.cell_type.stride(a);
-        const int64_t Rs = yielding_.offset(f[0], f[1], f[2]), Ls = Rs - yielding_.stride(a);
-        const double dt_rho = dt / face_density(types[L], density[L], types[R], density[R]);
-        if (kind == kYielding)
-          v(f[0], f[1], f[2]) -= dt_rho * stencil.yielding_face_divergence(a, L, Ls, R, Rs, g.dx);
-        else
-          (rigid_reaction ? rigid_reaction->of_face[a][next] : v(f[0], f[1], f[2])) -=
-              dt_rho * stencil.rigid_face_reaction(a, f, L, Ls, R, Rs, g.dx);
-      }
+    double* velocity = v.data();
+    const std::vector<EdgedYieldingFace>& edged = edged_faces_[a];
+    for (size_t& next = progress.next[a][1]; next < edged.size() && edged[next].face[2] < k_end;
+         ++next) {
+      const EdgedYieldingFace& f = edged[next];
+      velocity[f.velocity] -= dt / f.density * edged_face_divergence(stencil, a, f, g.dx);
+    }
+    const std::vector<Index3>& rigid = rigid_faces_[a];
+    for (size_t& next = progress.next[a][2]; next < rigid.size() && rigid[next][2] < k_end;
+         ++next) {
+      const Index3& f = rigid[next];
+      const int64_t R = g.cell_type.offset(f[0], f[1], f[2]), L = R - g.cell_type.stride(a);
+      const int64_t Rs = yielding_.offset(f[0], f[1], f[2]), Ls = Rs - yielding_.stride(a);
+      const double dt_rho = dt / face_density(types[L], density[L], types[R], density[R]);
+      (rigid_reaction ? rigid_reaction->of_face[a][next] : v(f[0], f[1], f[2])) -=
+          dt_rho * stencil.rigid_face_reaction(a, f, L, Ls, R, Rs, g.dx);
     }
   }
 }

@@ -34,6 +34,19 @@ constexpr double kMudStandInRatio = 2.0;
 void apply_stress_divergence(const Topology& topo, MacGrid& grid, const StressField& stress,
                              const Array3<uint8_t>& yielding, const Box& yielding_box, double dt);
 
+// A yielding face with an edge on the sand's boundary or a rigid neighbour standing in (see
+// the .cpp): what its update reads besides the stress, decided once for a step's substeps.
+// Edge e is 2 (rank of b among the axes other than a) + (side < 0).
+struct EdgedYieldingFace {
+  Index3 face;
+  int64_t velocity;         // the face's offset in its component's velocity array
+  int64_t lower, lower_s;   // its lower cell's offset in the grid's cell arrays and the sand's
+  double density;           // face_density
+  uint8_t on_boundary = 0;  // bit e: edge e lies on the sand's boundary and carries no flux
+  uint8_t stands_in = 0;    // bit 2 e (2 e + 1): the lower (upper) cell's neighbour stands in
+  uint8_t mud = 0;          // bit 0 (1): the lower (upper) cell's stand-in is bounded as mud's
+};
+
 // The stress divergence of one classification of the sand's cells, for as many updates as a
 // step's substeps need. It reads `stress` when applied, so the yielding cells' stress may
 // change between updates; the grid's cell types and rigid flags and `yielding` must not
@@ -49,7 +62,7 @@ class StressDivergence {
   // The rigid faces' reaction gathered aside, one value per face that takes it (a few faces
   // where a flow meets its bed, not an array over the sand).
   struct RigidReaction {
-    std::array<std::vector<double>, 3> of_face;  // in the order of faces_[a][1]
+    std::array<std::vector<double>, 3> of_face;  // in the order of rigid_faces_[a]
   };
   // Zero for every face that takes a reaction.
   RigidReaction no_rigid_reaction() const;
@@ -88,7 +101,8 @@ class StressDivergence {
   // it (FaceKind in the .cpp): the plain yielding ones in rows along x (most of the faces,
   // updated a row at a time), the other yielding ones and the rigid ones beside them.
   std::array<std::vector<FaceRow>, 3> plain_rows_;
-  std::array<std::array<std::vector<Index3>, 2>, 3> faces_;
+  std::array<std::vector<EdgedYieldingFace>, 3> edged_faces_;
+  std::array<std::vector<Index3>, 3> rigid_faces_;
 };
 
 }  // namespace dunesim
