@@ -103,9 +103,10 @@ struct DivergenceStencil {
     return stood_in(sigma_ab, row, row_s, cell, mud_row(row));
   }
 
-  // Whether a rigid cell standing in for `row` is bounded as for a row of mud.
+  // Whether a rigid cell standing in for `row` is bounded as for a row of mud: wet sand not
+  // at or below its ideal saturation.
   bool mud_row(int64_t row) const {
-    return !(!mud.saturation || mud.saturation[row] <= mud.ideal_saturation);
+    return mud.saturation && !(mud.saturation[row] <= mud.ideal_saturation);
   }
 
   // The rigid `cell`'s stand-in for `row`: the row's stress at the cell's pressure.
