@@ -135,18 +135,28 @@ struct DivergenceStencil {
            edge(sigma_ab, b, R, Rs, side);
   }
 
-  // Whether every edge flux of the yielding face between L and R is the plain sum of its four
-  // cells' stress: no edge lies on the boundary and no rigid neighbour stands in. Most faces
-  // inside a flow are such.
-  bool plain_edges(int a, int64_t L, int64_t Ls, int64_t R, int64_t Rs) const {
+  // The tests of the yielding face between L and R (Ls and Rs in the sand's arrays) that
+  // decide its edge fluxes, as EdgedYieldingFace's bits: which edges lie on the boundary,
+  // which rows' neighbours stand in. Where none holds, every edge flux is the plain sum of
+  // its four cells' stress, as for most faces inside a flow.
+  struct EdgeTests {
+    uint8_t on_boundary = 0, stands_in = 0;
+    bool plain() const { return (on_boundary | stands_in) == 0; }
+  };
+  EdgeTests edge_tests(int a, int64_t L, int64_t Ls) const {
+    const int64_t R = L + type.stride(a), Rs = Ls + yielding.stride(a);
+    EdgeTests tests;
+    int e = 0;
     for (int b = 0; b < 3; ++b) {
       if (b == a) continue;
-      for (int side = -1; side <= 1; side += 2)
-        if (on_boundary(L, R, side * type.stride(b)) || stands_in(b, Ls, side) ||
-            stands_in(b, Rs, side))
-          return false;
+      for (int side : {1, -1}) {
+        if (on_boundary(L, R, side * type.stride(b))) tests.on_boundary |= uint8_t(1 << e);
+        if (stands_in(b, Ls, side)) tests.stands_in |= uint8_t(1 << (2 * e));
+        if (stands_in(b, Rs, side)) tests.stands_in |= uint8_t(1 << (2 * e + 1));
+        ++e;
+      }
     }
-    return true;
+    return tests;
   }
 
   // Calls take(term) for each flux that a yielding cell or face passes to the face between L
@@ -196,7 +206,7 @@ struct DivergenceStencil {
 // and the rigid flags hold for all of a step's friction substeps, so this is decided once.
 enum FaceKind : uint8_t {
   kUntouched,      // a solid cell's face, or one between cells that neither yield nor are rigid
-  kPlainYielding,  // a yielding face whose edges are all plain sums (plain_edges)
+  kPlainYielding,  // a yielding face whose edges are all plain sums (EdgeTests::plain)
   kYielding,       // any other yielding face
   kRigidReaction,  // a rigid face beside yielding ones, which takes their reaction
 };
@@ -207,7 +217,7 @@ FaceKind face_kind(const DivergenceStencil& stencil, int a, const Index3& face, 
                    int64_t Ls, int64_t R, int64_t Rs) {
   if (stencil.types[L] == kSolid || stencil.types[R] == kSolid) return kUntouched;
   if (stencil.yielding_face(Ls, Rs))
-    return stencil.plain_edges(a, L, Ls, R, Rs) ? kPlainYielding : kYielding;
+    return stencil.edge_tests(a, L, Ls).plain() ? kPlainYielding : kYielding;
   if (stencil.rigids && (stencil.rigids[Ls] || stencil.rigids[Rs]) &&
       stencil.borders_yielding(a, face, L, Ls, R, Rs))
     return kRigidReaction;
@@ -217,20 +227,13 @@ FaceKind face_kind(const DivergenceStencil& stencil, int a, const Index3& face, 
 // The edged face (i, j, k) of component a, whose lower cell is at offsets L and Ls.
 EdgedYieldingFace edged_face(const DivergenceStencil& st, const MacGrid& g, int a,
                              const Index3& face, int64_t L, int64_t Ls) {
-  const int64_t R = L + st.type.stride(a), Rs = Ls + st.yielding.stride(a);
+  const int64_t R = L + st.type.stride(a);
   const float* density = g.density.data();
   EdgedYieldingFace f{face, g.vel[a].offset(face[0], face[1], face[2]), L, Ls,
                       face_density(st.types[L], density[L], st.types[R], density[R])};
-  int e = 0;
-  for (int b = 0; b < 3; ++b) {
-    if (b == a) continue;
-    for (int side : {1, -1}) {
-      if (st.on_boundary(L, R, side * st.type.stride(b))) f.on_boundary |= uint8_t(1 << e);
-      if (st.stands_in(b, Ls, side)) f.stands_in |= uint8_t(1 << (2 * e));
-      if (st.stands_in(b, Rs, side)) f.stands_in |= uint8_t(1 << (2 * e + 1));
-      ++e;
-    }
-  }
+  const DivergenceStencil::EdgeTests tests = st.edge_tests(a, L, Ls);
+  f.on_boundary = tests.on_boundary;
+  f.stands_in = tests.stands_in;
   f.mud = uint8_t((st.mud_row(L) ? 1 : 0) | (st.mud_row(R) ? 2 : 0));
   return f;
 }
@@ -271,7 +274,7 @@ double edged_face_divergence(const DivergenceStencil& st, int a, const EdgedYiel
 }
 
 // u_a -= dt / rho * (div sigma)_a on a row of n consecutive plain yielding faces along x:
-// edged_face_divergence where plain_edges holds and apply_below's update, with the same
+// edged_face_divergence where EdgeTests::plain holds and apply_below's update, with the same
 // sums in the same order (so the same result to the last bit) and none of the tests, in one
 // loop the compiler vectorises. The `_lo` and `_hi` arrays start at the row's first lower
 // and upper cell in the grid's cell arrays; `s_aa`, `s_1` and `s_2` at its first lower
