@@ -161,11 +161,6 @@ SandCellState sand_cell_state(const MacGrid& g, const CellSand& sand, int i, int
   return cell;
 }
 
-SandCellState sand_cell_state(const MacGrid& g, const CellSand& sand, int i, int j, int k,
-                              double dt) {
-  return sand_cell_state(g, sand, i, j, k, dt, strain_rate(g, i, j, k));
-}
-
 // The cell's stress by the yield test, its strength weighed with at least its own weight as
 // its pressure (`own_weight()`, own_weight_pressure in surface_rest.hpp, asked only of a cell
 // the projection's pressure lets yield): sigma_rigid where that holds it, else the flowing
@@ -437,10 +432,9 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   std::optional<CulmannWedges> wedges;
   if (sand.rheology.culmann_wedges_yield)
     wedges.emplace(culmann_wedges(topo, g, sand_cells, cell_sand, friction, dt, gravity));
-  for_each_index(owned_sand, [&](int i, int j, int k) {
-    if (!sand_cells(i, j, k) || g.cell_type(i, j, k) != kFluid) return;
+  auto classify = [&](int i, int j, int k, const SymTensor& strain_rate) {
     ++stats.sand_cells;
-    const SandCellState cell = sand_cell_state(g, cell_sand, i, j, k, dt);
+    const SandCellState cell = sand_cell_state(g, cell_sand, i, j, k, dt, strain_rate);
     const double tan_phi = cell.strength.tan_phi * cell.wet.friction_scale;
     auto own_weight = [&] { return own_weight_pressure(g, sand_cells, i, j, k, rest); };
     auto [sigma, is_rigid] = weigh_own_weight ? tested_with_own_weight(friction, cell, own_weight)
@@ -467,7 +461,13 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
       g.yielding(i, j, k) = 1;
       ++stats.yielding_cells;
     }
-  });
+  };
+  // The strain rates a row at a time, as the substeps take them (the same numbers).
+  RowStrainRates d;
+  for (const CellRow& row : rows_of_marked_fluid_cells(g, sand_cells, owned_sand)) {
+    row_strain_rates(g, row, d);
+    for (int m = 0; m < row.length; ++m) classify(row.i + m, row.j, row.k, d.at(m));
+  }
 
   halo.fill<float, uint8_t>({&stress[0], &stress[1], &stress[2], &stress[3], &stress[4],
                              &stress[5]},

@@ -82,20 +82,36 @@ bool interior_cell(const Array3<uint8_t>& type, const uint8_t* cell) {
   return true;
 }
 
+namespace {
+
+// Adds cell c to the last of `rows` where it continues it, else as a row of its own.
+void append_to_rows(std::vector<CellRow>& rows, const MacGrid& g, const Index3& c) {
+  const bool interior = interior_cell(g.cell_type, &g.cell_type(c[0], c[1], c[2]));
+  if (!rows.empty()) {
+    CellRow& last = rows.back();
+    if (interior == last.interior && last.j == c[1] && last.k == c[2] &&
+        last.i + last.length == c[0] && last.length < kMaxRowLength) {
+      ++last.length;
+      return;
+    }
+  }
+  rows.push_back({c[0], c[1], c[2], 1, interior});
+}
+
+}  // namespace
+
 std::vector<CellRow> rows_of_cells(const MacGrid& g, const std::vector<Index3>& cells) {
   std::vector<CellRow> rows;
-  for (const Index3& c : cells) {
-    const bool interior = interior_cell(g.cell_type, &g.cell_type(c[0], c[1], c[2]));
-    if (!rows.empty()) {
-      CellRow& last = rows.back();
-      if (interior == last.interior && last.j == c[1] && last.k == c[2] &&
-          last.i + last.length == c[0] && last.length < kMaxRowLength) {
-        ++last.length;
-        continue;
-      }
-    }
-    rows.push_back({c[0], c[1], c[2], 1, interior});
-  }
+  for (const Index3& c : cells) append_to_rows(rows, g, c);
+  return rows;
+}
+
+std::vector<CellRow> rows_of_marked_fluid_cells(const MacGrid& g, const Array3<uint8_t>& marked,
+                                                const Box& box) {
+  std::vector<CellRow> rows;
+  for_each_index(box, [&](int i, int j, int k) {
+    if (marked(i, j, k) && g.cell_type(i, j, k) == kFluid) append_to_rows(rows, g, {i, j, k});
+  });
   return rows;
 }
 

@@ -1,7 +1,8 @@
-// The strain rate of rows of cells at once, for the friction substeps, which need that of
-// every yielding cell eight times a step. The cells of a row along x read neighbouring faces,
-// so the differences of a row are taken together, in vector registers: central ones for a
-// row of interior cells, each chosen central or one-sided by selects for the others.
+// The strain rate of rows of cells at once, for the yield test of every sand cell and the
+// friction substeps, which need that of every yielding cell eight times a step. The cells of a
+// row along x read neighbouring faces, so the differences of a row are taken together, in vector
+// registers: central ones for a row of interior cells, each chosen central or one-sided by
+// selects for the others.
 #pragma once
 #include <vector>
 
@@ -29,6 +30,9 @@ constexpr int kMaxRowLength = 64;
 // interior or all not, in the same order. Whether a cell is interior depends on the cell
 // types alone, so the rows hold while the types do.
 std::vector<CellRow> rows_of_cells(const MacGrid& grid, const std::vector<Index3>& cells);
+// The fluid cells of `box` that `marked` marks, as rows in for_each_index order.
+std::vector<CellRow> rows_of_marked_fluid_cells(const MacGrid& grid,
+                                                const Array3<uint8_t>& marked, const Box& box);
 
 // The strain rates of a row's cells, component n of cell m at c[n][m].
 struct RowStrainRates {
