@@ -160,6 +160,27 @@ class Halo {
     return bytes;
   }
 
+  // Copies a row of `length` entries of kSize bytes between an array and a message. Across a
+  // cut along x a row is as long as the ghost layers are deep (one on the multigrid's
+  // levels), and a call to memcpy for an entry or two cost more than the copy: short rows
+  // are copied an entry at a time, with copies of a size known here, which compile to moves.
+  template <size_t kSize>
+  static void copy_entries(void* to, const void* from, int length) {
+    char* out = static_cast<char*>(to);
+    const char* in = static_cast<const char*>(from);
+    if (length > kShortRow) {
+      std::memcpy(out, in, size_t(length) * kSize);
+      return;
+    }
+    switch (length) {  // fall through: the entries from the last one down
+      case 4: std::memcpy(out + 3 * kSize, in + 3 * kSize, kSize); [[fallthrough]];
+      case 3: std::memcpy(out + 2 * kSize, in + 2 * kSize, kSize); [[fallthrough]];
+      case 2: std::memcpy(out + kSize, in + kSize, kSize); [[fallthrough]];
+      case 1: std::memcpy(out, in, kSize); [[fallthrough]];
+      default: break;
+    }
+  }
+
   // Lets MPI move the pending messages on; they complete in MPI_Waitall.
   void poll() {
     int done = 0;
@@ -189,9 +210,8 @@ class Halo {
     auto pack = [&](auto list) {
       for (auto* a : list)
         for_each_row((plan_for(*a, cells).*side)[q], [&](int i, int j, int k, int length) {
-          const size_t row_bytes = size_t(length) * sizeof(*a->data());
-          std::memcpy(to, &(*a)(i, j, k), row_bytes);
-          to += row_bytes;
+          copy_entries<sizeof(*a->data())>(to, &(*a)(i, j, k), length);
+          to += size_t(length) * sizeof(*a->data());
         });
     };
     (pack(arrays), ...);
@@ -215,12 +235,13 @@ class Halo {
             row[n] += value;
           }
         } else {
-          std::memcpy(row, from, size_t(length) * sizeof(T));
+          copy_entries<sizeof(T)>(row, from, length);
         }
         from += size_t(length) * sizeof(T);
       });
   }
 
+  static constexpr int kShortRow = 4;
   static constexpr int kTag = 7301;
   static constexpr size_t kMaxPlans = 32;
   static constexpr uint64_t kNoLayout = ~uint64_t(0);
