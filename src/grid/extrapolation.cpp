@@ -13,6 +13,21 @@ constexpr uint8_t kUnknown = 0;  // no velocity yet
 constexpr uint8_t kKnown = 1;    // has a velocity (from the fluid or an earlier layer)
 constexpr uint8_t kQueued = 2;   // gets its velocity in the current layer: read as unknown
 
+// found[n] = whether face n of the row starting at `row` (state entries, strides st) is
+// unknown with a known face beside it; true if any is. One loop the compiler vectorises:
+// most faces of a row are known, or far from the fluid.
+bool unknown_beside_known(const uint8_t* row, const int64_t st[3], int length, uint8_t* found) {
+  uint8_t any = 0;
+  for (int n = 0; n < length; ++n) {
+    const bool near_known = (row[n - st[0]] == kKnown) | (row[n + st[0]] == kKnown) |
+                            (row[n - st[1]] == kKnown) | (row[n + st[1]] == kKnown) |
+                            (row[n - st[2]] == kKnown) | (row[n + st[2]] == kKnown);
+    found[n] = (row[n] == kUnknown) & near_known;
+    any |= found[n];
+  }
+  return any != 0;
+}
+
 // One velocity component: `layers` layers of the band around the known faces. Faces on
 // the edge of the local array are never written (they lack neighbours).
 template <class MarkPlane>
@@ -29,11 +44,6 @@ void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, const Box&
               k = box.lo[2] + int(o / (int64_t(nx) * ny));
     return inner.contains(i, j, k);
   };
-  auto touches_known = [&](int64_t o) {
-    for (int d = 0; d < 3; ++d)
-      if (sd[o - st[d]] == kKnown || sd[o + st[d]] == kKnown) return true;
-    return false;
-  };
 
   // The first layer: the unknown faces next to known ones, found plane by plane along z as
   // soon as the planes beside it are marked (mark_plane), while they are in the cache.
@@ -43,14 +53,18 @@ void extrapolate_component(Array3<double>& v, Array3<uint8_t>& state, const Box&
   auto mark_below = [&](int k_end) {
     for (; marked_below < std::min(k_end, known.hi[2]); ++marked_below) mark_plane(marked_below);
   };
+  // A row's tests first, then its few finds: queuing a face changes no other face's test.
+  const int row_length = std::max(scanned.hi[0] - scanned.lo[0], 0);
+  std::vector<uint8_t> found(size_t(row_length), 0);
   for (int k = scanned.lo[2]; k < scanned.hi[2]; ++k) {
     mark_below(k + 2);
     for (int j = scanned.lo[1]; j < scanned.hi[1]; ++j) {
       const int64_t first = v.offset(scanned.lo[0], j, k);
-      for (int64_t o = first; o < first + (scanned.hi[0] - scanned.lo[0]); ++o)
-        if (sd[o] == kUnknown && touches_known(o)) {
-          sd[o] = kQueued;
-          layer.push_back(o);
+      if (!unknown_beside_known(sd + first, st, row_length, found.data())) continue;
+      for (int n = 0; n < row_length; ++n)
+        if (found[n]) {
+          sd[first + n] = kQueued;
+          layer.push_back(first + n);
         }
     }
   }
