@@ -281,15 +281,6 @@ CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
   return CulmannWedges(topo, g, sand_cells, tan_phi, strength, -gravity[2], layered);
 }
 
-// The yielding cells in `box`, in the order for_each_index visits them.
-std::vector<Index3> yielding_cells_in(const Box& box, const Array3<uint8_t>& yielding) {
-  std::vector<Index3> cells;
-  for_each_index(box, [&](int i, int j, int k) {
-    if (yielding(i, j, k)) cells.push_back({i, j, k});
-  });
-  return cells;
-}
-
 // The cells whose stress a substep re-reads: the owned yielding cells and, for dry sand, the
 // yielding ghost cells next to them, whose stress the owned faces' divergence reads. Each rank
 // works those out itself from the filled velocities rather than exchanging the stress: the
@@ -371,7 +362,7 @@ void apply_friction_in_substeps(const Topology& topo, Halo& halo, MacGrid& g,
       substeps > 1 ? divergence.no_rigid_reaction() : StressDivergence::RigidReaction{};
   const std::vector<CellRow> restressed =
       substeps > 1
-          ? rows_of_cells(g, yielding_cells_in(restressed_cells(g, owned_sand, wet), g.yielding))
+          ? rows_of_marked_fluid_cells(g, g.yielding, restressed_cells(g, owned_sand, wet))
           : std::vector<CellRow>{};
   divergence.apply(g, dt / substeps, substeps > 1 ? &rigid_reaction : nullptr);
   for (int substep = 1; substep < substeps; ++substep) {
