@@ -143,12 +143,15 @@ SandCellStress sand_cell_stress(const FrictionLaw& law, const SandCellState& c) 
 // (friction scale 1, no viscosity), written out. Where the strain rate is round-off the
 // stress is 0: both terms' factors are set to 0, and a zero minus itself is +0, as
 // yielding_stress() gives.
-void yielding_stress_of_dry_row(const FrictionLaw& law, double dx, double dt,
-                                const DrySandRow& row) {
+namespace {
+
+// yielding_stress() of dry sand as sigma = friction_factor D - viscosity_factor D, each cell's
+// two factors (both 0 where its strain is round-off).
+void dry_row_stress_factors(const FrictionLaw& law, double dx, double dt, const DrySandRow& row,
+                            double* friction_factor, double* viscosity_factor) {
   const double* const* d = row.strain_rate;
   const double sin_phi = law.dry_row_sin_phi() * WetSandProperties{}.friction_scale;
   const double viscosity = WetSandProperties{}.viscosity;
-  double friction_factor[kMaxRowLength], viscosity_factor[kMaxRowLength];
   for (int m = 0; m < row.length; ++m) {
     const double norm =
         std::sqrt(d[0][m] * d[0][m] + d[1][m] * d[1][m] + d[2][m] * d[2][m] +
@@ -160,6 +163,15 @@ void yielding_stress_of_dry_row(const FrictionLaw& law, double dx, double dt,
     friction_factor[m] = negligible ? 0.0 : scale;
     viscosity_factor[m] = negligible ? 0.0 : 2 * mu;
   }
+}
+
+}  // namespace
+
+void yielding_stress_of_dry_row(const FrictionLaw& law, double dx, double dt,
+                                const DrySandRow& row) {
+  const double* const* d = row.strain_rate;
+  double friction_factor[kMaxRowLength], viscosity_factor[kMaxRowLength];
+  dry_row_stress_factors(law, dx, dt, row, friction_factor, viscosity_factor);
   for (int n = 0; n < 6; ++n) {
     const double* strain_rate = d[n];
     float* stress = row.stress[n];
@@ -169,6 +181,41 @@ void yielding_stress_of_dry_row(const FrictionLaw& law, double dx, double dt,
       stress[m] = float(sigma);
     }
   }
+}
+
+// sand_cell_stress()'s rigid_stress(), negligible_strain() and stays_rigid() measure, and
+// yielding_stress_of_dry_row()'s stress, each with its operations in its order.
+void dry_row_yield_test(const FrictionLaw& law, double dx, double dt, const DrySandRow& row,
+                        DryRowYieldTest& out) {
+  const double* const* d = row.strain_rate;
+  const int n = row.length;
+  for (int m = 0; m < n; ++m) {
+    const double norm =
+        std::sqrt(d[0][m] * d[0][m] + d[1][m] * d[1][m] + d[2][m] * d[2][m] +
+                  2 * (d[3][m] * d[3][m] + d[4][m] * d[4][m] + d[5][m] * d[5][m]));
+    out.negligible[m] = norm * dt < kNegligibleStrain;
+  }
+  for (int m = 0; m < n; ++m) {
+    const double scale = -double(row.density[m]) * dx * dx / dt;
+    for (int c = 0; c < 6; ++c) out.rigid[c][m] = scale * d[c][m];
+  }
+  for (int m = 0; m < n; ++m) {
+    const double* s[6] = {&out.rigid[0][m], &out.rigid[1][m], &out.rigid[2][m],
+                          &out.rigid[3][m], &out.rigid[4][m], &out.rigid[5][m]};
+    const double mean = (*s[0] + *s[1] + *s[2]) / 3;
+    const double d0 = *s[0] - mean, d1 = *s[1] - mean, d2 = *s[2] - mean;
+    const double deviator_norm = std::sqrt(d0 * d0 + d1 * d1 + d2 * d2 +
+                                           2 * (*s[3] * *s[3] + *s[4] * *s[4] + *s[5] * *s[5]));
+    out.needed_strength[m] = std::sqrt(3.0) * (deviator_norm / std::sqrt(2.0));
+  }
+  double friction_factor[kMaxRowLength], viscosity_factor[kMaxRowLength];
+  dry_row_stress_factors(law, dx, dt, row, friction_factor, viscosity_factor);
+  for (int c = 0; c < 6; ++c)
+    for (int m = 0; m < n; ++m) {
+      double sigma = friction_factor[m] * d[c][m];
+      sigma -= viscosity_factor[m] * d[c][m];
+      out.flowing[c][m] = sigma;
+    }
 }
 
 SymTensor yielding_stress(const FrictionLaw& law, const SandCellState& c) {

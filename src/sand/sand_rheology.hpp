@@ -27,6 +27,7 @@
 #pragma once
 #include "io/case_config.hpp"
 #include "src/sand/sand_plasticity.hpp"
+#include "src/sand/strain_rate_rows.hpp"
 #include "src/sand/sand_strength.hpp"
 #include "src/sand/wet_sand.hpp"
 
@@ -148,5 +149,18 @@ struct DrySandRow {
 // law.has_dry_row_yielding_stress() must hold.
 void yielding_stress_of_dry_row(const FrictionLaw& law, double dx, double dt,
                                 const DrySandRow& row);
+
+// What the yield test weighs for each cell of a row of dry sand of one strength, and both
+// stresses it can give (law.has_dry_row_yielding_stress() must hold): to the last bit
+// sand_cell_stress()'s and yielding_stress()'s numbers, in plain loops over the row.
+struct DryRowYieldTest {
+  double rigid[6][kMaxRowLength];    // sigma_rigid
+  double flowing[6][kMaxRowLength];  // yielding_stress() at the row's pressure
+  // sqrt(3) sigma_bar(sigma_rigid): the cell stays rigid where this is below sin(phi) p + c.
+  double needed_strength[kMaxRowLength];
+  bool negligible[kMaxRowLength];  // strain below round-off: rigid, whatever the test
+};
+void dry_row_yield_test(const FrictionLaw& law, double dx, double dt, const DrySandRow& row,
+                        DryRowYieldTest& out);
 
 }  // namespace dunesim

@@ -224,6 +224,67 @@ FaceKind face_kind(const DivergenceStencil& stencil, int a, const Index3& face, 
   return kUntouched;
 }
 
+// Over the n faces of component a along x from the one whose upper cell is at offsets R and
+// Rs, face_kind's tests that decide most of them, as 0 or 1 a face: `plain` where it is
+// kPlainYielding, `undecided` where it may be any kind but kUntouched (a yielding or rigid
+// cell beside it, no solid). A row at a time in loops over bytes that the compiler
+// vectorises: inside a flow nearly every face is plain, around it many are untouched, and
+// testing them one by one cost more than the rest of the lists' making.
+void mark_row_of_faces(const DivergenceStencil& st, int a, int64_t R, int64_t Rs, int n,
+                       uint8_t* __restrict plain, uint8_t* __restrict undecided) {
+  const uint8_t* __restrict t_hi = st.types + R;
+  const uint8_t* __restrict t_lo = t_hi - st.type.stride(a);
+  const uint8_t* __restrict y_hi = st.yields + Rs;
+  const uint8_t* __restrict y_lo = y_hi - st.yielding.stride(a);
+  const uint8_t* __restrict r_hi = st.rigids ? st.rigids + Rs : nullptr;
+  const uint8_t* __restrict r_lo = st.rigids ? r_hi - st.yielding.stride(a) : nullptr;
+  for (int m = 0; m < n; ++m)
+    plain[m] = uint8_t((t_lo[m] != kSolid) & (t_hi[m] != kSolid) & ((y_lo[m] | y_hi[m]) != 0));
+  for (int m = 0; m < n; ++m)
+    undecided[m] = r_hi ? uint8_t(plain[m] | ((t_lo[m] != kSolid) & (t_hi[m] != kSolid) &
+                                              ((r_lo[m] | r_hi[m]) != 0)))
+                        : plain[m];
+  for (int b = 0; b < 3; ++b) {
+    if (b == a) continue;
+    for (int side : {1, -1}) {
+      // No edge on the sand's boundary: one of the two cells beyond L and R is fluid.
+      const int64_t step = side * st.type.stride(b);
+      for (int m = 0; m < n; ++m)
+        plain[m] &= uint8_t((t_lo[m + step] == kFluid) | (t_hi[m + step] == kFluid));
+      if (!r_hi) continue;
+      // No rigid neighbour standing in for a yielding L or R.
+      const int64_t step_s = side * st.yielding.stride(b);
+      for (int m = 0; m < n; ++m)
+        plain[m] &= uint8_t(((r_lo[m + step_s] & y_lo[m]) | (r_hi[m + step_s] & y_hi[m])) == 0);
+    }
+  }
+}
+
+// Every face of component a in `faces` that may take the divergence, in for_each_index order:
+// plain_run(i, j, k, count) for each run of consecutive plain yielding faces along x,
+// face(i, j, k) for each other face with a yielding or rigid cell beside it.
+template <class PlainRun, class Face>
+void for_each_face_by_rows(const DivergenceStencil& st, const MacGrid& g, int a, const Box& faces,
+                           PlainRun&& plain_run, Face&& face) {
+  const size_t row_length = size_t(std::max(faces.hi[0] - faces.lo[0], 0));
+  std::vector<uint8_t> plain(row_length), undecided(row_length);
+  for_each_row(faces, [&](int i, int j, int k, int length) {
+    mark_row_of_faces(st, a, g.cell_type.offset(i, j, k), st.yielding.offset(i, j, k), length,
+                      plain.data(), undecided.data());
+    for (int m = 0; m < length;) {
+      int end = m;
+      while (end < length && plain[end]) ++end;
+      if (end > m) {
+        plain_run(i + m, j, k, end - m);
+        m = end;
+        continue;
+      }
+      if (undecided[m]) face(i + m, j, k);
+      ++m;
+    }
+  });
+}
+
 // The edged face (i, j, k) of component a, whose lower cell is at offsets L and Ls.
 EdgedYieldingFace edged_face(const DivergenceStencil& st, const MacGrid& g, int a,
                              const Index3& face, int64_t L, int64_t Ls) {
@@ -390,7 +451,7 @@ StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
     const Box faces = topo.owned(face_stagger(a))
                           .intersect(topo.global(face_stagger(a)))
                           .intersect(faces_of_cells(near_yielding, a));
-    for_each_face_near_yielding(scattered, a, faces, [&](int i, int j, int k) {
+    auto add_face = [&](int i, int j, int k) {
       // R and L in the grid's cell arrays, Rs and Ls in the sand's.
       const int64_t R = g.cell_type.offset(i, j, k), L = R - g.cell_type.stride(a);
       const int64_t Rs = yielding.offset(i, j, k), Ls = Rs - yielding.stride(a);
@@ -401,7 +462,17 @@ StressDivergence::StressDivergence(const Topology& topo, const MacGrid& g,
         edged_faces_[a].push_back(edged_face(stencil, g, a, {i, j, k}, L, Ls));
       else if (kind == kRigidReaction)
         rigid_faces_[a].push_back({i, j, k});
-    });
+    };
+    // Where cells yield densely (a flow), the box's faces a row at a time.
+    if (scattered)
+      for_each_face_near_yielding(scattered, a, faces, add_face);
+    else
+      for_each_face_by_rows(
+          stencil, g, a, faces,
+          [&](int i, int j, int k, int count) {
+            add_to_rows(plain_rows_[a], {i, j, k}, count);
+          },
+          add_face);
   }
 }
 
@@ -454,15 +525,15 @@ void StressDivergence::apply_below(MacGrid& g, double dt, RigidReaction* rigid_r
   }
 }
 
-void StressDivergence::add_to_rows(std::vector<FaceRow>& rows, const Index3& face) {
+void StressDivergence::add_to_rows(std::vector<FaceRow>& rows, const Index3& face, int count) {
   if (!rows.empty()) {
     FaceRow& last = rows.back();
     if (last.j == face[1] && last.k == face[2] && last.i + last.length == face[0]) {
-      ++last.length;
+      last.length += count;
       return;
     }
   }
-  rows.push_back({face[0], face[1], face[2], 1});
+  rows.push_back({face[0], face[1], face[2], count});
 }
 
 void StressDivergence::apply_plain_row(MacGrid& g, int a, const FaceRow& row, double dt) const {

@@ -89,8 +89,9 @@ class StressDivergence {
   struct FaceRow {
     int i, j, k, length;
   };
-  // Appends `face` to the last row where it continues it, else as a row of its own.
-  static void add_to_rows(std::vector<FaceRow>& rows, const Index3& face);
+  // Appends `count` faces along x from `face` to the last row where they continue it, else
+  // as a row of their own.
+  static void add_to_rows(std::vector<FaceRow>& rows, const Index3& face, int count = 1);
   // The update of the plain yielding faces of `row`, all at once.
   void apply_plain_row(MacGrid& grid, int a, const FaceRow& row, double dt) const;
 
