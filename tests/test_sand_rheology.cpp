@@ -9,6 +9,7 @@
 
 #include "src/sand/sand_model.hpp"
 #include "src/sand/sand_rheology.hpp"
+#include "src/sand/sand_strength.hpp"
 
 using namespace dunesim;
 
@@ -211,6 +212,64 @@ TEST(SandRheology, MohrCoulombFlowsAtOneObliquity) {
 // a stress on the particles, only the elastic wave limits the step (0.4 dx / sqrt(G / rho):
 // G = 2e5 Pa, rho = 1600 kg/m^3, dx = 1 cm give 0.4 * 0.01 / 11.1803 = 3.5777e-4 s), and only
 // rigid-plastic sand keeps the walls' friction force (three doubles a cell) between steps.
+// The classification of dry sand takes its yield test a row at a time
+// (dry_row_yield_test): over strain rates from round-off to fast shear, at pressures on both
+// sides of the yield, with cohesion, its sigma_rigid, its decision and its flowing stress must
+// be sand_cell_stress()'s and yielding_stress()'s to the last bit, or the rows would classify
+// sand differently from the cell-by-cell test that wet and mixed sand still takes.
+TEST(SandRheology, DryRowYieldTestIsTheCellTestToTheLastBit) {
+  MaterialSpec sand;
+  sand.kind = MaterialKind::Sand;
+  sand.density = 1600;
+  sand.friction_angle_deg = 37;
+  sand.cohesion = 25;
+  const ZhuBridsonFriction law(sand);
+  ASSERT_TRUE(law.has_dry_row_yielding_stress());
+  const double dx = 0.005, dt = 1.7e-3;
+  const int n = 40;
+  double d[6][kMaxRowLength], pressure[kMaxRowLength];
+  float density[kMaxRowLength];
+  for (int m = 0; m < n; ++m) {
+    // Sizes from 1e-14 to 1e3 /s, so that some cells are round-off and some far past yield.
+    const double size = std::pow(10.0, -14 + 17.0 * m / (n - 1));
+    for (int c = 0; c < 6; ++c) d[c][m] = size * std::sin(1.3 * m + 0.7 * c + 0.2);
+    pressure[m] = m % 5 == 0 ? -3.0 : 40.0 * (1 + std::cos(0.9 * m));
+    density[m] = float(1500 + 7 * m);
+  }
+  const double* strain_rate[6] = {d[0], d[1], d[2], d[3], d[4], d[5]};
+  DryRowYieldTest row;
+  dry_row_yield_test(law, dx, dt, {n, strain_rate, pressure, density, nullptr}, row);
+  const SandStrength strength = material_strength(sand);
+  int rigid = 0, yielding = 0;
+  for (int m = 0; m < n; ++m) {
+    SandCellState cell;
+    for (int c = 0; c < 6; ++c) cell.strain_rate.c[c] = d[c][m];
+    cell.pressure = pressure[m];
+    cell.density = density[m];
+    cell.dx = dx;
+    cell.dt = dt;
+    cell.strength = strength;
+    cell.wet = WetSandProperties{strength.cohesion};
+    const SandCellStress tested = sand_cell_stress(law, cell);
+    const SymTensor sigma_rigid = rigid_stress(cell.strain_rate, cell.density, dx, dt);
+    ASSERT_EQ(row.needed_strength[m], std::sqrt(3.0) * von_mises_equivalent(sigma_rigid)) << m;
+    const bool row_rigid =
+        row.negligible[m] ||
+        row.needed_strength[m] < strength.sin_phi * pressure[m] + strength.cohesion;
+    ASSERT_EQ(row_rigid, tested.rigid) << m;
+    const SymTensor flowing = yielding_stress(law, cell);
+    for (int c = 0; c < 6; ++c) {
+      ASSERT_EQ(row.rigid[c][m], sigma_rigid.c[c]) << m;
+      ASSERT_EQ(row.flowing[c][m], flowing.c[c]) << m;
+      ASSERT_EQ(tested.rigid ? row.rigid[c][m] : row.flowing[c][m], tested.sigma.c[c]) << m;
+    }
+    (tested.rigid ? rigid : yielding) += 1;
+  }
+  // Both outcomes are tested.
+  EXPECT_GT(rigid, 5);
+  EXPECT_GT(yielding, 5);
+}
+
 TEST(SandModel, FactoryBuildsEachRheologysModel) {
   struct Expected {
     SandRheology::Kind kind;
