@@ -139,14 +139,13 @@ SandCellStress sand_cell_stress(const FrictionLaw& law, const SandCellState& c) 
   return {yielding_stress(law, c), false};
 }
 
-// yielding_stress() -> zhu_bridson_yielding_stress() -> flowing_stress() for dry sand
-// (friction scale 1, no viscosity), written out. Where the strain rate is round-off the
-// stress is 0: both terms' factors are set to 0, and a zero minus itself is +0, as
-// yielding_stress() gives.
 namespace {
 
-// yielding_stress() of dry sand as sigma = friction_factor D - viscosity_factor D, each cell's
-// two factors (both 0 where its strain is round-off).
+// yielding_stress() -> zhu_bridson_yielding_stress() -> flowing_stress() for dry sand
+// (friction scale 1, no viscosity), written out as
+// sigma = friction_factor D - viscosity_factor D, each cell's two factors. Where the strain rate
+// is round-off the stress is 0: both terms' factors are set to 0, and a zero minus itself is +0,
+// as yielding_stress() gives.
 void dry_row_stress_factors(const FrictionLaw& law, double dx, double dt, const DrySandRow& row,
                             double* friction_factor, double* viscosity_factor) {
   const double* const* d = row.strain_rate;
@@ -199,13 +198,13 @@ void dry_row_yield_test(const FrictionLaw& law, double dx, double dt, const DryS
     const double scale = -double(row.density[m]) * dx * dx / dt;
     for (int c = 0; c < 6; ++c) out.rigid[c][m] = scale * d[c][m];
   }
+  const auto& r = out.rigid;
   for (int m = 0; m < n; ++m) {
-    const double* s[6] = {&out.rigid[0][m], &out.rigid[1][m], &out.rigid[2][m],
-                          &out.rigid[3][m], &out.rigid[4][m], &out.rigid[5][m]};
-    const double mean = (*s[0] + *s[1] + *s[2]) / 3;
-    const double d0 = *s[0] - mean, d1 = *s[1] - mean, d2 = *s[2] - mean;
-    const double deviator_norm = std::sqrt(d0 * d0 + d1 * d1 + d2 * d2 +
-                                           2 * (*s[3] * *s[3] + *s[4] * *s[4] + *s[5] * *s[5]));
+    const double mean = (r[0][m] + r[1][m] + r[2][m]) / 3;
+    const double d0 = r[0][m] - mean, d1 = r[1][m] - mean, d2 = r[2][m] - mean;
+    const double deviator_norm =
+        std::sqrt(d0 * d0 + d1 * d1 + d2 * d2 +
+                  2 * (r[3][m] * r[3][m] + r[4][m] * r[4][m] + r[5][m] * r[5][m]));
     out.needed_strength[m] = std::sqrt(3.0) * (deviator_norm / std::sqrt(2.0));
   }
   double friction_factor[kMaxRowLength], viscosity_factor[kMaxRowLength];
