@@ -142,12 +142,12 @@ SandCellStress sand_cell_stress(const FrictionLaw& law, const SandCellState& c) 
 namespace {
 
 // yielding_stress() -> zhu_bridson_yielding_stress() -> flowing_stress() for dry sand
-// (friction scale 1, no viscosity), written out as
-// sigma = friction_factor D - viscosity_factor D, each cell's two factors. Where the strain rate
-// is round-off the stress is 0: both terms' factors are set to 0, and a zero minus itself is +0,
-// as yielding_stress() gives.
+// (friction scale 1, no viscosity), written out as sigma = friction_factor D -
+// viscosity_factor D, with each cell's two factors and whether its strain is round-off
+// (negligible_strain()). There the stress is 0: both factors are set to 0, and a zero minus
+// itself is +0, as yielding_stress() gives.
 void dry_row_stress_factors(const FrictionLaw& law, double dx, double dt, const DrySandRow& row,
-                            double* friction_factor, double* viscosity_factor) {
+                            double* friction_factor, double* viscosity_factor, bool* negligible) {
   const double* const* d = row.strain_rate;
   const double sin_phi = law.dry_row_sin_phi() * WetSandProperties{}.friction_scale;
   const double viscosity = WetSandProperties{}.viscosity;
@@ -155,12 +155,12 @@ void dry_row_stress_factors(const FrictionLaw& law, double dx, double dt, const 
     const double norm =
         std::sqrt(d[0][m] * d[0][m] + d[1][m] * d[1][m] + d[2][m] * d[2][m] +
                   2 * (d[3][m] * d[3][m] + d[4][m] * d[4][m] + d[5][m] * d[5][m]));
-    const bool negligible = norm * dt < kNegligibleStrain;
+    negligible[m] = norm * dt < kNegligibleStrain;
     const double scale =
         -sin_phi * std::max(row.pressure[m], 0.0) / (std::sqrt(1.0 / 3.0) * norm);
     const double mu = std::min(viscosity, double(row.density[m]) * dx * dx / (2 * dt));
-    friction_factor[m] = negligible ? 0.0 : scale;
-    viscosity_factor[m] = negligible ? 0.0 : 2 * mu;
+    friction_factor[m] = negligible[m] ? 0.0 : scale;
+    viscosity_factor[m] = negligible[m] ? 0.0 : 2 * mu;
   }
 }
 
@@ -170,7 +170,8 @@ void yielding_stress_of_dry_row(const FrictionLaw& law, double dx, double dt,
                                 const DrySandRow& row) {
   const double* const* d = row.strain_rate;
   double friction_factor[kMaxRowLength], viscosity_factor[kMaxRowLength];
-  dry_row_stress_factors(law, dx, dt, row, friction_factor, viscosity_factor);
+  bool negligible[kMaxRowLength];
+  dry_row_stress_factors(law, dx, dt, row, friction_factor, viscosity_factor, negligible);
   for (int n = 0; n < 6; ++n) {
     const double* strain_rate = d[n];
     float* stress = row.stress[n];
@@ -188,12 +189,8 @@ void dry_row_yield_test(const FrictionLaw& law, double dx, double dt, const DryS
                         DryRowYieldTest& out) {
   const double* const* d = row.strain_rate;
   const int n = row.length;
-  for (int m = 0; m < n; ++m) {
-    const double norm =
-        std::sqrt(d[0][m] * d[0][m] + d[1][m] * d[1][m] + d[2][m] * d[2][m] +
-                  2 * (d[3][m] * d[3][m] + d[4][m] * d[4][m] + d[5][m] * d[5][m]));
-    out.negligible[m] = norm * dt < kNegligibleStrain;
-  }
+  double friction_factor[kMaxRowLength], viscosity_factor[kMaxRowLength];
+  dry_row_stress_factors(law, dx, dt, row, friction_factor, viscosity_factor, out.negligible);
   for (int m = 0; m < n; ++m) {
     const double scale = -double(row.density[m]) * dx * dx / dt;
     for (int c = 0; c < 6; ++c) out.rigid[c][m] = scale * d[c][m];
@@ -207,8 +204,6 @@ void dry_row_yield_test(const FrictionLaw& law, double dx, double dt, const DryS
                   2 * (r[3][m] * r[3][m] + r[4][m] * r[4][m] + r[5][m] * r[5][m]));
     out.needed_strength[m] = std::sqrt(3.0) * (deviator_norm / std::sqrt(2.0));
   }
-  double friction_factor[kMaxRowLength], viscosity_factor[kMaxRowLength];
-  dry_row_stress_factors(law, dx, dt, row, friction_factor, viscosity_factor);
   for (int c = 0; c < 6; ++c)
     for (int m = 0; m < n; ++m) {
       double sigma = friction_factor[m] * d[c][m];
