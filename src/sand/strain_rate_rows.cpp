@@ -100,12 +100,6 @@ void append_to_rows(std::vector<CellRow>& rows, const MacGrid& g, const Index3& 
 
 }  // namespace
 
-std::vector<CellRow> rows_of_cells(const MacGrid& g, const std::vector<Index3>& cells) {
-  std::vector<CellRow> rows;
-  for (const Index3& c : cells) append_to_rows(rows, g, c);
-  return rows;
-}
-
 std::vector<CellRow> rows_of_marked_fluid_cells(const MacGrid& g, const Array3<uint8_t>& marked,
                                                 const Box& box) {
   std::vector<CellRow> rows;

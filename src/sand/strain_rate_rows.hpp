@@ -26,11 +26,9 @@ struct CellRow {
 // Rows are cut at this length (a row's strain rates live on the stack).
 constexpr int kMaxRowLength = 64;
 
-// `cells` (in for_each_index order) as rows: runs of consecutive cells along x that are all
-// interior or all not, in the same order. Whether a cell is interior depends on the cell
-// types alone, so the rows hold while the types do.
-std::vector<CellRow> rows_of_cells(const MacGrid& grid, const std::vector<Index3>& cells);
-// The fluid cells of `box` that `marked` marks, as rows in for_each_index order.
+// The fluid cells of `box` that `marked` marks, as rows in for_each_index order: runs of
+// consecutive cells along x that are all interior or all not. Whether a cell is interior
+// depends on the cell types alone, so the rows hold while the types do.
 std::vector<CellRow> rows_of_marked_fluid_cells(const MacGrid& grid,
                                                 const Array3<uint8_t>& marked, const Box& box);
 
