@@ -8,7 +8,7 @@ Usage:
                            [--cell-size 0.005] [--radius R0] [--case cases/column_collapse.toml]
                            [--work out/column_collapse_study] [--png FILE] [--csv FILE]
                            [--max-time 8] [--frame-interval 0.05] [--rest-window 1.5]
-                           [--rest-tolerance 0.25]
+                           [--rest-tolerance 0.25] [--seed N | --seeds 1-6 [--within 10]]
 
 Each run is the case file with its geometry rewritten: a quarter column of radius R0 (by
 default 20 cells, so that H0 spans at least 10 cells for a >= 0.5: 10 cm at 5 mm, the size
@@ -28,6 +28,11 @@ dx/2, so a tolerance below half a cell asks the edge to keep its ring. The CSV a
 the fastest grain on the measured frame and the largest change of R_inf and H_inf over the
 last window, and whether sand reached the domain's far walls (within a cell; then R_inf
 cannot grow, and a deposit spreading into a sheet looks at rest).
+
+Seeds: a single deposit's edge moves by a ring or two with the particles' jitter (at 5 mm the
+plane a = 1 from +8 to +19% over six seeds). --seeds 1-6 runs every column at each seed
+(folders seedN_aA), puts the seed in the CSV and ends with each aspect ratio's mean and range
+of errors and how many seeds lie within --within percent of the laws.
 
 The laws (Lube, Huppert, Sparks & Hallworth 2004, J. Fluid Mech. 508, 175-199):
   runout        (R_inf - R0)/R0 = 1.24 a        for a < 1.7,  1.6 a^(1/2) above;
@@ -286,8 +291,8 @@ def flow_end(deposits):
     return deposits[-1]
 
 
-def write_case(args, a, radius, folder):
-    """Writes FOLDER/case.toml for this aspect ratio and returns its path."""
+def write_case(args, a, radius, folder, seed):
+    """Writes FOLDER/case.toml for this aspect ratio and seed and returns its path."""
     os.makedirs(folder, exist_ok=True)
     for old in glob.glob(os.path.join(folder, "column_collapse_a*_*.h5")):
         os.remove(old)  # frames of an earlier run would look like this one's
@@ -296,17 +301,19 @@ def write_case(args, a, radius, folder):
         template = f.read()
     with open(case_file, "w") as f:
         f.write(case_text(args.shape, template, a, radius, args.cell_size, os.path.abspath(folder),
-                          args.max_time, args.frame_interval, args.seed))
+                          args.max_time, args.frame_interval, seed))
     return case_file
 
 
-def run_case(args, a):
-    """Runs one column until its deposit is at rest or --max-time. Returns a dict with R0,
+def run_case(args, a, seed):
+    """Runs one column (its particles' jitter seeded by `seed`; None: the case's) until its
+    deposit is at rest or --max-time. Returns a dict with R0,
     the measured frame's (edge, top, fastest, time, outermost), the rest time (None if it
     never came to rest) and the last window's drift of R and H."""
     radius = args.radius or column_radius(a, args.cell_size)
-    folder = os.path.join(args.work, f"a{a:g}")
-    case_file = write_case(args, a, radius, folder)
+    folder = os.path.join(args.work, f"a{a:g}" if seed is None or not args.seeds
+                          else f"seed{seed}_a{a:g}")
+    case_file = write_case(args, a, radius, folder, seed)
     command = ["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
                case_file, "--quiet"]
     window = rest_window(args, a, radius)
@@ -374,6 +381,74 @@ def plot(geometry, rows, png):
     fig.savefig(png, dpi=120)
 
 
+def measure_column(args, a, seed):
+    """Runs the column of aspect ratio `a` with the particles' jitter seeded by `seed` (None:
+    the case's) and returns its CSV row, printing a line of it."""
+    geometry = args.shape
+    run = run_case(args, a, seed)
+    radius = run["radius"]
+    edge, top, fastest, time, outermost, farthest, edge_between, _ = run["deposit"]
+    end = run["flow_end"]
+    end_edge, end_top, end_time = end.edge, end.top, end.time
+    row = {"a": a, "seed": "" if seed is None else seed, "R0": radius,
+           "cell_size": args.cell_size,
+           "runout": (edge - radius) / radius, "runout_law": geometry.runout_law(a),
+           "runout_between_rings": (edge_between - radius) / radius,
+           "height": top / radius, "height_law": geometry.height_law(a),
+           "outermost_grain_runout": (outermost - radius) / radius,
+           "fastest_grain": fastest, "measured_time": time,
+           "at_rest": int(run["rest_time"] is not None),
+           "rest_time": "" if run["rest_time"] is None else run["rest_time"],
+           "rest_window": run["window"],
+           "window_drift_R": run["drift"][0], "window_drift_H": run["drift"][1],
+           "reached_wall": int(farthest >= domain_reach(geometry, a, radius, args.cell_size)
+                               - args.cell_size)}
+    row["runout_error"] = row["runout"] / row["runout_law"] - 1
+    row["height_error"] = row["height"] / row["height_law"] - 1
+    row["cone_fill"] = geometry.cone_fill(a, row["runout"], row["height"])
+    row["cone_fill_law"] = geometry.cone_fill(a, row["runout_law"], row["height_law"])
+    row["flow_end_time"] = end_time
+    row["runout_at_flow_end"] = (end_edge - radius) / radius
+    row["height_at_flow_end"] = end_top / radius
+    row["runout_error_at_flow_end"] = row["runout_at_flow_end"] / row["runout_law"] - 1
+    wall = ", sand at the domain's far walls" if row["reached_wall"] else ""
+    rest = (f"at rest from t = {run['rest_time']:.2f} s" if row["at_rest"] else
+            f"NOT at rest by t = {time:.2f} s (last {run['window']:.2f} s: R moved "
+            f"{1000 * run['drift'][0]:.1f} mm, H {1000 * run['drift'][1]:.1f} mm)")
+    label = f"a = {a:g}" if seed is None else f"a = {a:g}, seed {seed}"
+    print(f"{label}: runout {row['runout']:.3f} (law {row['runout_law']:.3f}, "
+          f"{100 * row['runout_error']:+.1f}%), height {row['height']:.3f} (law "
+          f"{row['height_law']:.3f}, {100 * row['height_error']:+.1f}%), cone fill "
+          f"{row['cone_fill']:.2f} (law {row['cone_fill_law']:.2f}), fastest grain "
+          f"{fastest:.3f} m/s at t = {time:.2f} s, {rest}{wall}; at the flow's end "
+          f"(t = {end_time:.2f} s) runout {row['runout_at_flow_end']:.3f} "
+          f"({100 * row['runout_error_at_flow_end']:+.1f}%)", flush=True)
+    return row
+
+
+def seed_list(text):
+    """'1-6' or '1,3,5' -> a list of seeds."""
+    if "-" in text:
+        first, last = text.split("-")
+        return list(range(int(first), int(last) + 1))
+    return [int(s) for s in text.split(",")]
+
+
+def print_over_seeds(rows, within):
+    """Each aspect ratio's errors over the seeds: mean, range and how many seeds lie within
+    `within` (a fraction) of the laws."""
+    for a in sorted({row["a"] for row in rows}):
+        mine = [row for row in rows if row["a"] == a]
+        parts = []
+        for key in ("runout_error", "height_error"):
+            errors = [100 * row[key] for row in mine]
+            inside = sum(abs(e) <= 100 * within for e in errors)
+            parts.append(f"{key.split('_')[0]} {sum(errors) / len(errors):+.1f}% "
+                         f"({min(errors):+.1f} to {max(errors):+.1f}; within "
+                         f"{100 * within:g}% at {inside} of {len(errors)})")
+        print(f"a = {a:g} over {len(mine)} seeds: {', '.join(parts)}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dunesim", default="build/dunesim")
@@ -396,61 +471,32 @@ def main():
     parser.add_argument("--frame-interval", type=float, default=0.05, help="s")
     parser.add_argument("--rest-window", type=float, default=1.5,
                         help="s; at least 2 sqrt(H0/g)")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="seed of the particles' jitter (default: the case's, 1)")
+    seeding = parser.add_mutually_exclusive_group()
+    seeding.add_argument("--seed", type=int, default=None,
+                         help="seed of the particles' jitter (default: the case's, 1)")
+    seeding.add_argument("--seeds", default=None,
+                         help="'1-6' or '1,3,5': every column at each seed, then each aspect "
+                              "ratio's mean and range over them")
+    parser.add_argument("--within", type=float, default=10.0,
+                        help="%%; with --seeds, count the seeds within this of the laws")
     parser.add_argument("--rest-tolerance", type=float, default=0.25,
                         help="cells; how far R_inf and H_inf may move over the window")
     args = parser.parse_args()
     args.shape = GEOMETRIES[args.geometry]
-    geometry = args.shape
-    args.case = args.case or geometry.default_case
+    args.case = args.case or args.shape.default_case
     csv_file = args.csv or os.path.join(args.work, "column_collapse.csv")
     png_file = args.png or os.path.join(args.work, "column_collapse.png")
 
-    rows = []
-    for a in [float(x) for x in args.aspect_ratios.split(",")]:
-        run = run_case(args, a)
-        radius = run["radius"]
-        edge, top, fastest, time, outermost, farthest, edge_between, _ = run["deposit"]
-        end = run["flow_end"]
-        end_edge, end_top, end_time = end.edge, end.top, end.time
-        row = {"a": a, "R0": radius, "cell_size": args.cell_size,
-               "runout": (edge - radius) / radius, "runout_law": geometry.runout_law(a),
-               "runout_between_rings": (edge_between - radius) / radius,
-               "height": top / radius, "height_law": geometry.height_law(a),
-               "outermost_grain_runout": (outermost - radius) / radius,
-               "fastest_grain": fastest, "measured_time": time,
-               "at_rest": int(run["rest_time"] is not None),
-               "rest_time": "" if run["rest_time"] is None else run["rest_time"],
-               "rest_window": run["window"],
-               "window_drift_R": run["drift"][0], "window_drift_H": run["drift"][1],
-               "reached_wall": int(farthest >= domain_reach(geometry, a, radius, args.cell_size)
-                                   - args.cell_size)}
-        row["runout_error"] = row["runout"] / row["runout_law"] - 1
-        row["height_error"] = row["height"] / row["height_law"] - 1
-        row["cone_fill"] = geometry.cone_fill(a, row["runout"], row["height"])
-        row["cone_fill_law"] = geometry.cone_fill(a, row["runout_law"], row["height_law"])
-        row["flow_end_time"] = end_time
-        row["runout_at_flow_end"] = (end_edge - radius) / radius
-        row["height_at_flow_end"] = end_top / radius
-        row["runout_error_at_flow_end"] = row["runout_at_flow_end"] / row["runout_law"] - 1
-        rows.append(row)
-        wall = ", sand at the domain's far walls" if row["reached_wall"] else ""
-        rest = (f"at rest from t = {run['rest_time']:.2f} s" if row["at_rest"] else
-                f"NOT at rest by t = {time:.2f} s (last {run['window']:.2f} s: R moved "
-                f"{1000 * run['drift'][0]:.1f} mm, H {1000 * run['drift'][1]:.1f} mm)")
-        print(f"a = {a:g}: runout {row['runout']:.3f} (law {row['runout_law']:.3f}, "
-              f"{100 * row['runout_error']:+.1f}%), height {row['height']:.3f} (law "
-              f"{row['height_law']:.3f}, {100 * row['height_error']:+.1f}%), cone fill "
-              f"{row['cone_fill']:.2f} (law {row['cone_fill_law']:.2f}), fastest grain "
-              f"{fastest:.3f} m/s at t = {time:.2f} s, {rest}{wall}; at the flow's end "
-              f"(t = {end_time:.2f} s) runout {row['runout_at_flow_end']:.3f} "
-              f"({100 * row['runout_error_at_flow_end']:+.1f}%)", flush=True)
+    seeds = seed_list(args.seeds) if args.seeds else [args.seed]
+    rows = [measure_column(args, float(a), seed)
+            for seed in seeds for a in args.aspect_ratios.split(",")]
+    if args.seeds:
+        print_over_seeds(rows, args.within / 100)
     with open(csv_file, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    plot(geometry, rows, png_file)
+    plot(args.shape, rows, png_file)
     print(f"wrote {csv_file} and {png_file}")
 
 

@@ -21,18 +21,12 @@ import statistics
 import subprocess
 import sys
 
+from column_collapse_study import seed_list
+
 SLOW_POUR = ["--length", "0.8", "--nozzle-width", "0.01", "--nozzle-height", "0.2",
              "--speed", "0.25", "--pour-time", "8", "--settle-time", "1"]
 RESULT = re.compile(r"slopes (?P<left>[-\d.]+) / (?P<right>[-\d.]+) deg \(mean (?P<mean>[-\d.]+)\), "
                     r"top (?P<top>[-\d.]+) m, base (?P<base>[-\d.]+) m")
-
-
-def seeds(text):
-    """'1-6' or '1,3,5' -> a list of seeds."""
-    if "-" in text:
-        first, last = text.split("-")
-        return list(range(int(first), int(last) + 1))
-    return [int(s) for s in text.split(",")]
 
 
 def flow_angle(phi):
@@ -66,7 +60,7 @@ def main():
     rows = []
     for phi in [float(p) for p in args.phi.split(",")]:
         heaps = []
-        for seed in seeds(args.seeds):
+        for seed in seed_list(args.seeds):
             heap = pour(args, phi, seed, extra)
             heaps.append(heap)
             rows.append({"phi": phi, "seed": seed, **heap})
