@@ -357,7 +357,7 @@ PressureSolveStats PressureSolver::solve(const MacGrid& g, const Array3<double>&
   create_krylov_solver(rtol);
   check(load_vector(rhs, rhs_), "loading the right-hand side");
   check(load_vector(pressure, solution_), "loading the initial guess");
-  return run_krylov(pressure, halo);
+  return run_krylov(pressure, halo, true);
 }
 
 // The Krylov solver for matrix_ and its vectors, solving to `rtol` unless PETSc's options
@@ -404,7 +404,7 @@ PressureSolveStats PressureSolver::solve_again(Array3<double>& rhs_then_solution
   check(VecZeroEntries(solution_), "VecZeroEntries");
   check(KSPSetTolerances(ksp_, rtol, 1e-50, PETSC_DEFAULT, spec_.max_iterations),
         "KSPSetTolerances");
-  return run_krylov(rhs_then_solution, halo);
+  return run_krylov(rhs_then_solution, halo, false);
 }
 
 // PCSHELL's apply: one V-cycle. A system with the constant null space (fluid sealed in by
@@ -450,8 +450,9 @@ PetscErrorCode PressureSolver::store_solution(Array3<double>& pressure) const {
 }
 
 // Solves from the right-hand side and initial guess loaded into rhs_ and solution_ and
-// leaves the solution in `pressure`, halo-filled.
-PressureSolveStats PressureSolver::run_krylov(Array3<double>& pressure, Halo& halo) {
+// leaves the solution in `pressure`, halo-filled; `warm_start`: the guess is not zero.
+PressureSolveStats PressureSolver::run_krylov(Array3<double>& pressure, Halo& halo,
+                                              bool warm_start) {
   MatNullSpace nullspace = nullptr;
   check(MatGetNullSpace(matrix_, &nullspace), "MatGetNullSpace");
   if (nullspace) check(MatNullSpaceRemove(nullspace, rhs_), "MatNullSpaceRemove");
@@ -461,6 +462,16 @@ PressureSolveStats PressureSolver::run_krylov(Array3<double>& pressure, Halo& ha
   PetscInt its;
   PetscReal rnorm;
   KSPGetConvergedReason(ksp_, &reason);
+  // The first solve starts from the last step's pressure. After a much shorter step (one cut
+  // to land on an output time), whose pressure grows as 1/dt where it removes the divergence
+  // the particles brought, that guess can be thousands of times worse than none, and PETSc's
+  // divergence test stops the solve before its first iteration: start again from zero. The
+  // reason is global, so every rank starts again.
+  if (reason == KSP_DIVERGED_DTOL && warm_start) {
+    check(VecZeroEntries(solution_), "VecZeroEntries");
+    check(KSPSolve(ksp_, rhs_, solution_), "KSPSolve");
+    KSPGetConvergedReason(ksp_, &reason);
+  }
   KSPGetIterationNumber(ksp_, &its);
   KSPGetResidualNorm(ksp_, &rnorm);
   if (reason < 0)

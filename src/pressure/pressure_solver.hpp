@@ -64,8 +64,9 @@ class PressureSolver {
   // `rhs` (per fluid cell), starting from the pressure already in `pressure` (the last
   // step's), and leaves the result in `pressure` (0 in air and solid), halo-filled, to the
   // relative tolerance `rtol` (the case's `[pressure] rtol` unless given; PETSc's options
-  // may override either). Throws std::runtime_error on every rank if PETSc reports
-  // divergence.
+  // may override either). A starting pressure so far off that PETSc's divergence test stops
+  // the solve at once is dropped for a zero guess. Throws std::runtime_error on every rank if
+  // PETSc reports divergence.
   PressureSolveStats solve(const MacGrid& grid, const Array3<double>& rhs,
                            Array3<double>& pressure, Halo& halo);
   PressureSolveStats solve(const MacGrid& grid, const Array3<double>& rhs,
@@ -113,7 +114,7 @@ class PressureSolver {
   int64_t find_unknown_runs(const Array3<uint8_t>& type, const Box& owned);
   PetscErrorCode load_vector(const Array3<double>& from, Vec to) const;
   PetscErrorCode store_solution(Array3<double>& pressure) const;
-  PressureSolveStats run_krylov(Array3<double>& pressure, Halo& halo);
+  PressureSolveStats run_krylov(Array3<double>& pressure, Halo& halo, bool warm_start);
   static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);
 
   const Topology& topo_;
