@@ -324,8 +324,7 @@ def run_case(args, a, seed):
     the measured frame's (edge, top, fastest, time, outermost), the rest time (None if it
     never came to rest) and the last window's drift of R and H."""
     radius = args.radius or column_radius(a, args.cell_size)
-    folder = os.path.join(args.work, f"a{a:g}" if seed is None or not args.seeds
-                          else f"seed{seed}_a{a:g}")
+    folder = os.path.join(args.work, f"seed{seed}_a{a:g}" if args.seeds else f"a{a:g}")
     case_file = write_case(args, a, radius, folder, seed)
     command = ["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
                case_file, "--quiet"]
@@ -426,19 +425,25 @@ def measure_column(args, a, seed):
     row["runout_at_flow_end"] = (end_edge - radius) / radius
     row["height_at_flow_end"] = end_top / radius
     row["runout_error_at_flow_end"] = row["runout_at_flow_end"] / row["runout_law"] - 1
+    print_row(row, run)
+    return row
+
+
+def print_row(row, run):
+    """One column's line: its deposit against the laws, its rest, its flow's end."""
     wall = ", sand at the domain's far walls" if row["reached_wall"] else ""
     rest = (f"at rest from t = {run['rest_time']:.2f} s" if row["at_rest"] else
-            f"NOT at rest by t = {time:.2f} s (last {run['window']:.2f} s: R moved "
-            f"{1000 * run['drift'][0]:.1f} mm, H {1000 * run['drift'][1]:.1f} mm)")
-    label = f"a = {a:g}" if seed is None else f"a = {a:g}, seed {seed}"
+            f"NOT at rest by t = {row['measured_time']:.2f} s (last {run['window']:.2f} s: R "
+            f"moved {1000 * run['drift'][0]:.1f} mm, H {1000 * run['drift'][1]:.1f} mm)")
+    label = f"a = {row['a']:g}" + (f", seed {row['seed']}" if row["seed"] != "" else "")
     print(f"{label}: runout {row['runout']:.3f} (law {row['runout_law']:.3f}, "
           f"{100 * row['runout_error']:+.1f}%), height {row['height']:.3f} (law "
           f"{row['height_law']:.3f}, {100 * row['height_error']:+.1f}%), cone fill "
           f"{row['cone_fill']:.2f} (law {row['cone_fill_law']:.2f}), fastest grain "
-          f"{fastest:.3f} m/s at t = {time:.2f} s, {rest}{wall}; at the flow's end "
-          f"(t = {end_time:.2f} s) runout {row['runout_at_flow_end']:.3f} "
-          f"({100 * row['runout_error_at_flow_end']:+.1f}%)", flush=True)
-    return row
+          f"{row['fastest_grain']:.3f} m/s at t = {row['measured_time']:.2f} s, {rest}{wall}; "
+          f"at the flow's end (t = {row['flow_end_time']:.2f} s) runout "
+          f"{row['runout_at_flow_end']:.3f} ({100 * row['runout_error_at_flow_end']:+.1f}%)",
+          flush=True)
 
 
 def write_csv(csv_file, rows):
