@@ -118,6 +118,8 @@ grep -qi "summit" cone.log || { cat cone.log; fail "cone_slump.py printed no sum
 /usr/bin/python3 "$postproc/heap_study.py" --pour-angle "$pour_angle" --phi 30 --seeds 1-2 \
   --cell 0.02 --csv heaps.csv > heaps.log 2>&1 || { cat heaps.log; fail "heap_study.py"; }
 grep -q "phi 30: heaps .* over 2 seeds" heaps.log || { cat heaps.log; fail "heap_study.py printed no mean"; }
+grep -q "phi 30: heaps .* of 2 still settling 1 s after the pour" heaps.log ||
+  { cat heaps.log; fail "heap_study.py printed no count of heaps still settling"; }
 [ "$(wc -l < heaps.csv)" -eq 3 ] || fail "heap_study.py's CSV is not a header and 2 heaps"
 if /usr/bin/python3 "$postproc/heap_study.py" --pour-angle "$work/no_such_program" --phi 30 \
   --seeds 1 >missing.log 2>&1; then
