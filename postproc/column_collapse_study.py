@@ -94,6 +94,10 @@ import dunesim_frames
 # its peak (flow_end).
 FLOW_END_ENERGY = 0.01
 
+# Cells: how far a deposit's edge and top may move over the rest window and still be at rest
+# (--rest-tolerance's default; heap_study.py reads its heaps' rest with it too).
+REST_TOLERANCE_CELLS = 0.25
+
 # One frame's measurements (measure_deposit): R_inf, H_inf, the fastest grain's speed, the
 # frame's time, the outermost grain's r, its largest x or y (to tell a deposit that reached
 # the domain's far walls), R_inf between rings, the grains' mean kinetic energy per unit mass.
@@ -447,6 +451,7 @@ def print_row(row, run):
 
 
 def write_csv(csv_file, rows):
+    """The rows (dicts with the same keys) as a CSV file with a header."""
     with open(csv_file, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -506,7 +511,7 @@ def main():
                               "ratio's mean and range over them")
     parser.add_argument("--within", type=float, default=10.0,
                         help="%%; with --seeds, count the seeds within this of the laws")
-    parser.add_argument("--rest-tolerance", type=float, default=0.25,
+    parser.add_argument("--rest-tolerance", type=float, default=REST_TOLERANCE_CELLS,
                         help="cells; how far R_inf and H_inf may move over the window")
     args = parser.parse_args()
     args.shape = GEOMETRIES[args.geometry]

@@ -20,14 +20,13 @@ the flanks of the default model's heaps for seconds after the pour
 (docs/findings/culmann_wedges_yield.md, "Sand at rest creeps"): read later, they stand lower.
 """
 import argparse
-import csv
 import math
 import re
 import statistics
 import subprocess
 import sys
 
-from column_collapse_study import seed_list
+from column_collapse_study import REST_TOLERANCE_CELLS, seed_list, write_csv
 
 SLOW_POUR = ["--length", "0.8", "--nozzle-width", "0.01", "--nozzle-height", "0.2",
              "--speed", "0.25", "--pour-time", "8"]
@@ -35,7 +34,6 @@ RESULT = re.compile(r"slopes (?P<left>[-\d.]+) / (?P<right>[-\d.]+) deg \(mean (
                     r"top (?P<top>[-\d.]+) m, base (?P<base>[-\d.]+) m, "
                     r"max speed (?P<fastest>[-\d.]+) m/s, "
                     r"surface change (?P<surface_change>[-\d.]+) m")
-REST_TOLERANCE = 0.25  # cells: the most a settled heap's surface may move over the last 0.5 s
 
 
 def flow_angle(phi):
@@ -53,7 +51,8 @@ def pour(args, phi, seed, extra):
         sys.exit(f"heap_study: {' '.join(command)} failed (exit {run.returncode}):\n"
                  f"{run.stdout[-2000:]}{run.stderr[-2000:]}")
     heap = {key: float(value) for key, value in found.groupdict().items()}
-    heap["settling"] = int(heap["surface_change"] > REST_TOLERANCE * args.cell)
+    # Settled: its surface moved by at most the collapse study's rest tolerance in 0.5 s.
+    heap["settling"] = int(heap["surface_change"] > REST_TOLERANCE_CELLS * args.cell)
     return heap
 
 
@@ -96,10 +95,7 @@ def main():
               f"{flow_angle(phi):.1f}; {sum(h['settling'] for h in heaps)} of {len(heaps)} "
               f"still settling {args.settle_time:g} s after the pour", flush=True)
     if args.csv:
-        with open(args.csv, "w", newline="") as out:
-            writer = csv.DictWriter(out, fieldnames=list(rows[0].keys()))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":
