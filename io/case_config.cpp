@@ -743,6 +743,8 @@ SandRheology read_sand_rheology(const Table& m, double friction_angle_deg,
   r.steep_surface_yields = !carries_stress && m.boolean("steep_surface_yields", false);
   r.culmann_wedges_yield =
       !carries_stress && m.boolean("culmann_wedges_yield", model.culmann_wedges_yield);
+  r.resting_grains_hold =
+      !carries_stress && m.boolean("resting_grains_hold", model.resting_grains_hold);
   if (kind == "zhu_bridson") {
     if (m.has("yield_surface") &&
         m.choice("yield_surface", {"drucker_prager", "mohr_coulomb"}) == "mohr_coulomb")
@@ -815,6 +817,7 @@ void require_one_sand_model(const std::vector<Table>& entries,
         {"rigid_cell_velocity", a.rigid_cells_own_velocity == b.rigid_cells_own_velocity},
         {"steep_surface_yields", a.steep_surface_yields == b.steep_surface_yields},
         {"culmann_wedges_yield", a.culmann_wedges_yield == b.culmann_wedges_yield},
+        {"resting_grains_hold", a.resting_grains_hold == b.resting_grains_hold},
         {"friction_substeps", a.friction_substeps == b.friction_substeps},
         {"friction_angle_dynamic", a.dynamic_friction_angle_deg == b.dynamic_friction_angle_deg},
         {"i0", a.inertial_number_i0 == b.inertial_number_i0},

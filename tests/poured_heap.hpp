@@ -70,6 +70,7 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
       s.rigid_cells_own_velocity.value_or(model.rigid_cells_own_velocity);
   sand.rheology.culmann_wedges_yield =
       s.culmann_wedges_yield.value_or(model.culmann_wedges_yield);
+  sand.rheology.resting_grains_hold = model.resting_grains_hold;
   if (make_sand_model(sand)->carries_particle_stress())
     sand.rheology.surface_static_friction = false;
   sand.friction_angle_deg = s.friction_angle;

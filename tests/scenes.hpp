@@ -75,11 +75,12 @@ inline CaseConfig rigid_plastic_block_on_tilted_floor(Vec3 domain, Vec3 block_ma
 }
 
 // The default sand model as the case reader sets it (model = "validated", gravity along -z):
-// APIC, rigid cells moving with their cluster, Culmann's wedges.
+// APIC, rigid cells moving with their cluster, Culmann's wedges, resting grains holding.
 inline void validated_model(MaterialSpec& sand) {
   sand.transfer = Transfer::Apic;
   sand.rheology.rigid_cells_own_velocity = true;
   sand.rheology.culmann_wedges_yield = true;
+  sand.rheology.resting_grains_hold = true;
 }
 
 // Puts a strong layer under the sand of the case's first source: a copy of its material

@@ -950,6 +950,12 @@ max = [0.2, 0.2, 0.2]
       parse_case_text(kDomain + kTime + sand + "culmann_wedges_yield = false\n" + sand_source,
                       "x.toml");
   EXPECT_FALSE(no_culmann.materials[0].rheology.culmann_wedges_yield);
+  EXPECT_TRUE(plain.materials[0].rheology.resting_grains_hold);
+  EXPECT_FALSE(mu_i.materials[0].rheology.resting_grains_hold);
+  CaseConfig restless =
+      parse_case_text(kDomain + kTime + sand + "resting_grains_hold = false\n" + sand_source,
+                      "x.toml");
+  EXPECT_FALSE(restless.materials[0].rheology.resting_grains_hold);
   // Tilted gravity: the validated model leaves Culmann's test, which reads columns along z,
   // out (asking for it is refused; CaseConfigErrors.SandRheology).
   CaseConfig tilted = parse_case_text(kDomain + kTime + "[physics]\ngravity = [5.6, 0, -8.0]\n" +
@@ -974,12 +980,14 @@ TEST(CaseConfig, ZhuBridsonModel) {
   EXPECT_EQ(friction_substeps(paper), 1);
   EXPECT_FALSE(paper.rheology.rigid_cells_own_velocity);
   EXPECT_FALSE(paper.rheology.culmann_wedges_yield);
+  EXPECT_FALSE(paper.rheology.resting_grains_hold);
   EXPECT_EQ(paper.rheology.yield_surface, SandRheology::YieldSurface::DruckerPrager);
   const MaterialSpec validated =
       parse_case_text(sand + "model = \"validated\"\n" + sand_source, "x.toml").materials[0];
   EXPECT_EQ(validated.transfer, Transfer::Apic);
   EXPECT_TRUE(validated.rheology.rigid_cells_own_velocity);
   EXPECT_TRUE(validated.rheology.culmann_wedges_yield);
+  EXPECT_TRUE(validated.rheology.resting_grains_hold);
   const MaterialSpec paper_apic =
       parse_case_text(sand + "model = \"zhu_bridson_2005\"\ntransfer = \"apic\"\n" + sand_source,
                       "x.toml")
@@ -1030,6 +1038,11 @@ TEST(CaseConfigErrors, SandRheology) {
                {"material[0].steep_surface_yields", "elastic_plastic sand has no rigid cells"});
   expect_error(sand + "rheology = \"rigid_plastic\"\nculmann_wedges_yield = true\n" + sand_source,
                {"material[0].culmann_wedges_yield", "rigid_plastic sand has no rigid cells"});
+  expect_error(sand + "rheology = \"elastic_plastic\"\nresting_grains_hold = true\n" +
+                   sand_source,
+               {"material[0].resting_grains_hold", "elastic_plastic sand has no rigid cells"});
+  expect_error(sand + "resting_grains_hold = 1\n" + sand_source,
+               {"material[0].resting_grains_hold", "expected a boolean"});
   // The wedge test compares planes with the columns' tops along z.
   const std::string sideways = kDomain + kTime + "[physics]\ngravity = [-9.81, 0, 0]\n" +
                                "[[material]]\nname = \"sand\"\nkind = \"sand\"\n";

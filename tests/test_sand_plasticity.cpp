@@ -10,6 +10,7 @@
 
 #include "decomposition/reductions.hpp"
 #include "src/sand/culmann_wedges.hpp"
+#include "src/sand/resting_grains.hpp"
 #include "src/sand/sand_plasticity.hpp"
 #include "src/sand/sand_rheology.hpp"
 #include "src/sand/strain_rate_rows.hpp"
@@ -778,6 +779,7 @@ MaterialSpec default_model_sand() {
   const SandModelDefaults model = sand_model_defaults(true, false, kGravity);
   sand.rheology.rigid_cells_own_velocity = model.rigid_cells_own_velocity;
   sand.rheology.culmann_wedges_yield = model.culmann_wedges_yield;
+  sand.rheology.resting_grains_hold = model.resting_grains_hold;
   return sand;
 }
 
@@ -934,4 +936,51 @@ TEST(SurfaceRest, SheetEdgeRestsOnARoughFloor) {
 TEST(SurfaceRest, SubmergedSheetEdgeRestsOnItsBuoyantWeight) {
   EXPECT_EQ(sheet_edge_held(0.6, 0.02f, true), 2);
   EXPECT_EQ(sheet_edge_held(0.6, 0.05f, true), 0);
+}
+
+// A loose cell (two particles) on a rough floor that stays slower than friction stops within
+// a step holds once it has rested sqrt(2 dx / g) = 0.045 s, 5 steps of 0.01 s at dx = 1 cm:
+// its yield test then weighs a quarter of a full cell's stopping stress. A packed cell (8
+// particles) keeps the full stress however long it rests; a step faster than g dt tan(phi) =
+// 0.057 m/s, or its sand leaving, starts the loose cell's rest again.
+TEST(RestingGrains, LooseSandHoldsAfterRestingForTheSettlingTime) {
+  TestGrid t(MPI_COMM_WORLD, {4, 2, 4}, 0.01);
+  t.grid.allocate_sand_rest_steps(t.topo);
+  for_each_index(t.grid.wall_mu.box(), [&](int i, int j, int k) {
+    if (k < 0) t.grid.wall_mu(i, j, k) = 0.6f;
+  });
+  const Box owned = t.topo.owned_cells(t.topo.rank());
+  const Index3 loose{1, 0, 0}, packed{2, 0, 0};
+  for (const Index3& c : {loose, packed}) {
+    if (!owned.contains(c[0], c[1], c[2])) continue;
+    t.make_sand(c[0], c[1], c[2], 1600);
+    t.grid.sand_count(c[0], c[1], c[2]) = c == loose ? 2.0f : 8.0f;
+  }
+  const SurfaceRest rest = surface_rest(kGravity, 0.01);
+  const double mu = std::tan(30 * M_PI / 180);
+  EXPECT_NEAR(settling_time(0.01, 9.81), 0.0452, 1e-4);
+  // The shares each cell's test reads over `steps` steps at rest, after them.
+  auto rest_for = [&](int steps, const Index3& c) {
+    double share = 1.0;
+    for (int n = 0; n < steps; ++n) {
+      RestingGrains resting(t.grid, rest);
+      share = resting.stopping_share(c[0], c[1], c[2]);
+      resting.record(c[0], c[1], c[2], mu);
+    }
+    return share;
+  };
+  if (owned.contains(loose[0], loose[1], loose[2])) {
+    EXPECT_EQ(rest_for(5, loose), 1.0) << "not yet rested 0.045 s";
+    EXPECT_EQ(rest_for(1, loose), 0.25);
+    t.grid.vel_saved[0](loose[0], loose[1], loose[2]) = 0.12f;  // a centre speed of 0.06 m/s
+    EXPECT_EQ(rest_for(1, loose), 0.25) << "read before the step is counted";
+    t.grid.vel_saved[0](loose[0], loose[1], loose[2]) = 0.0f;
+    EXPECT_EQ(rest_for(5, loose), 1.0) << "moved: rests again from the start";
+    EXPECT_EQ(rest_for(1, loose), 0.25);
+    t.sand(loose[0], loose[1], loose[2]) = 0;
+    RestingGrains::forget_cells_without_sand(t.grid, t.sand, owned);
+    t.sand(loose[0], loose[1], loose[2]) = 1;
+    EXPECT_EQ(rest_for(1, loose), 1.0) << "its sand left";
+  }
+  if (owned.contains(packed[0], packed[1], packed[2])) EXPECT_EQ(rest_for(20, packed), 1.0);
 }

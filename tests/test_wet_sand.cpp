@@ -289,11 +289,8 @@ Extent column_after(double saturation, double duration, ColumnSand kind = {}) {
   sand.rheology.kind = kind.rheology;
   if (kind.rheology == SandRheology::Kind::ElasticPlastic)
     sand.flip_ratio = 0.95;  // the case keys' default for it
-  if (kind.validated && kind.rheology == SandRheology::Kind::ZhuBridson) {
-    sand.transfer = Transfer::Apic;
-    sand.rheology.rigid_cells_own_velocity = true;
-    sand.rheology.culmann_wedges_yield = true;
-  }
+  if (kind.validated && kind.rheology == SandRheology::Kind::ZhuBridson)
+    test::validated_model(sand);
   c.sources[0].saturation = saturation;
   Simulation sim(c, MPI_COMM_WORLD);
   run_until(sim, duration);

@@ -150,6 +150,8 @@ bool Simulation::rebalance() {
   std::vector<Array3<double>> old_arrays;
   for (const MacGrid::CarriedArray& a : grid_.carried_between_steps())
     old_arrays.push_back(std::move(*a.array));
+  for (const MacGrid::CarriedCounts& a : grid_.carried_counts_between_steps())
+    old_arrays.push_back(widened(*a.array));
   topo_->recut(layout.cuts);
   lay_out_grid();
   move_carried_arrays(old_blocks, old_arrays);
@@ -164,8 +166,13 @@ void Simulation::move_carried_arrays(const std::vector<Box>& old_blocks,
   std::vector<Array3<double>*> to;
   for (const Array3<double>& a : old_arrays) from.push_back(&a);
   for (const MacGrid::CarriedArray& a : grid_.carried_between_steps()) to.push_back(a.array);
+  const std::vector<MacGrid::CarriedCounts> counts = grid_.carried_counts_between_steps();
+  std::vector<Array3<double>> wide_counts;
+  for (const MacGrid::CarriedCounts& a : counts) wide_counts.push_back(widened(*a.array));
+  for (Array3<double>& a : wide_counts) to.push_back(&a);
   redistribute_cells(*topo_, old_blocks, from, to);
   for (Array3<double>* a : to) halo_->fill<double>({a});
+  for (size_t n = 0; n < counts.size(); ++n) narrow_into(wide_counts[n], *counts[n].array);
 }
 
 void Simulation::balance_load() {

@@ -58,6 +58,10 @@ std::string write_checkpoint(CheckpointWriter& writer, Simulation& sim, double l
   RunProgress progress{sim.time(), sim.steps(), last_dt, frames_written};
   std::vector<CellField> fields;
   for (const PersistentField& f : persistent_cell_fields(sim)) fields.push_back(f.field);
+  const std::vector<MacGrid::CarriedCounts> counts = sim.grid().carried_counts_between_steps();
+  std::vector<Array3<double>> wide_counts;
+  for (const MacGrid::CarriedCounts& c : counts) wide_counts.push_back(widened(*c.array));
+  for (size_t n = 0; n < counts.size(); ++n) fields.push_back({counts[n].name, &wide_counts[n]});
   return writer.write(sim.topology(), source, progress, sim.particles(), fields);
 }
 
@@ -86,6 +90,13 @@ std::unique_ptr<Simulation> restore_simulation(const CaseConfig& config,
     if (!required && !checkpoint.has_cell_field(field.name)) continue;
     checkpoint.read_cell_field(field.name, topo.owned_cells(topo.rank()), *field.array);
     sim->halo().fill<double>({field.array});
+  }
+  // Counts that older checkpoints lack start at zero.
+  for (const MacGrid::CarriedCounts& c : sim->grid().carried_counts_between_steps()) {
+    if (!checkpoint.has_cell_field(c.name)) continue;
+    Array3<double> wide = widened(*c.array);
+    checkpoint.read_cell_field(c.name, topo.owned_cells(topo.rank()), wide);
+    narrow_into(wide, *c.array);
   }
   sim->restore(std::move(particles), checkpoint.progress().time, checkpoint.progress().steps);
   return sim;

@@ -4,7 +4,9 @@
 // y = (j+1/2)*dx, z = (k+1/2)*dx. Cell (i,j,k) spans [i,i+1)*dx on x, and so on.
 // Cells outside the global domain are solid: they are the box walls.
 #pragma once
+#include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -34,6 +36,18 @@ inline bool has_air_neighbour(const Array3<uint8_t>& type, int i, int j, int k) 
 // (src/particles/sand_window.hpp), outside which no cell holds sand.
 inline bool holds_sand(const Array3<uint8_t>& sand_cells, int i, int j, int k) {
   return sand_cells.box().contains(i, j, k) && sand_cells(i, j, k);
+}
+
+// A count array as doubles over the same cells, for what carries grid arrays as doubles (a
+// checkpoint, a re-cut), and the doubles back into the counts.
+inline Array3<double> widened(const Array3<uint8_t>& counts) {
+  Array3<double> wide(counts.box(), counts.stagger(), 0.0);
+  std::copy(counts.data(), counts.data() + counts.size(), wide.data());
+  return wide;
+}
+inline void narrow_into(const Array3<double>& wide, Array3<uint8_t>& counts) {
+  assert(wide.size() == counts.size());
+  for (size_t n = 0; n < counts.size(); ++n) counts.data()[n] = uint8_t(wide.data()[n]);
 }
 
 struct MacGrid {
@@ -92,6 +106,10 @@ struct MacGrid {
   // the whole block, so that it outlives the sand window's moves, and in double, so that a
   // checkpoint stores it as a cell field and a restart continues bit for bit.
   std::array<Array3<double>, 3> wall_force;
+  // Resting grains holding only (allocate_sand_rest_steps()): the steps each cell's sand has
+  // stayed rigid and slow, up to 255 (src/sand/resting_grains.hpp). Over the whole block, as
+  // wall_force, and carried between steps; a byte a cell.
+  Array3<uint8_t> sand_rest_steps;
 
   // The arrays a step reads before it writes them, the next solves' initial guesses: the
   // pressure, and rigid-plastic sand's wall friction force where it is allocated. Without
@@ -110,6 +128,15 @@ struct MacGrid {
     if (pore_release.size() > 0) arrays.push_back({"pore_release", &pore_release, false});
     if (pore_head.size() > 0) arrays.push_back({"pore_head", &pore_head, false});
     return arrays;
+  }
+  // The same for counts held in bytes: a checkpoint and a re-cut carry them as doubles.
+  struct CarriedCounts {
+    std::string name;
+    Array3<uint8_t>* array;
+  };
+  std::vector<CarriedCounts> carried_counts_between_steps() {
+    if (sand_rest_steps.size() == 0) return {};
+    return {{"sand_rest_steps", &sand_rest_steps}};
   }
 
   // Wet sand only: allocated by allocate_pore_water() when the sand holds water.
@@ -135,9 +162,9 @@ struct MacGrid {
 
   // Bytes per cell of the arrays allocate() makes, and of those allocate_sand() (over the
   // sand window, with the rigid-cluster labels the step fills), allocate_elastic_sand()
-  // (over the sand window), allocate_wall_force(), allocate_pore_water() (and where
-  // porosities differ), allocate_pore_release(), allocate_pore_head() and allocate_surface()
-  // add. Ghost cells, the extra layer of faces and
+  // (over the sand window), allocate_wall_force(), allocate_sand_rest_steps(),
+  // allocate_pore_water() (and where porosities differ), allocate_pore_release(),
+  // allocate_pore_head() and allocate_surface() add. Ghost cells, the extra layer of faces and
   // the arrays sized to the sand's region are left out, so a grid needs at least its block's
   // share of the per-block bytes. Keep in step with the allocate functions below.
   static constexpr size_t kBytesPerCell = 3 * (sizeof(double) + sizeof(float))  // vel, vel_saved
@@ -150,7 +177,8 @@ struct MacGrid {
                                                     + sizeof(int64_t);   // rigid_clusters
   static constexpr size_t kElasticSandWindowBytesPerCell =
       7 * sizeof(float);  // stress_at_step_start, yield_scale
-  static constexpr size_t kWallForceBytesPerCell = 3 * sizeof(double);  // wall_force
+  static constexpr size_t kWallForceBytesPerCell = 3 * sizeof(double);   // wall_force
+  static constexpr size_t kRestingGrainsBytesPerCell = sizeof(uint8_t);  // sand_rest_steps
   static constexpr size_t kPoreWaterBytesPerCell =
       sizeof(float) + 4 * sizeof(double);  // saturation; pore_count .. pore_uptake
   static constexpr size_t kRichardsBytesPerCell = sizeof(double);           // pore_release
@@ -214,6 +242,11 @@ struct MacGrid {
       component.reset(topo.local(Stagger::Cell), Stagger::Cell, 0.0);
   }
   bool has_wall_force() const { return wall_force[0].size() > 0; }
+
+  // Over the block, zero.
+  void allocate_sand_rest_steps(const Topology& topo) {
+    sand_rest_steps.reset(topo.local(Stagger::Cell), Stagger::Cell, 0);
+  }
 
   // Bytes this rank's sand-window arrays hold now (the rigid-cluster labels included).
   size_t sand_window_bytes() const {

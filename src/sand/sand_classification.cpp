@@ -64,8 +64,8 @@ SandClassifier::SandClassifier(MacGrid& g, const Array3<uint8_t>& sand_cells,
       // than phi), the yield test weighs a resting cell with its own weight; without them
       // the projection's push on a face's cells is what fails it.
       weigh_own_weight_(sand.material.rheology.culmann_wedges_yield),
-      dry_rows_(!sand.wet && sand.strengths.uniform() && friction.has_dry_row_yielding_stress()) {
-}
+      dry_rows_(!sand.wet && sand.strengths.uniform() && friction.has_dry_row_yielding_stress()),
+      resting_(g, rest) {}
 
 template <class Sigma>
 void SandClassifier::store(int i, int j, int k, bool is_rigid, const Sigma& sigma_of) {
@@ -92,11 +92,19 @@ void SandClassifier::classify_cell(int i, int j, int k, const SymTensor& strain_
   const SandCellState cell = sand_cell_state(g_, sand_, i, j, k, dt_, strain_rate);
   const double tan_phi = cell.strength.tan_phi * cell.wet.friction_scale;
   auto own_weight = [&] { return own_weight_pressure(g_, sand_cells_, i, j, k, rest_); };
-  const auto [tested, tested_rigid] = weigh_own_weight_
-                                          ? tested_with_own_weight(friction_, cell, own_weight)
-                                          : sand_cell_stress(friction_, cell);
-  const bool is_rigid = rigid_after_rules(i, j, k, tested_rigid, tan_phi, cell.wet, cell.density);
-  const SymTensor sigma = is_rigid == tested_rigid ? tested
+  // A resting loose grain is tested for stopping its own sand: sigma_rigid is linear in the
+  // strain rate, so the test reads the strain rate scaled by the share.
+  const double share = resting_.stopping_share(i, j, k);
+  SandCellState tested_cell = cell;
+  for (double& component : tested_cell.strain_rate.c) component *= share;
+  const auto [tested, tested_rigid] =
+      weigh_own_weight_ ? tested_with_own_weight(friction_, tested_cell, own_weight)
+                        : sand_cell_stress(friction_, tested_cell);
+  const bool held = share < 1.0;
+  const bool is_rigid =
+      rigid_after_rules(i, j, k, tested_rigid, tan_phi, cell.wet, cell.density, held);
+  resting_.record(i, j, k, tan_phi);
+  const SymTensor sigma = is_rigid == tested_rigid && !held ? tested
                           : is_rigid ? rigid_stress(cell.strain_rate, cell.density, g_.dx, dt_)
                                      : yielding_stress(friction_, cell);
   store(i, j, k, is_rigid, [&](int n) { return sigma.c[n]; });
@@ -117,22 +125,29 @@ void SandClassifier::classify_dry_row(const CellRow& row, const RowStrainRates& 
   const double sin_phi = s.sin_phi * dry.friction_scale;
   for (int m = 0; m < row.length; ++m) {
     const int i = row.i + m, j = row.j, k = row.k;
-    auto holds = [&](double p) { return test_.needed_strength[m] < sin_phi * p + dry.cohesion; };
+    const double share = resting_.stopping_share(i, j, k);
+    auto holds = [&](double p) {
+      return test_.needed_strength[m] * share < sin_phi * p + dry.cohesion;
+    };
     bool tested_rigid = test_.negligible[m] || holds(pressure[m]);
     if (!tested_rigid && weigh_own_weight_) {
       const double weight = own_weight_pressure(g_, sand_cells_, i, j, k, rest_);
       tested_rigid = weight > pressure[m] && holds(weight);
     }
-    const bool is_rigid = rigid_after_rules(i, j, k, tested_rigid, tan_phi, dry, density[m]);
+    const bool is_rigid =
+        rigid_after_rules(i, j, k, tested_rigid, tan_phi, dry, density[m], share < 1.0);
+    resting_.record(i, j, k, tan_phi);
     const double(*sigma)[kMaxRowLength] = is_rigid ? test_.rigid : test_.flowing;
     store(i, j, k, is_rigid, [&](int n) { return sigma[n][m]; });
   }
 }
 
 // The rules after the yield test, in their order: a surface cell slower than friction
-// stops rests; a surface too steep, or a block above a daylighting plane, yields.
+// stops rests; a surface too steep, or a block above a daylighting plane, yields (a resting
+// loose grain, `held`, is no block).
 bool SandClassifier::rigid_after_rules(int i, int j, int k, bool is_rigid, double tan_phi,
-                                       const WetSandProperties& wet, double density) const {
+                                       const WetSandProperties& wet, double density,
+                                       bool held) const {
   const SandRheology& rheology = sand_.material.rheology;
   if (!is_rigid && rheology.surface_static_friction &&
       surface_cell_stays_at_rest(g_, i, j, k, tan_phi, rest_))
@@ -140,7 +155,7 @@ bool SandClassifier::rigid_after_rules(int i, int j, int k, bool is_rigid, doubl
   if (is_rigid && rheology.steep_surface_yields &&
       surface_cell_too_steep(g_, i, j, k, tan_phi, wet.cohesion, density, rest_))
     is_rigid = false;
-  if (is_rigid && wedges_ &&
+  if (is_rigid && wedges_ && !held &&
       cell_fails_on_culmann_wedge(*wedges_, wet, sand_.strengths.uniform(), i, j, k))
     is_rigid = false;
   return is_rigid;

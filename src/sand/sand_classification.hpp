@@ -1,13 +1,15 @@
 // Which sand cells stay rigid and which yield, and the stress each takes: Zhu & Bridson's
 // yield test (sigma_rigid against the strength at the projection's pressure, own weight for a
-// resting cell) and the rules that follow it (the surface's rest, steep surfaces, Culmann's
-// wedges), cell by cell or, for dry sand of one strength, a row at a time.
+// resting cell, a resting loose grain's own sand) and the rules that follow it (the surface's
+// rest, steep surfaces, Culmann's wedges), cell by cell or, for dry sand of one strength, a
+// row at a time.
 #pragma once
 #include <cstdint>
 
 #include "decomposition/array3.hpp"
 #include "src/grid/mac_grid.hpp"
 #include "src/sand/culmann_wedges.hpp"
+#include "src/sand/resting_grains.hpp"
 #include "src/sand/sand_plasticity.hpp"
 #include "src/sand/sand_rheology.hpp"
 #include "src/sand/sand_strength.hpp"
@@ -47,7 +49,7 @@ class SandClassifier {
   void classify_cell(int i, int j, int k, const SymTensor& strain_rate);
   void classify_dry_row(const CellRow& row, const RowStrainRates& d);
   bool rigid_after_rules(int i, int j, int k, bool is_rigid, double tan_phi,
-                         const WetSandProperties& wet, double density) const;
+                         const WetSandProperties& wet, double density, bool held) const;
   // The cell's stress (component n is sigma_of(n)) and its flag.
   template <class Sigma>
   void store(int i, int j, int k, bool is_rigid, const Sigma& sigma_of);
@@ -62,6 +64,7 @@ class SandClassifier {
   SandPlasticityStats& stats_;
   bool weigh_own_weight_, dry_rows_;
   DryRowYieldTest test_;  // the row's numbers (dry rows)
+  RestingGrains resting_;
 };
 
 }  // namespace dunesim

@@ -51,6 +51,11 @@ struct SandRheology {
   // friction its flow resists a sliding block with). The paper's test keeps a released face
   // rigid until it peels.
   bool culmann_wedges_yield = false;
+  // zhu_bridson and mu_i: a loose cell (fewer than kPackedSandParticles) whose sand has
+  // rested as long as a grain takes to fall one cell holds by its own weight: the yield
+  // test weighs the stress that stops it by its sand, and no Culmann wedge fails it
+  // (src/sand/resting_grains.hpp). Without it loose grains creep down slopes under phi.
+  bool resting_grains_hold = false;
   // zhu_bridson and mu_i: the step's frictional stress is applied in this many substeps, each
   // from the strain rate the one before left (src/sand/sand_plasticity.hpp). A rate-independent
   // stress applied once per step overshoots on grid-scale modes and chatters; FLIP's PIC
@@ -60,20 +65,21 @@ struct SandRheology {
 
 // The defaults a sand material's `model` picks for the keys it leaves out: the model checked
 // against laboratory collapses (docs/findings/laboratory_collapses.md: APIC,
-// rigid cells' own velocity, Culmann's wedges), or Zhu & Bridson's own (95% PIC, rigid cells
-// interpolated, released faces held until they peel). Only Zhu & Bridson's rheology has the
-// validated model; the others keep the paper's transfer. Culmann's test reads the columns'
-// tops along z, so it is part of the default only where gravity points down z.
+// rigid cells' own velocity, Culmann's wedges, resting grains holding), or Zhu & Bridson's own
+// (95% PIC, rigid cells interpolated, released faces held until they peel). Only Zhu & Bridson's
+// rheology has the validated model; the others keep the paper's transfer. Culmann's test reads
+// the columns' tops along z, so it is part of the default only where gravity points down z.
 struct SandModelDefaults {
   bool apic = false;
   bool rigid_cells_own_velocity = false;
   bool culmann_wedges_yield = false;
+  bool resting_grains_hold = false;
 };
 inline SandModelDefaults sand_model_defaults(bool zhu_bridson_rheology, bool zhu_bridson_2005,
                                              const Vec3& gravity) {
   if (!zhu_bridson_rheology || zhu_bridson_2005) return {};
   const bool gravity_down_z = gravity[2] < 0 && gravity[0] == 0 && gravity[1] == 0;
-  return {true, true, gravity_down_z};
+  return {true, true, gravity_down_z, true};
 }
 
 }  // namespace dunesim

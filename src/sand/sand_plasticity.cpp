@@ -351,6 +351,7 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   for (Array3<float>& s : stress) clear(s, 0.0f);
   clear(g.yielding, uint8_t(0));
   clear(g.rigid, uint8_t(0));
+  RestingGrains::forget_cells_without_sand(g, sand_cells, g.sand_region);
   // Ghost cells included: the halo fills below write only where the owner has sand.
   g.sand_region = nonzero_bounding_box(sand_cells).intersect(local);
 

@@ -195,6 +195,12 @@ bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double
          rests_on_a_floor(grid, i, j, k, speed, g, rest);
 }
 
+bool slower_than_friction_stops(const MacGrid& grid, int i, int j, int k, double mu,
+                                const SurfaceRest& rest) {
+  const double g = effective_gravity(grid, i, j, k, rest);
+  return centre_speed(grid.vel_saved, i, j, k) < g * rest.dt * mu;
+}
+
 double own_weight_pressure(const MacGrid& grid, const Array3<uint8_t>& sand_cells, int i, int j,
                            int k, const SurfaceRest& rest) {
   if (rest.gravity <= 0) return 0.0;

@@ -62,6 +62,11 @@ SurfaceRest surface_rest(const Vec3& gravity, double dt);
 bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double mu,
                                 const SurfaceRest& rest);
 
+// True when cell (i,j,k) moved slower (grid.vel_saved) than friction mu stops within the step
+// on the flat, g dt mu: the fastest a cell that stays at rest on any slope can move.
+bool slower_than_friction_stops(const MacGrid& grid, int i, int j, int k, double mu,
+                                const SurfaceRest& rest);
+
 // The normal stress cell (i,j,k)'s own sand puts on what it rests on: its sand's weight over
 // its base, sand_count / 8 of a full cell's rho g dx (below the water table its buoyant
 // weight), where the cell under it along gravity is a solid or packed sand (a sand cell with

@@ -64,6 +64,7 @@ MaterialSpec default_sand(double friction_angle, const Vec3& gravity) {
   sand.transfer = model.apic ? Transfer::Apic : Transfer::Flip;
   sand.rheology.rigid_cells_own_velocity = model.rigid_cells_own_velocity;
   sand.rheology.culmann_wedges_yield = model.culmann_wedges_yield;
+  sand.rheology.resting_grains_hold = model.resting_grains_hold;
   sand.friction_angle_deg = friction_angle;
   return sand;
 }

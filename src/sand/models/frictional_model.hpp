@@ -13,12 +13,22 @@ namespace dunesim {
 class FrictionalSandModel : public SandModel {
  public:
   FrictionalSandModel(std::unique_ptr<FrictionLaw> law, const MaterialSpec& sand)
-      : law_(std::move(law)), strengths_(sand) {}
+      : law_(std::move(law)),
+        strengths_(sand),
+        resting_grains_hold_(sand.rheology.resting_grains_hold) {}
   SandStageReport apply(const SandStage& stage, double dt) override;
+  // How long each cell's sand has rested, where resting grains hold (resting_grains.hpp).
+  void allocate_block_arrays(const Topology& topo, MacGrid& grid) const override {
+    if (resting_grains_hold_) grid.allocate_sand_rest_steps(topo);
+  }
+  size_t block_bytes_per_cell() const override {
+    return resting_grains_hold_ ? MacGrid::kRestingGrainsBytesPerCell : 0;
+  }
 
  private:
   std::unique_ptr<FrictionLaw> law_;
   SandStrengths strengths_;  // each cell's friction and cohesion: kept for its arrays
+  bool resting_grains_hold_;
 };
 
 }  // namespace dunesim
