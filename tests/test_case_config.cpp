@@ -934,28 +934,22 @@ max = [0.2, 0.2, 0.2]
   // every other particle in the others or when the case says so.
   EXPECT_TRUE(plain.materials[0].rheology.rigid_cells_own_velocity);
   EXPECT_FALSE(mu_i.materials[0].rheology.rigid_cells_own_velocity);
-  CaseConfig interpolated =
-      parse_case_text(kDomain + kTime + sand + "rigid_cell_velocity = \"interpolated\"\n" +
-                          sand_source,
-                      "x.toml");
-  EXPECT_FALSE(interpolated.materials[0].rheology.rigid_cells_own_velocity);
+  // The sand's rheology with one key line added to the default material.
+  auto rheology_with = [&](const std::string& key_line) {
+    return parse_case_text(kDomain + kTime + sand + key_line + sand_source, "x.toml")
+        .materials[0]
+        .rheology;
+  };
+  EXPECT_FALSE(
+      rheology_with("rigid_cell_velocity = \"interpolated\"\n").rigid_cells_own_velocity);
   EXPECT_FALSE(plain.materials[0].rheology.steep_surface_yields);
-  CaseConfig steep =
-      parse_case_text(kDomain + kTime + sand + "steep_surface_yields = true\n" + sand_source,
-                      "x.toml");
-  EXPECT_TRUE(steep.materials[0].rheology.steep_surface_yields);
+  EXPECT_TRUE(rheology_with("steep_surface_yields = true\n").steep_surface_yields);
   EXPECT_TRUE(plain.materials[0].rheology.culmann_wedges_yield);
   EXPECT_FALSE(mu_i.materials[0].rheology.culmann_wedges_yield);
-  CaseConfig no_culmann =
-      parse_case_text(kDomain + kTime + sand + "culmann_wedges_yield = false\n" + sand_source,
-                      "x.toml");
-  EXPECT_FALSE(no_culmann.materials[0].rheology.culmann_wedges_yield);
+  EXPECT_FALSE(rheology_with("culmann_wedges_yield = false\n").culmann_wedges_yield);
   EXPECT_TRUE(plain.materials[0].rheology.resting_grains_hold);
   EXPECT_FALSE(mu_i.materials[0].rheology.resting_grains_hold);
-  CaseConfig restless =
-      parse_case_text(kDomain + kTime + sand + "resting_grains_hold = false\n" + sand_source,
-                      "x.toml");
-  EXPECT_FALSE(restless.materials[0].rheology.resting_grains_hold);
+  EXPECT_FALSE(rheology_with("resting_grains_hold = false\n").resting_grains_hold);
   // Tilted gravity: the validated model leaves Culmann's test, which reads columns along z,
   // out (asking for it is refused; CaseConfigErrors.SandRheology).
   CaseConfig tilted = parse_case_text(kDomain + kTime + "[physics]\ngravity = [5.6, 0, -8.0]\n" +
