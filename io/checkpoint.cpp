@@ -166,6 +166,17 @@ RunRecord run_record(const CheckpointCase& source, int64_t ranks) {
   return run;
 }
 
+// The bytes a cell of `field` takes in the file and in memory.
+uint64_t cell_bytes(const CellField& field) {
+  return std::visit([](const auto* array) { return uint64_t(sizeof(*array->data())); },
+                    field.array);
+}
+
+// The cells `field` holds on this rank (an empty box where it has no array).
+Box stored_cells(const CellField& field) {
+  return std::visit([](const auto* array) { return array ? array->box() : Box{}; }, field.array);
+}
+
 }  // namespace
 
 uint64_t checkpoint_file_bytes(const CheckpointCase& source, int64_t particle_count,
@@ -180,8 +191,10 @@ uint64_t checkpoint_file_bytes(const CheckpointCase& source, int64_t particle_co
     datasets.push_back({element * uint64_t(particle_count), element});
   });
   const Index3& cells = topo.global_cells();
-  const uint64_t slab = 8 * uint64_t(cells[0]) * uint64_t(cells[1]);
-  datasets.insert(datasets.end(), fields.size(), DatasetSize{slab * uint64_t(cells[2]), slab});
+  for (const CellField& field : fields) {
+    const uint64_t slab = cell_bytes(field) * uint64_t(cells[0]) * uint64_t(cells[1]);
+    datasets.push_back({slab * uint64_t(cells[2]), slab});
+  }
   return estimated_file_bytes(datasets, Checksums::Fletcher32) +
          run_group_bytes(run_record(source, topo.size()));
 }
@@ -226,7 +239,7 @@ void check_before_writing(MPI_Comm comm, const std::string& path, const fs::path
         throw std::runtime_error("particle arrays differ in length");
     });
     for (const CellField& field : fields)
-      if (!field.array || !(owned.intersect(field.array->box()) == owned))
+      if (!(owned.intersect(stored_cells(field)) == owned))
         throw std::runtime_error("grid field '" + field.name +
                                  "' does not cover the rank's cells");
     if (rank != 0) return;
@@ -300,11 +313,15 @@ void write_grid_fields(hid_t root, const Topology& topo, const std::vector<CellF
                        const WriteProperties& props) {
   const Box owned = topo.owned_cells(topo.rank());
   H5Handle grid = create_group(root, "grid");
-  for (const CellField& field : fields) {
-    auto [cells_file, cells_memory] = cell_block(owned, field.array->box(), topo.global_cells());
-    write_dataset(grid.get(), field.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, cells_file,
-                  cells_memory, field.array->data(), props);
-  }
+  for (const CellField& field : fields)
+    std::visit(
+        [&](const auto* array) {
+          using T = std::remove_const_t<std::remove_reference_t<decltype(*array->data())>>;
+          auto [cells_file, cells_memory] = cell_block(owned, array->box(), topo.global_cells());
+          write_dataset(grid.get(), field.name, Hdf5Type<T>::file(), Hdf5Type<T>::memory(),
+                        cells_file, cells_memory, array->data(), props);
+        },
+        field.array);
 }
 
 // A test hook (io/README.md, "Test hook"). A test that kills or signals a run in the middle of
@@ -660,11 +677,31 @@ bool CheckpointReader::has_cell_field(const std::string& name) {
 
 void CheckpointReader::read_cell_field(const std::string& name, const Box& cells,
                                        Array3<double>& array) {
+  read_cells(name, cells, array);
+  // A NaN pressure would make the first solve fail as if the time step were too long.
+  run_agreed(comm_, path_, [&] {
+    for_each_index(cells, [&](int i, int j, int k) {
+      if (!std::isfinite(array(i, j, k)))
+        throw std::runtime_error(fmt::format("{}'grid/{}' holds {} in cell ({}, {}, {})",
+                                             kDamaged, name, array(i, j, k), i, j, k));
+    });
+  });
+}
+
+void CheckpointReader::read_cell_counts(const std::string& name, const Box& cells,
+                                        Array3<uint8_t>& counts) {
+  // HDF5 converts the doubles of older checkpoints to bytes as it reads them.
+  read_cells(name, cells, counts);
+}
+
+template <class T>
+void CheckpointReader::read_cells(const std::string& name, const Box& cells, Array3<T>& array) {
+  const Box& stored = array.box();
   QuietHdf5Errors quiet;
   // A caller's mistake, found on one rank alone: agreed before any collective call.
   run_agreed(comm_, path_, [&] {
     const Box global{{0, 0, 0}, cells_};
-    if (!(cells.intersect(array.box()) == cells) || !(cells.intersect(global) == cells))
+    if (!(cells.intersect(stored) == cells) || !(cells.intersect(global) == cells))
       throw std::runtime_error("the cells to read of 'grid/" + name +
                                "' lie outside the array or the grid");
   });
@@ -676,17 +713,9 @@ void CheckpointReader::read_cell_field(const std::string& name, const Box& cells
       if (dataset_extent(grid.get(), name) != expected)
         throw std::runtime_error(fmt::format("'grid/{}' is not {} x {} x {} cells", name,
                                              cells_[2], cells_[1], cells_[0]));
-      auto [file_cells, memory_cells] = cell_block(cells, array.box(), cells_);
-      read_dataset(grid.get(), name, H5T_NATIVE_DOUBLE, file_cells, memory_cells, array.data(),
-                   make_read_properties(comm_));
-    });
-  });
-  // A NaN pressure would make the first solve fail as if the time step were too long.
-  run_agreed(comm_, path_, [&] {
-    for_each_index(cells, [&](int i, int j, int k) {
-      if (!std::isfinite(array(i, j, k)))
-        throw std::runtime_error(fmt::format("{}'grid/{}' holds {} in cell ({}, {}, {})",
-                                             kDamaged, name, array(i, j, k), i, j, k));
+      auto [file_cells, memory_cells] = cell_block(cells, stored, cells_);
+      read_dataset(grid.get(), name, Hdf5Type<T>::memory(), file_cells, memory_cells,
+                   array.data(), make_read_properties(comm_));
     });
   });
 }

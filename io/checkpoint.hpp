@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "decomposition/array3.hpp"
@@ -36,10 +37,11 @@ struct CheckpointCase {
 };
 
 // A cell-centred grid array that carries state from one step to the next, stored as the
-// global array grid/<name> (cells[2] x cells[1] x cells[0]) of every rank's owned cells.
+// global array grid/<name> (cells[2] x cells[1] x cells[0]) of every rank's owned cells:
+// doubles, or bytes for counts (stored as bytes, so a checkpoint makes no wider copy of them).
 struct CellField {
   std::string name;
-  Array3<double>* array = nullptr;  // covers at least the rank's owned cells
+  std::variant<Array3<double>*, Array3<uint8_t>*> array;  // covers at least the owned cells
 };
 
 // An upper bound on the size of the checkpoint CheckpointWriter::write makes of these
@@ -103,6 +105,8 @@ class CheckpointReader {
   // Collective. Fills the in-domain cells `cells` of `array` from grid/<name>; damaged data
   // and values that are not finite are reported like read_particles'.
   void read_cell_field(const std::string& name, const Box& cells, Array3<double>& array);
+  // The same for counts held in bytes (stored as bytes, or as doubles by older checkpoints).
+  void read_cell_counts(const std::string& name, const Box& cells, Array3<uint8_t>& counts);
   // Collective. Whether the file stores grid/<name> (fields added after a checkpoint was
   // written are absent from it).
   bool has_cell_field(const std::string& name);
@@ -113,6 +117,9 @@ class CheckpointReader {
   void read_progress_and_case();
   void read_layout();
   void read_rank_table();
+  // Collective: read_cell_field's reading, for either element type.
+  template <class T>
+  void read_cells(const std::string& name, const Box& cells, Array3<T>& array);
 
   MPI_Comm comm_;
   std::string path_;

@@ -230,6 +230,33 @@ TEST(CheckpointFile, RecordsTheRunAndRestoresWithoutIt) {
                  [&](int i, int j, int k) { EXPECT_EQ(restored(i, j, k), 2.0); });
 }
 
+// Counts held in bytes (the steps loose sand has rested) are stored as bytes and read back as
+// they were; checkpoints that stored them as doubles read into the same bytes.
+TEST(CheckpointFile, RoundTripsCountsInBytesAndReadsThemFromDoubles) {
+  const std::string dir = fresh_directory("counts");
+  Topology topo(MPI_COMM_WORLD, {8, 6, 5}, 1);
+  const int rank = world_rank();
+  auto count_of = [](int i, int j, int k) { return uint8_t((37 * i + 11 * j + 5 * k) % 256); };
+  Array3<uint8_t> counts(topo.local(Stagger::Cell), Stagger::Cell, 0);
+  Array3<double> as_doubles(topo.local(Stagger::Cell), Stagger::Cell, 0.0);
+  for_each_index(topo.owned_cells(rank), [&](int i, int j, int k) {
+    counts(i, j, k) = count_of(i, j, k);
+    as_doubles(i, j, k) = count_of(i, j, k);
+  });
+  CheckpointWriter writer(MPI_COMM_WORLD, dir, 1);
+  const std::string path =
+      writer.write(topo, {"c.toml", "c", "text"}, {0.1, 1, 0.1, 0}, numbered_particles(0, 0),
+                   {{"rest_bytes", &counts}, {"rest_doubles", &as_doubles}});
+  CheckpointReader reader(MPI_COMM_WORLD, path);
+  for (const char* name : {"rest_bytes", "rest_doubles"}) {
+    Array3<uint8_t> restored(topo.local(Stagger::Cell), Stagger::Cell, 255);
+    reader.read_cell_counts(name, topo.owned_cells(rank), restored);
+    for_each_index(topo.owned_cells(rank), [&](int i, int j, int k) {
+      EXPECT_EQ(restored(i, j, k), count_of(i, j, k)) << name << " " << i << " " << j << " " << k;
+    });
+  }
+}
+
 // The room a checkpoint asks for before it is written (checkpoint_file_bytes) against the
 // file then written: never less, and at most 1.25 times it plus 64 KiB. Every chunk of a
 // checksummed dataset is stored whole, the last one too, so a dataset just over one chunk
@@ -248,8 +275,9 @@ TEST(CheckpointFile, RoomAskedForIsATightUpperBoundOfTheFile) {
     const int64_t count = particles * (rank + 1) / size - first;
     Particles written = numbered_particles(first, count);
     Array3<double> pressure(topo.local(Stagger::Cell), Stagger::Cell, 1.0);
+    Array3<uint8_t> counts(topo.local(Stagger::Cell), Stagger::Cell, 3);  // stored as bytes
     const CheckpointCase source{"cases/x.toml", "x", std::string(3000, '#')};
-    const std::vector<CellField> fields{{"pressure", &pressure}};
+    const std::vector<CellField> fields{{"pressure", &pressure}, {"counts", &counts}};
     CheckpointWriter writer(MPI_COMM_WORLD, dir, 1);
     const std::string path = writer.write(topo, source, {0.5, 7, 0.01, 1}, written, fields);
     const uint64_t asked = checkpoint_file_bytes(source, particles, written, topo, fields);

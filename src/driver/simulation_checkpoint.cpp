@@ -11,18 +11,6 @@
 namespace dunesim {
 namespace {
 
-// The grid arrays a step reads before it writes them (MacGrid::carried_between_steps).
-struct PersistentField {
-  CellField field;
-  bool required;
-};
-std::vector<PersistentField> persistent_cell_fields(Simulation& sim) {
-  std::vector<PersistentField> fields;
-  for (const MacGrid::CarriedArray& a : sim.grid().carried_between_steps())
-    fields.push_back({{a.name, a.array}, a.in_every_checkpoint});
-  return fields;
-}
-
 // "" when every particle lies in a cell of the grid and is of a material of the case;
 // otherwise where the first that does not is. Stored values the checksums could not catch
 // (written wrong, or by hand) would otherwise surface later as lost particles.
@@ -57,11 +45,11 @@ std::string write_checkpoint(CheckpointWriter& writer, Simulation& sim, double l
                         run_record_of(config, sim.topology().size())};
   RunProgress progress{sim.time(), sim.steps(), last_dt, frames_written};
   std::vector<CellField> fields;
-  for (const PersistentField& f : persistent_cell_fields(sim)) fields.push_back(f.field);
-  const std::vector<MacGrid::CarriedCounts> counts = sim.grid().carried_counts_between_steps();
-  std::vector<Array3<double>> wide_counts;
-  for (const MacGrid::CarriedCounts& c : counts) wide_counts.push_back(widened(*c.array));
-  for (size_t n = 0; n < counts.size(); ++n) fields.push_back({counts[n].name, &wide_counts[n]});
+  // The grid arrays a step reads before it writes them.
+  for (const MacGrid::CarriedArray& a : sim.grid().carried_between_steps())
+    fields.push_back({a.name, a.array});
+  for (const MacGrid::CarriedCounts& c : sim.grid().carried_counts_between_steps())
+    fields.push_back({c.name, c.array});
   return writer.write(sim.topology(), source, progress, sim.particles(), fields);
 }
 
@@ -86,17 +74,15 @@ std::unique_ptr<Simulation> restore_simulation(const CaseConfig& config,
     throw std::runtime_error(fmt::format("{}: damaged checkpoint: {} (on rank {})",
                                          checkpoint.path(), damage.message, damage.rank));
   if (!same_layout) redistribute_particles(topo, config.cell_size, particles);
-  for (const auto& [field, required] : persistent_cell_fields(*sim)) {
-    if (!required && !checkpoint.has_cell_field(field.name)) continue;
-    checkpoint.read_cell_field(field.name, topo.owned_cells(topo.rank()), *field.array);
-    sim->halo().fill<double>({field.array});
+  for (const MacGrid::CarriedArray& a : sim->grid().carried_between_steps()) {
+    if (!a.in_every_checkpoint && !checkpoint.has_cell_field(a.name)) continue;
+    checkpoint.read_cell_field(a.name, topo.owned_cells(topo.rank()), *a.array);
+    sim->halo().fill<double>({a.array});
   }
   // Counts that older checkpoints lack start at zero.
   for (const MacGrid::CarriedCounts& c : sim->grid().carried_counts_between_steps()) {
     if (!checkpoint.has_cell_field(c.name)) continue;
-    Array3<double> wide = widened(*c.array);
-    checkpoint.read_cell_field(c.name, topo.owned_cells(topo.rank()), wide);
-    narrow_into(wide, *c.array);
+    checkpoint.read_cell_counts(c.name, topo.owned_cells(topo.rank()), *c.array);
   }
   sim->restore(std::move(particles), checkpoint.progress().time, checkpoint.progress().steps);
   return sim;

@@ -39,7 +39,7 @@ inline bool holds_sand(const Array3<uint8_t>& sand_cells, int i, int j, int k) {
 }
 
 // A count array as doubles over the same cells, for what carries grid arrays as doubles (a
-// checkpoint, a re-cut), and the doubles back into the counts.
+// re-cut), and the doubles back into the counts.
 inline Array3<double> widened(const Array3<uint8_t>& counts) {
   Array3<double> wide(counts.box(), counts.stagger(), 0.0);
   std::copy(counts.data(), counts.data() + counts.size(), wide.data());
@@ -129,7 +129,8 @@ struct MacGrid {
     if (pore_head.size() > 0) arrays.push_back({"pore_head", &pore_head, false});
     return arrays;
   }
-  // The same for counts held in bytes: a checkpoint and a re-cut carry them as doubles.
+  // The same for counts held in bytes: a checkpoint stores them as bytes, a re-cut carries
+  // them as doubles.
   struct CarriedCounts {
     std::string name;
     Array3<uint8_t>* array;
