@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -103,9 +104,10 @@ struct ExchangePlan {
 
 }  // namespace
 
+template <class T>
 void redistribute_cells(const Topology& topo, const std::vector<Box>& old_blocks,
-                        const std::vector<const Array3<double>*>& from,
-                        const std::vector<Array3<double>*>& to) {
+                        const std::vector<const Array3<T>*>& from,
+                        const std::vector<Array3<T>*>& to) {
   const int ranks = topo.size(), me = topo.rank();
   std::vector<Box> outgoing, incoming;
   for (int r = 0; r < ranks; ++r) {
@@ -119,18 +121,29 @@ void redistribute_cells(const Topology& topo, const std::vector<Box>& old_blocks
   MPI_Allreduce(MPI_IN_PLACE, &too_many, 1, MPI_INT, MPI_MAX, topo.comm());
   if (too_many)
     throw std::runtime_error("redistribute_cells: more than 2^31 cells to send or receive");
-  std::vector<double> send_buffer(send.total()), recv_buffer(recv.total());
+  // A cell's value as one MPI element, so that the counts stay counts of cells.
+  MPI_Datatype cell;
+  MPI_Type_contiguous(int(sizeof(T)), MPI_BYTE, &cell);
+  MPI_Type_commit(&cell);
+  std::vector<T> send_buffer(send.total()), recv_buffer(recv.total());
   for (size_t f = 0; f < from.size(); ++f) {
-    double* out = send_buffer.data();
+    T* out = send_buffer.data();
     for (const Box& box : send.boxes)
       walk_box(box, [&](int i, int j, int k) { *out++ = (*from[f])(i, j, k); });
-    MPI_Alltoallv(send_buffer.data(), send.count.data(), send.offset.data(), MPI_DOUBLE,
-                  recv_buffer.data(), recv.count.data(), recv.offset.data(), MPI_DOUBLE,
-                  topo.comm());
-    const double* in = recv_buffer.data();
+    MPI_Alltoallv(send_buffer.data(), send.count.data(), send.offset.data(), cell,
+                  recv_buffer.data(), recv.count.data(), recv.offset.data(), cell, topo.comm());
+    const T* in = recv_buffer.data();
     for (const Box& box : recv.boxes)
       walk_box(box, [&](int i, int j, int k) { (*to[f])(i, j, k) = *in++; });
   }
+  MPI_Type_free(&cell);
 }
+
+template void redistribute_cells<double>(const Topology&, const std::vector<Box>&,
+                                         const std::vector<const Array3<double>*>&,
+                                         const std::vector<Array3<double>*>&);
+template void redistribute_cells<uint8_t>(const Topology&, const std::vector<Box>&,
+                                          const std::vector<const Array3<uint8_t>*>&,
+                                          const std::vector<Array3<uint8_t>*>&);
 
 }  // namespace dunesim

@@ -2,6 +2,7 @@
 // cell, whichever rank that is (restart on another rank count, a new layout after load
 // balancing), and cell arrays follow their cells to a re-cut's new blocks.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "decomposition/array3.hpp"
@@ -21,9 +22,11 @@ void redistribute_particles(const Topology& topo, double dx, Particles& particle
 // Collective. Moves cell arrays across a re-cut: `old_blocks[r]` is rank r's owned cells
 // before it, `from[f]` this rank's array f over (at least) its old block, `to[f]` the array
 // laid out for `topo` now. Each owned cell of `to[f]` gets the value its old owner held;
-// ghosts are left for a halo fill. Every rank passes the same number of arrays.
+// ghosts are left for a halo fill. Every rank passes the same number of arrays. For doubles
+// and for bytes (counts).
+template <class T>
 void redistribute_cells(const Topology& topo, const std::vector<Box>& old_blocks,
-                        const std::vector<const Array3<double>*>& from,
-                        const std::vector<Array3<double>*>& to);
+                        const std::vector<const Array3<T>*>& from,
+                        const std::vector<Array3<T>*>& to);
 
 }  // namespace dunesim

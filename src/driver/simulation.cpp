@@ -147,11 +147,11 @@ bool Simulation::rebalance() {
   // cells; the rest of the grid is laid out afresh.
   std::vector<Box> old_blocks;
   for (int r = 0; r < topo_->size(); ++r) old_blocks.push_back(topo_->owned_cells(r));
-  std::vector<Array3<double>> old_arrays;
+  CarriedArrays old_arrays;
   for (const MacGrid::CarriedArray& a : grid_.carried_between_steps())
-    old_arrays.push_back(std::move(*a.array));
+    old_arrays.values.push_back(std::move(*a.array));
   for (const MacGrid::CarriedCounts& a : grid_.carried_counts_between_steps())
-    old_arrays.push_back(widened(*a.array));
+    old_arrays.counts.push_back(std::move(*a.array));
   topo_->recut(layout.cuts);
   lay_out_grid();
   move_carried_arrays(old_blocks, old_arrays);
@@ -161,18 +161,20 @@ bool Simulation::rebalance() {
 }
 
 void Simulation::move_carried_arrays(const std::vector<Box>& old_blocks,
-                                     const std::vector<Array3<double>>& old_arrays) {
+                                     const CarriedArrays& old_arrays) {
   std::vector<const Array3<double>*> from;
   std::vector<Array3<double>*> to;
-  for (const Array3<double>& a : old_arrays) from.push_back(&a);
+  for (const Array3<double>& a : old_arrays.values) from.push_back(&a);
   for (const MacGrid::CarriedArray& a : grid_.carried_between_steps()) to.push_back(a.array);
-  const std::vector<MacGrid::CarriedCounts> counts = grid_.carried_counts_between_steps();
-  std::vector<Array3<double>> wide_counts;
-  for (const MacGrid::CarriedCounts& a : counts) wide_counts.push_back(widened(*a.array));
-  for (Array3<double>& a : wide_counts) to.push_back(&a);
   redistribute_cells(*topo_, old_blocks, from, to);
   for (Array3<double>* a : to) halo_->fill<double>({a});
-  for (size_t n = 0; n < counts.size(); ++n) narrow_into(wide_counts[n], *counts[n].array);
+  std::vector<const Array3<uint8_t>*> counts_from;
+  std::vector<Array3<uint8_t>*> counts_to;
+  for (const Array3<uint8_t>& a : old_arrays.counts) counts_from.push_back(&a);
+  for (const MacGrid::CarriedCounts& a : grid_.carried_counts_between_steps())
+    counts_to.push_back(a.array);
+  redistribute_cells(*topo_, old_blocks, counts_from, counts_to);
+  for (Array3<uint8_t>* a : counts_to) halo_->fill<uint8_t>({a});
 }
 
 void Simulation::balance_load() {

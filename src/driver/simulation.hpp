@@ -194,9 +194,14 @@ class Simulation {
   // (Re)allocates everything laid out by the topology: halo, pressure solver, grid block,
   // emitter.
   void lay_out_grid();
-  // After a re-cut: the arrays of MacGrid::carried_between_steps, taken from the old blocks.
-  void move_carried_arrays(const std::vector<Box>& old_blocks,
-                           const std::vector<Array3<double>>& old_arrays);
+  // The arrays of MacGrid::carried_between_steps and carried_counts_between_steps, in their
+  // order, as the old blocks held them.
+  struct CarriedArrays {
+    std::vector<Array3<double>> values;
+    std::vector<Array3<uint8_t>> counts;
+  };
+  // After a re-cut: those arrays, moved to the new blocks.
+  void move_carried_arrays(const std::vector<Box>& old_blocks, const CarriedArrays& old_arrays);
   void allocate_sand(const Box& window);
   bool sand_carries_stress() const {
     return sand_model_ && sand_model_->carries_particle_stress();

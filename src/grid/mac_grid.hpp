@@ -4,9 +4,7 @@
 // y = (j+1/2)*dx, z = (k+1/2)*dx. Cell (i,j,k) spans [i,i+1)*dx on x, and so on.
 // Cells outside the global domain are solid: they are the box walls.
 #pragma once
-#include <algorithm>
 #include <array>
-#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -36,18 +34,6 @@ inline bool has_air_neighbour(const Array3<uint8_t>& type, int i, int j, int k) 
 // (src/particles/sand_window.hpp), outside which no cell holds sand.
 inline bool holds_sand(const Array3<uint8_t>& sand_cells, int i, int j, int k) {
   return sand_cells.box().contains(i, j, k) && sand_cells(i, j, k);
-}
-
-// A count array as doubles over the same cells, for what carries grid arrays as doubles (a
-// re-cut), and the doubles back into the counts.
-inline Array3<double> widened(const Array3<uint8_t>& counts) {
-  Array3<double> wide(counts.box(), counts.stagger(), 0.0);
-  std::copy(counts.data(), counts.data() + counts.size(), wide.data());
-  return wide;
-}
-inline void narrow_into(const Array3<double>& wide, Array3<uint8_t>& counts) {
-  assert(wide.size() == counts.size());
-  for (size_t n = 0; n < counts.size(); ++n) counts.data()[n] = uint8_t(wide.data()[n]);
 }
 
 struct MacGrid {
@@ -129,8 +115,7 @@ struct MacGrid {
     if (pore_head.size() > 0) arrays.push_back({"pore_head", &pore_head, false});
     return arrays;
   }
-  // The same for counts held in bytes: a checkpoint stores them as bytes, a re-cut carries
-  // them as doubles.
+  // The same for counts held in bytes (a checkpoint and a re-cut carry them as bytes).
   struct CarriedCounts {
     std::string name;
     Array3<uint8_t>* array;
