@@ -160,21 +160,28 @@ bool Simulation::rebalance() {
   return true;
 }
 
+namespace {
+// The arrays `old` (as the old blocks held them) into `now` (laid out for the new blocks),
+// each owned cell from its old owner, the ghosts filled.
+template <class T>
+void move_to_new_blocks(const Topology& topo, Halo& halo, const std::vector<Box>& old_blocks,
+                        const std::vector<Array3<T>>& old, const std::vector<Array3<T>*>& now) {
+  std::vector<const Array3<T>*> from;
+  for (const Array3<T>& a : old) from.push_back(&a);
+  redistribute_cells(topo, old_blocks, from, now);
+  for (Array3<T>* a : now) halo.fill<T>({a});
+}
+}  // namespace
+
 void Simulation::move_carried_arrays(const std::vector<Box>& old_blocks,
                                      const CarriedArrays& old_arrays) {
-  std::vector<const Array3<double>*> from;
-  std::vector<Array3<double>*> to;
-  for (const Array3<double>& a : old_arrays.values) from.push_back(&a);
-  for (const MacGrid::CarriedArray& a : grid_.carried_between_steps()) to.push_back(a.array);
-  redistribute_cells(*topo_, old_blocks, from, to);
-  for (Array3<double>* a : to) halo_->fill<double>({a});
-  std::vector<const Array3<uint8_t>*> counts_from;
-  std::vector<Array3<uint8_t>*> counts_to;
-  for (const Array3<uint8_t>& a : old_arrays.counts) counts_from.push_back(&a);
+  std::vector<Array3<double>*> values;
+  for (const MacGrid::CarriedArray& a : grid_.carried_between_steps()) values.push_back(a.array);
+  move_to_new_blocks(*topo_, *halo_, old_blocks, old_arrays.values, values);
+  std::vector<Array3<uint8_t>*> counts;
   for (const MacGrid::CarriedCounts& a : grid_.carried_counts_between_steps())
-    counts_to.push_back(a.array);
-  redistribute_cells(*topo_, old_blocks, counts_from, counts_to);
-  for (Array3<uint8_t>* a : counts_to) halo_->fill<uint8_t>({a});
+    counts.push_back(a.array);
+  move_to_new_blocks(*topo_, *halo_, old_blocks, old_arrays.counts, counts);
 }
 
 void Simulation::balance_load() {
