@@ -690,8 +690,32 @@ void CheckpointReader::read_cell_field(const std::string& name, const Box& cells
 
 void CheckpointReader::read_cell_counts(const std::string& name, const Box& cells,
                                         Array3<uint8_t>& counts) {
-  // HDF5 converts the doubles of older checkpoints to bytes as it reads them.
-  read_cells(name, cells, counts);
+  QuietHdf5Errors quiet;
+  bool as_doubles = false;
+  run_agreed(comm_, path_, [&] {
+    reading_damage([&] {
+      H5Handle grid = open_group(file_->handle.get(), "grid");
+      as_doubles = stored_as<double>(grid.get(), name);
+    });
+  });
+  if (!as_doubles) {
+    read_cells(name, cells, counts);
+    return;
+  }
+  // Checkpoints written before the counts were stored as bytes hold them as doubles: each
+  // must be a whole number from 0 to 255.
+  Array3<double> stored(counts.box(), counts.stagger(), 0.0);
+  read_cells(name, cells, stored);
+  run_agreed(comm_, path_, [&] {
+    for_each_index(cells, [&](int i, int j, int k) {
+      const double count = stored(i, j, k);
+      if (!(count >= 0 && count <= 255 && count == std::floor(count)))
+        throw std::runtime_error(
+            fmt::format("{}'grid/{}' holds {} in cell ({}, {}, {}), not a count from 0 to 255",
+                        kDamaged, name, count, i, j, k));
+      counts(i, j, k) = uint8_t(count);
+    });
+  });
 }
 
 template <class T>

@@ -105,7 +105,8 @@ class CheckpointReader {
   // Collective. Fills the in-domain cells `cells` of `array` from grid/<name>; damaged data
   // and values that are not finite are reported like read_particles'.
   void read_cell_field(const std::string& name, const Box& cells, Array3<double>& array);
-  // The same for counts held in bytes (stored as bytes, or as doubles by older checkpoints).
+  // The same for counts held in bytes: stored as bytes, or as doubles by older checkpoints,
+  // which must then be whole numbers from 0 to 255.
   void read_cell_counts(const std::string& name, const Box& cells, Array3<uint8_t>& counts);
   // Collective. Whether the file stores grid/<name> (fields added after a checkpoint was
   // written are absent from it).

@@ -257,6 +257,29 @@ TEST(CheckpointFile, RoundTripsCountsInBytesAndReadsThemFromDoubles) {
   }
 }
 
+// Counts stored as doubles (older checkpoints) that are no byte are damage, named on every rank.
+TEST(CheckpointFile, RefusesStoredCountsThatAreNoByte) {
+  const std::string dir = fresh_directory("bad_counts");
+  Topology topo(MPI_COMM_WORLD, {8, 6, 5}, 1);
+  const int rank = world_rank();
+  for (const double bad : {300.0, 2.5, -1.0, std::nan("")}) {
+    Array3<double> as_doubles(topo.local(Stagger::Cell), Stagger::Cell, 3.0);
+    if (topo.owned_cells(rank).contains(7, 5, 4)) as_doubles(7, 5, 4) = bad;
+    CheckpointWriter writer(MPI_COMM_WORLD, dir, 1);
+    const std::string path = writer.write(topo, {"c.toml", "c", "text"}, {0.1, 1, 0.1, 0},
+                                          numbered_particles(0, 0), {{"rest", &as_doubles}});
+    CheckpointReader reader(MPI_COMM_WORLD, path);
+    Array3<uint8_t> restored(topo.local(Stagger::Cell), Stagger::Cell, 0);
+    try {
+      reader.read_cell_counts("rest", topo.owned_cells(rank), restored);
+      ADD_FAILURE() << bad << " was read as a count";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("'grid/rest' holds"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // The room a checkpoint asks for before it is written (checkpoint_file_bytes) against the
 // file then written: never less, and at most 1.25 times it plus 64 KiB. Every chunk of a
 // checksummed dataset is stored whole, the last one too, so a dataset just over one chunk
