@@ -92,9 +92,9 @@ struct MacGrid {
   // the whole block, so that it outlives the sand window's moves, and in double, so that a
   // checkpoint stores it as a cell field and a restart continues bit for bit.
   std::array<Array3<double>, 3> wall_force;
-  // Resting grains holding only (allocate_sand_rest_steps()): the steps each cell's sand has
-  // stayed rigid and slow, up to 255 (src/sand/resting_grains.hpp). Over the whole block, as
-  // wall_force, and carried between steps; a byte a cell.
+  // Resting grains holding only (allocate_sand_rest_steps()): the steps each loose cell's sand
+  // has stayed slower than friction stops within a step, up to 255 (src/sand/resting_grains.hpp).
+  // Over the whole block, as wall_force, and carried between steps; a byte a cell.
   Array3<uint8_t> sand_rest_steps;
 
   // The arrays a step reads before it writes them, the next solves' initial guesses: the

@@ -144,7 +144,7 @@ std::optional<double> slope_cosine(const MacGrid& grid, int i, int j, int k,
 // g dt mu (mu cos - sin is largest on the flat), so a faster cell needs no slope reading.
 bool rests_on_its_slope(const MacGrid& grid, int i, int j, int k, double mu, double speed,
                         double g, const SurfaceRest& rest) {
-  if (speed >= g * rest.dt * mu) return false;
+  if (!stops_within_a_step(speed, mu, 1.0, g, rest)) return false;
   const std::optional<double> cos_theta = slope_cosine(grid, i, j, k, rest);
   return cos_theta && stops_within_a_step(speed, mu, *cos_theta, g, rest);
 }
@@ -198,7 +198,7 @@ bool surface_cell_stays_at_rest(const MacGrid& grid, int i, int j, int k, double
 bool slower_than_friction_stops(const MacGrid& grid, int i, int j, int k, double mu,
                                 const SurfaceRest& rest) {
   const double g = effective_gravity(grid, i, j, k, rest);
-  return centre_speed(grid.vel_saved, i, j, k) < g * rest.dt * mu;
+  return stops_within_a_step(centre_speed(grid.vel_saved, i, j, k), mu, 1.0, g, rest);
 }
 
 double own_weight_pressure(const MacGrid& grid, const Array3<uint8_t>& sand_cells, int i, int j,
