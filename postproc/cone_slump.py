@@ -27,8 +27,10 @@ import numpy as np
 import dunesim_frames
 from column_collapse_study import whole_cells
 
-CASE = """[case]
-name = "cone_slump"
+# A quarter domain: the corner x = y = 0 between two frictionless symmetry planes, on a
+# rough floor (mu 0.6); cone_heap_study.py pours its heaps in it too.
+QUARTER_DOMAIN = """[case]
+name = "{name}"
 [domain]
 size = [{reach}, {reach}, {top}]
 cell_size = {dx}
@@ -38,8 +40,10 @@ frictionless_walls = ["x-", "y-"]
 end = {end}
 [output]
 directory = "{output}"
-interval = 0.1
-[[material]]
+interval = {interval}
+"""
+
+CASE = QUARTER_DOMAIN + """[[material]]
 name = "sand"
 kind = "sand"
 density = 1600.0
@@ -99,8 +103,9 @@ def main():
     top = whole_cells(1.2 * height + 4 * args.cell_size, args.cell_size)
     case = os.path.join(work, "case.toml")
     with open(case, "w") as f:
-        f.write(CASE.format(reach=f"{reach:.9g}", top=f"{top:.9g}",
-                            dx=args.cell_size, end=args.end, output=os.path.join(work, "frames"),
+        f.write(CASE.format(name="cone_slump", interval=0.1, reach=f"{reach:.9g}",
+                            top=f"{top:.9g}", dx=args.cell_size, end=args.end,
+                            output=os.path.join(work, "frames"),
                             material_lines="\n".join(args.material_line)))
     subprocess.run(["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
                     case, "--quiet"], check=True)

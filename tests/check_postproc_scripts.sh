@@ -10,7 +10,8 @@
 # - postproc/check_frame.py on the reduced frame (exit 0), render_saturation.py under pvbatch
 #   (a PNG that is not blank), plot_green_ampt.py on a short green_ampt run's CSV (a PNG), and
 #   cone_slump.py on a tiny cone (its table of summits), heap_study.py on two coarse heaps (its
-#   mean and a CSV of both; with a missing pour_angle an error naming it and a non-zero exit).
+#   mean and a CSV of both; with a missing pour_angle an error naming it and a non-zero exit),
+#   cone_heap_study.py on one coarse conical heap (its flank and mean).
 # Without pvbatch or xvfb-run the render is skipped, except when CI=true.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
@@ -113,6 +114,13 @@ PY
 /usr/bin/python3 "$postproc/cone_slump.py" --radius 0.06 --cell-size 0.01 --end 0.1 --ranks 2 \
   --dunesim "$dunesim" --work cone > cone.log 2>&1 || { cat cone.log; fail "cone_slump.py"; }
 grep -qi "summit" cone.log || { cat cone.log; fail "cone_slump.py printed no summits"; }
+
+# One conical heap at 1 cm cells (under a minute).
+/usr/bin/python3 "$postproc/cone_heap_study.py" --phi 30 --seeds 1 --cell-size 0.01 \
+  --pour-time 4 --settle-time 1 --ranks 2 --dunesim "$dunesim" --work cone_heap \
+  > cone_heap.log 2>&1 || { cat cone_heap.log; fail "cone_heap_study.py"; }
+grep -q "phi 30: flank mean [0-9.]* degrees" cone_heap.log ||
+  { cat cone_heap.log; fail "cone_heap_study.py printed no mean flank"; }
 
 # Two heaps at 2 cm cells (seconds); then a pour_angle that does not exist.
 /usr/bin/python3 "$postproc/heap_study.py" --pour-angle "$pour_angle" --phi 30 --seeds 1-2 \
