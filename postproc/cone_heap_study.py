@@ -13,10 +13,10 @@ downwards at 0.25 m/s for --pour-time s (a quarter of a 1 cm nozzle's stream at 
 and the heap settles for --settle-time s. Its flank's slope is fitted to the ring tops (the
 highest grain in rings one cell wide, plus a quarter cell) between 20% and 80% of the
 summit's height outside the summit's ring (the stream digs a crater on the axis while it
-pours, whose rim is the summit). Each heap prints its summit, its flank and
-how far its ring tops moved over the last 0.5 s; each angle ends with the mean and range
-against phi and the angle eq. 2's flow stops on. A conical heap's flowing layer spreads as
-it runs down, where the slab's does not; laboratory heaps stand at the same angle either way.
+pours, whose rim is the summit). Each heap prints its summit, its flank and how far its ring
+tops moved over the last 0.5 s; each angle ends with the mean and range against phi and the
+angle eq. 2's flow stops on. A conical heap's flowing layer spreads as it runs down, where
+the slab's does not; a Coulomb material's heap stands at the same angle either way.
 
 Needs /usr/bin/python3 with numpy and h5py.
 """
