@@ -537,7 +537,7 @@ double cohesive_slope_toe_moved(double beta_deg, double ratio) {
 // ranks; toe's runout in 2 s, cm, at 0.8 / 0.95 / 1.05 / 1.15 / 1.25 c_crit): 45 degrees 5.8
 // 5.8 0 0 0; 60 degrees (0.9 / 1.0 / 1.1) 11.6 13.4 0; 75 degrees 20.2 21.2 19.7 0 0. The
 // block friction is eq. 2's resting one (31.5 degrees, as for the cuts), for which Culmann's
-// cohesion is 0.92 / 0.92 / 0.95 of the classical one at 45 / 60 / 75 degrees.
+// cohesion is 0.83 / 0.92 / 0.95 of the classical one at 45 / 60 / 75 degrees.
 TEST(CohesiveSlope, FailsAtCulmannsCriticalCohesion) {
   for (double beta : {45.0, 60.0, 75.0}) {
     const double stands = cohesive_slope_toe_moved(beta, 1.25);
