@@ -31,7 +31,7 @@ import numpy as np
 
 import dunesim_frames
 from column_collapse_study import seed_list
-from cone_slump import QUARTER_DOMAIN
+from cone_slump import QUARTER_DOMAIN, flank_slope, ring_tops
 from heap_study import flow_angle
 
 NOZZLE_HEIGHT = 0.19  # m, the nozzle's lower edge
@@ -56,26 +56,11 @@ emit_until = {pour_time}
 """
 
 
-def ring_tops(frame, dx):
-    """The highest grain of each ring one cell wide about the axis x = y = 0, plus a quarter
-    cell (from a particle's centre to the surface), m; 0 for an empty ring."""
-    position = frame.positions("sand")
-    ring = (np.hypot(position[:, 0], position[:, 1]) / dx).astype(int)
-    tops = np.zeros(ring.max() + 1)
-    np.maximum.at(tops, ring, position[:, 2] + dx / 4)
-    return tops
-
-
 def summit_and_flank(tops, dx):
-    """The highest ring top (m) and the flank's least-squares slope (degrees) through the ring
-    tops outside it between 20% and 80% of its height."""
+    """The highest ring top (m) and the flank's slope (degrees) through the ring tops outside it
+    (cone_slump.flank_slope)."""
     peak = int(np.argmax(tops))
-    summit = float(tops[peak])
-    mids = (np.arange(len(tops)) + 0.5) * dx
-    flank = (np.arange(len(tops)) > peak) & (tops > 0.2 * summit) & (tops < 0.8 * summit)
-    if flank.sum() < 3:
-        return summit, float("nan")
-    return summit, math.degrees(math.atan(-np.polyfit(mids[flank], tops[flank], 1)[0]))
+    return float(tops[peak]), flank_slope(tops, dx, tops[peak], beyond=peak)
 
 
 def moved(before, after):
@@ -107,10 +92,10 @@ def pour(args, phi, seed):
     frames = list(dunesim_frames.open_run(os.path.join(work, "frames")))
     last, before = frames[-1], frames[-2]
     dx = args.cell_size
-    tops = ring_tops(last, dx)
+    tops = ring_tops(last.positions("sand"), dx)
     summit, slope = summit_and_flank(tops, dx)
     return {"summit": summit, "slope": slope, "time": last.time,
-            "moved": moved(ring_tops(before, dx), tops)}
+            "moved": moved(ring_tops(before.positions("sand"), dx), tops)}
 
 
 def main():

@@ -69,19 +69,31 @@ def write_quarter_cone(path, radius, height, segments=24):
         f.write("\n".join(lines) + "\n")
 
 
+def ring_tops(position, dx):
+    """The highest grain of each ring one cell wide about the axis x = y = 0, plus a quarter
+    cell (from a particle's centre to the surface), m; 0 for an empty ring."""
+    ring = (np.hypot(position[:, 0], position[:, 1]) / dx).astype(int)
+    tops = np.zeros(ring.max() + 1)
+    np.maximum.at(tops, ring, position[:, 2] + dx / 4)
+    return tops
+
+
+def flank_slope(tops, dx, summit, beyond=-1):
+    """The least-squares slope (degrees) through the ring tops outside ring `beyond` between 20%
+    and 80% of the summit's height; nan with fewer than 3 of them."""
+    mids = (np.arange(len(tops)) + 0.5) * dx
+    flank = (np.arange(len(tops)) > beyond) & (tops > 0.2 * summit) & (tops < 0.8 * summit)
+    if flank.sum() < 3:
+        return float("nan")
+    return math.degrees(math.atan(-np.polyfit(mids[flank], tops[flank], 1)[0]))
+
+
 def summit_and_slope(frame, dx):
     """The frame's summit (m) and flank slope (degrees) at cell size dx (m)."""
     position = frame.positions("sand")
-    r = np.hypot(position[:, 0], position[:, 1])
-    ring = (r / dx).astype(int)
-    tops = np.full(ring.max() + 1, np.nan)
-    np.fmax.at(tops, ring, position[:, 2] + dx / 4)
-    near_axis = r < 2 * dx
+    near_axis = np.hypot(position[:, 0], position[:, 1]) < 2 * dx
     summit = position[near_axis, 2].max() + dx / 4 if near_axis.any() else 0.0
-    mids = (np.arange(len(tops)) + 0.5) * dx
-    flank = (tops > 0.2 * summit) & (tops < 0.8 * summit)
-    slope = -np.polyfit(mids[flank], tops[flank], 1)[0] if flank.sum() > 2 else float("nan")
-    return summit, math.degrees(math.atan(slope))
+    return summit, flank_slope(ring_tops(position, dx), dx, summit)
 
 
 def main():
