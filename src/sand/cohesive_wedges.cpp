@@ -149,9 +149,15 @@ void test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, doubl
                       std::vector<float>& lowest) {
   const int fi = i + di, fj = j + dj;
   if (fi < 0 || fi >= c.ni || fj < 0 || fj >= c.nj) return;  // a wall: nothing daylights
-  const double face_top = c.top[c.at(i, j)];
+  // The tops are whole cells, so the drop is a whole number of cells: counted, not compared.
+  // A top is a float and an exit a double; stepping exits up while below the face's top once
+  // gave an exit a rounding under it, whose sliver of a block held nothing and slid, and
+  // failed every cell above a gap in a round body's rim (docs/findings/
+  // culmann_wedges_yield.md, "The round columns' failure was a rounding in the exits").
+  const double drop_top = c.top[c.at(fi, fj)];
+  const long drop_cells = std::lround((c.top[c.at(i, j)] - drop_top) / c.dx);
   std::vector<double> exits;
-  for (double exit = c.top[c.at(fi, fj)]; exit < face_top; exit += c.dx) exits.push_back(exit);
+  for (long n = 0; n < drop_cells; ++n) exits.push_back(drop_top + n * c.dx);
   double least_safe_above = std::numeric_limits<double>::infinity();
   for (auto exit = exits.rbegin(); exit != exits.rend(); ++exit) {
     const PlaneExit e{i, j, di, dj, *exit};
