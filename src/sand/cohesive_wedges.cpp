@@ -138,6 +138,32 @@ ExitSlide test_planes_leaving(const WedgeColumns& c, const PlaneExit& e, double 
   return {true, slides, safety, most.crossed};
 }
 
+// Whether the block above a plane leaving `e` at `angle`, crossing `crossed` columns, is free
+// at its sides: in each column it crosses, the cell beside it (one column across d on either
+// side) at the plane's height holds no sand with unbroken cohesion (or lies outside the
+// domain), or its column slides toward d too (`sliding`: the last round's sliding heights of
+// the planes toward d, finite where a column slides). A slice is a column wide; in three
+// dimensions its block is joined along its sides to the sand beside it, which holds it unless
+// that sand slides with it or has broken. A straight face's slices slide together; a short
+// chord of a round body's rim, which a slice weighs as a free-standing wall, is held by the
+// longer chord behind it.
+bool free_at_its_sides(const WedgeColumns& c, const PlaneExit& e, double angle, int crossed,
+                       const std::vector<float>& sliding) {
+  const double rise = std::hypot(e.di, e.dj) * c.dx * std::tan(angle * M_PI / 180);
+  for (int s = 0; s < crossed; ++s) {
+    const int i = e.i - s * e.di, j = e.j - s * e.dj;
+    const double centre = (std::floor((e.exit + (s + 0.5) * rise) / c.dx) + 0.5) * c.dx;
+    for (int side : {-1, 1}) {
+      const int si = i - side * e.dj, sj = j + side * e.di;
+      if (si < 0 || si >= c.ni || sj < 0 || sj >= c.nj) continue;
+      const size_t n = c.at(si, sj);
+      const bool holds = c.top[n] > centre && c.cohesion[c.cell(n, int(centre / c.dx))] > 0;
+      if (holds && !std::isfinite(sliding[n])) return false;
+    }
+  }
+  return true;
+}
+
 // Every plane leaving column (i, j) toward (di, dj), at each cell height of its drop, from the
 // top down; every sliding exit fails. In layered sand a sliding exit fails only when it is no
 // safer than every sliding exit above it (to rounding: a face of one cohesionless sand is
@@ -145,10 +171,12 @@ ExitSlide test_planes_leaving(const WedgeColumns& c, const PlaneExit& e, double 
 // surface: its block holds the less safe block, which slides away on its own plane and so
 // does not load it (a weak layer slumping off a strong one; limit-equilibrium analysis takes
 // the least safe surface as the critical one).
-void test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, double first_angle,
-                      std::vector<float>& lowest) {
+// With `sliding` (the last round's sliding heights toward d) a block slides only where it is
+// free at its sides. Returns whether an exit slid.
+bool test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, double first_angle,
+                      const std::vector<float>* sliding, std::vector<float>& lowest) {
   const int fi = i + di, fj = j + dj;
-  if (fi < 0 || fi >= c.ni || fj < 0 || fj >= c.nj) return;  // a wall: nothing daylights
+  if (fi < 0 || fi >= c.ni || fj < 0 || fj >= c.nj) return false;  // a wall: none daylights
   // The tops are whole cells, so the drop is a whole number of cells: counted, not compared.
   // A top is a float and an exit a double; stepping exits up while below the face's top once
   // gave an exit a rounding under it, whose sliver of a block held nothing and slid, and
@@ -159,13 +187,43 @@ void test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, doubl
   std::vector<double> exits;
   for (long n = 0; n < drop_cells; ++n) exits.push_back(drop_top + n * c.dx);
   double least_safe_above = std::numeric_limits<double>::infinity();
+  bool slid = false;
   for (auto exit = exits.rbegin(); exit != exits.rend(); ++exit) {
     const PlaneExit e{i, j, di, dj, *exit};
     const ExitSlide s = test_planes_leaving(c, e, first_angle);
     if (!s.slides || (c.layered && s.safety > least_safe_above * (1 + 1e-9))) continue;
+    if (sliding && !free_at_its_sides(c, e, s.angle, s.crossed, *sliding)) continue;
     least_safe_above = std::min(least_safe_above, s.safety);
     lower_to_plane(c, e, s.angle, s.crossed, lowest);
+    slid = true;
   }
+  return slid;
+}
+
+constexpr int kSideRounds = 8;  // rounds of the side test at most (each holds more blocks)
+
+// The sliding heights of the planes toward (di, dj): every face's sliding blocks, then rounds
+// in which a block slides only where it is free at its sides in the round before, until no
+// more are held. Only faces whose blocks slid can change.
+std::vector<float> sliding_toward(const WedgeColumns& c, int di, int dj, double first_angle) {
+  const float none = std::numeric_limits<float>::infinity();
+  std::vector<float> sliding(c.top.size(), none);
+  std::vector<std::pair<int, int>> faces;
+  for (int i = 0; i < c.ni; ++i)
+    for (int j = 0; j < c.nj; ++j)
+      if (test_planes_from(c, i, j, di, dj, first_angle, nullptr, sliding))
+        faces.push_back({i, j});
+  for (int round = 0; round < kSideRounds && !faces.empty(); ++round) {
+    std::vector<float> held(c.top.size(), none);
+    std::vector<std::pair<int, int>> still;
+    for (const auto& [i, j] : faces)
+      if (test_planes_from(c, i, j, di, dj, first_angle, &sliding, held)) still.push_back({i, j});
+    const bool changed = held != sliding;
+    sliding.swap(held);
+    faces.swap(still);
+    if (!changed) break;
+  }
+  return sliding;
 }
 
 }  // namespace
@@ -178,9 +236,10 @@ std::vector<float> lowest_sliding_planes(const WedgeColumns& c) {
   const double first_angle = std::max(1.0, std::atan(double(weakest)) * 180 / M_PI);
   for (int di = -1; di <= 1; ++di)
     for (int dj = -1; dj <= 1; ++dj)
-      if (di != 0 || dj != 0)
-        for (int i = 0; i < c.ni; ++i)
-          for (int j = 0; j < c.nj; ++j) test_planes_from(c, i, j, di, dj, first_angle, lowest);
+      if (di != 0 || dj != 0) {
+        const std::vector<float> toward = sliding_toward(c, di, dj, first_angle);
+        for (size_t n = 0; n < lowest.size(); ++n) lowest[n] = std::min(lowest[n], toward[n]);
+      }
   return lowest;
 }
 

@@ -20,6 +20,14 @@
 // the same exit lie above it). A cell whose centre lies above its column's sliding height is
 // in a sliding block.
 //
+// A slice is a column wide, and in three dimensions a block is joined along its sides to the
+// sand beside it, which holds it unless that sand slides too. So, after the slices are tested
+// alone, rounds follow in which a block slides only where, in each column it crosses, the
+// sand beside it at the plane's height (one column across d on either side) is none, has
+// broken its cohesion, or lies in a column that slides toward d as well. A straight face's
+// slices slide together; a short chord across a round body's rim, which its slice weighs as a
+// free-standing wall (up to twice Rankine's cohesion for a thin one), is held by the body.
+//
 // Sand of several materials (WedgeColumns::layered) takes two more rules: a plane's strength
 // in a column is the mean over the cells it crosses there, weighted by its length in each (a
 // steep plane from a strong layer would otherwise take a weak layer's strength), and down a
