@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <vector>
 
 #include "src/sand/cohesive_wedges.hpp"

@@ -169,9 +169,14 @@ struct Cut {
 };
 constexpr double kCutHeight = 0.2, kCutPhi = 30.0;
 
+// Rankine's critical cohesion of a vertical face `height` high in the cuts' sand (rho = 1600,
+// phi = kCutPhi): c_crit = rho g H / (4 tan(45 + phi / 2)).
+double rankine_critical_cohesion(double height) {
+  return 1600.0 * kGravity * height / (4 * std::tan((45.0 + kCutPhi / 2) * M_PI / 180.0));
+}
+
 double cut_face_moved(const Cut& cut, double ratio) {
-  const double critical_cohesion =
-      1600.0 * kGravity * kCutHeight / (4 * std::tan((45.0 + kCutPhi / 2) * M_PI / 180.0));
+  const double critical_cohesion = rankine_critical_cohesion(kCutHeight);
   CaseConfig c =
       sand_case(cut.domain, cut.cell, {0, 0, 0}, {cut.width, cut.domain[1], kCutHeight}, kCutPhi,
                 ratio * critical_cohesion);
@@ -414,8 +419,7 @@ double max_x_of_material(const Simulation& sim, int material) {
 }
 
 LayerFaces layered_cut_faces_moved(const Cut& cut, double ratio) {
-  const double critical_cohesion =
-      1600.0 * kGravity * kLayerHeight / (4 * std::tan((45.0 + kCutPhi / 2) * M_PI / 180.0));
+  const double critical_cohesion = rankine_critical_cohesion(kLayerHeight);
   CaseConfig c =
       sand_case(cut.domain, cut.cell, {0, 0, kLayerHeight},
                 {cut.width, cut.domain[1], 2 * kLayerHeight}, kCutPhi, ratio * critical_cohesion);
@@ -556,8 +560,7 @@ TEST(CohesiveSlope, FailsAtCulmannsCriticalCohesion) {
 // rim after 2 s. `quarter`: a quarter of it, on the corner of two frictionless walls; else the
 // whole column in the middle of the floor.
 double round_column_share_beyond(double radius, double ratio, double beyond, bool quarter) {
-  const double critical_cohesion =
-      1600.0 * kGravity * kCutHeight / (4 * std::tan((45.0 + kCutPhi / 2) * M_PI / 180.0));
+  const double critical_cohesion = rankine_critical_cohesion(kCutHeight);
   const double side = quarter ? radius + 0.3 : 2 * (radius + 0.25);
   const double centre = quarter ? 0.0 : side / 2;
   std::ostringstream text;
@@ -591,10 +594,9 @@ double round_column_share_beyond(double radius, double ratio, double beyond, boo
 // Until the wedges counted a face's exits in whole cells the wide column slumped at up to 4
 // times; until the slices' sides held, the slender one at 1.25.
 TEST(RoundCohesiveColumn, StandsAndFailsWhereACutOfItsHeightDoes) {
-  const double wedge_width = kCutHeight * std::tan((45.0 - kCutPhi / 2) * M_PI / 180.0);
   for (const auto& [radius, quarter] : {std::pair{0.25, true}, std::pair{0.1, false}}) {
     const double moved = round_column_share_beyond(radius, 1.25, 0.01, quarter);
-    const double ran_out = round_column_share_beyond(radius, 0.8, wedge_width, quarter);
+    const double ran_out = round_column_share_beyond(radius, 0.8, kCutWedgeWidth, quarter);
     const std::string body = std::string(quarter ? "quarter" : "whole") + "_column_radius_" +
                              std::to_string(int(std::lround(100 * radius))) + "_cm";
     RecordProperty("share_moved_a_cell_at_1.25_critical_cohesion_" + body, std::to_string(moved));
