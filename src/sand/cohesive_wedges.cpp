@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace dunesim {
 
@@ -164,19 +165,18 @@ bool free_at_its_sides(const WedgeColumns& c, const PlaneExit& e, double angle, 
   return true;
 }
 
-// Every plane leaving column (i, j) toward (di, dj), at each cell height of its drop, from the
-// top down; every sliding exit fails. In layered sand a sliding exit fails only when it is no
-// safer than every sliding exit above it (to rounding: a face of one cohesionless sand is
-// equally unsafe at every exit). A safer exit under a less safe one is not a failure
-// surface: its block holds the less safe block, which slides away on its own plane and so
-// does not load it (a weak layer slumping off a strong one; limit-equilibrium analysis takes
-// the least safe surface as the critical one).
-// With `sliding` (the last round's sliding heights toward d) a block slides only where it is
-// free at its sides. Returns whether an exit slid.
-bool test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, double first_angle,
-                      const std::vector<float>* sliding, std::vector<float>& lowest) {
+// A plane whose block slides when weighed alone: where it leaves, and what it does.
+struct SlidingPlane {
+  PlaneExit exit;
+  ExitSlide slide;
+};
+
+// The planes leaving column (i, j) toward (di, dj), at each cell height of its drop, whose
+// blocks slide weighed alone (the shallowest such from each exit), from the top down.
+std::vector<SlidingPlane> planes_sliding_from(const WedgeColumns& c, int i, int j, int di, int dj,
+                                              double first_angle) {
   const int fi = i + di, fj = j + dj;
-  if (fi < 0 || fi >= c.ni || fj < 0 || fj >= c.nj) return false;  // a wall: none daylights
+  if (fi < 0 || fi >= c.ni || fj < 0 || fj >= c.nj) return {};  // a wall: none daylights
   // The tops are whole cells, so the drop is a whole number of cells: counted, not compared.
   // A top is a float and an exit a double; stepping exits up while below the face's top once
   // gave an exit a rounding under it, whose sliver of a block held nothing and slid, and
@@ -184,40 +184,57 @@ bool test_planes_from(const WedgeColumns& c, int i, int j, int di, int dj, doubl
   // culmann_wedges_yield.md, "The round columns' failure was a rounding in the exits").
   const double drop_top = c.top[c.at(fi, fj)];
   const long drop_cells = std::lround((c.top[c.at(i, j)] - drop_top) / c.dx);
-  std::vector<double> exits;
-  for (long n = 0; n < drop_cells; ++n) exits.push_back(drop_top + n * c.dx);
-  double least_safe_above = std::numeric_limits<double>::infinity();
-  bool slid = false;
-  for (auto exit = exits.rbegin(); exit != exits.rend(); ++exit) {
-    const PlaneExit e{i, j, di, dj, *exit};
+  std::vector<SlidingPlane> planes;
+  for (long n = drop_cells - 1; n >= 0; --n) {
+    const PlaneExit e{i, j, di, dj, drop_top + n * c.dx};
     const ExitSlide s = test_planes_leaving(c, e, first_angle);
-    if (!s.slides || (c.layered && s.safety > least_safe_above * (1 + 1e-9))) continue;
+    if (s.slides) planes.push_back({e, s});
+  }
+  return planes;
+}
+
+// A face's sliding planes (planes_sliding_from) fail, top down, lowering `lowest` to them.
+// In layered sand a plane fails only when it is no safer than every failed plane above it
+// (to rounding: a face of one cohesionless sand is equally unsafe at every exit). A safer
+// exit under a less safe one is not a failure surface: its block holds the less safe block,
+// which slides away on its own plane and so does not load it (a weak layer slumping off a
+// strong one; limit-equilibrium analysis takes the least safe surface as the critical one).
+// With `sliding` (the last round's sliding heights toward the face's direction) a plane fails
+// only where its block is free at its sides. Returns whether a plane failed.
+bool fail_planes(const WedgeColumns& c, const std::vector<SlidingPlane>& planes,
+                 const std::vector<float>* sliding, std::vector<float>& lowest) {
+  double least_safe_above = std::numeric_limits<double>::infinity();
+  bool failed = false;
+  for (const auto& [e, s] : planes) {
+    if (c.layered && s.safety > least_safe_above * (1 + 1e-9)) continue;
     if (sliding && !free_at_its_sides(c, e, s.angle, s.crossed, *sliding)) continue;
     least_safe_above = std::min(least_safe_above, s.safety);
     lower_to_plane(c, e, s.angle, s.crossed, lowest);
-    slid = true;
+    failed = true;
   }
-  return slid;
+  return failed;
 }
 
 constexpr int kSideRounds = 8;  // rounds of the side test at most (each holds more blocks)
 
-// The sliding heights of the planes toward (di, dj): every face's sliding blocks, then rounds
-// in which a block slides only where it is free at its sides in the round before, until no
-// more are held. Only faces whose blocks slid can change.
+// The sliding heights of the planes toward (di, dj): every face's sliding planes fail, then
+// rounds follow in which a plane fails only where its block is free at its sides in the round
+// before, until no more are held. Only the faces that failed in a round are weighed again,
+// from the planes they slid on alone: the side test can only hold more.
 std::vector<float> sliding_toward(const WedgeColumns& c, int di, int dj, double first_angle) {
   const float none = std::numeric_limits<float>::infinity();
   std::vector<float> sliding(c.top.size(), none);
-  std::vector<std::pair<int, int>> faces;
+  std::vector<std::vector<SlidingPlane>> faces;
   for (int i = 0; i < c.ni; ++i)
-    for (int j = 0; j < c.nj; ++j)
-      if (test_planes_from(c, i, j, di, dj, first_angle, nullptr, sliding))
-        faces.push_back({i, j});
+    for (int j = 0; j < c.nj; ++j) {
+      std::vector<SlidingPlane> planes = planes_sliding_from(c, i, j, di, dj, first_angle);
+      if (fail_planes(c, planes, nullptr, sliding)) faces.push_back(std::move(planes));
+    }
   for (int round = 0; round < kSideRounds && !faces.empty(); ++round) {
     std::vector<float> held(c.top.size(), none);
-    std::vector<std::pair<int, int>> still;
-    for (const auto& [i, j] : faces)
-      if (test_planes_from(c, i, j, di, dj, first_angle, &sliding, held)) still.push_back({i, j});
+    std::vector<std::vector<SlidingPlane>> still;
+    for (std::vector<SlidingPlane>& planes : faces)
+      if (fail_planes(c, planes, &sliding, held)) still.push_back(std::move(planes));
     const bool changed = held != sliding;
     sliding.swap(held);
     faces.swap(still);
