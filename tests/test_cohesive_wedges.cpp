@@ -2,7 +2,9 @@
 // columns slide, without a simulation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <vector>
 
@@ -14,20 +16,24 @@ namespace {
 constexpr double kCell = 0.01, kGravity = 9.81, kDensity = 1600, kHeight = 0.2;
 constexpr double kTanPhi = 0.612;  // eq. 2's resting block friction for phi = 30
 
-// 12 x 12 columns of 1 cm, sand 0.2 m high where `sand(i, j)`, every cell of it with
+// Rankine's critical cohesion of a vertical cut 0.2 m high, phi = 30.
+const double kCutCritical =
+    kDensity * kGravity * kHeight / (4 * std::tan((45.0 + 30.0 / 2) * M_PI / 180));
+
+// n x n columns of 1 cm, sand 0.2 m high where `sand(i, j)`, every cell of it with
 // `cohesion`.
-WedgeColumns columns(const std::function<bool(int, int)>& sand, double cohesion) {
+WedgeColumns columns(const std::function<bool(int, int)>& sand, double cohesion, int n = 12) {
   WedgeColumns c;
-  c.ni = c.nj = 12;
+  c.ni = c.nj = n;
   c.k0 = 0;
   c.nk = int(std::lround(kHeight / kCell));
   c.dx = kCell;
   c.gravity = kGravity;
-  const size_t n = size_t(c.ni) * size_t(c.nj);
-  c.top.assign(n, 0.0f);
-  c.density.assign(n, 0.0f);
-  c.cohesion.assign(n * size_t(c.nk), 0.0f);
-  c.tan_phi.assign(n * size_t(c.nk), float(kTanPhi));
+  const size_t count = size_t(c.ni) * size_t(c.nj);
+  c.top.assign(count, 0.0f);
+  c.density.assign(count, 0.0f);
+  c.cohesion.assign(count * size_t(c.nk), 0.0f);
+  c.tan_phi.assign(count * size_t(c.nk), float(kTanPhi));
   for (int i = 0; i < c.ni; ++i)
     for (int j = 0; j < c.nj; ++j) {
       if (!sand(i, j)) continue;
@@ -48,6 +54,13 @@ int sliding_fin_columns(const WedgeColumns& c) {
   return sliding;
 }
 
+// How many columns slide.
+int sliding_columns(const WedgeColumns& c) {
+  const std::vector<float> lowest = lowest_sliding_planes(c);
+  return int(
+      std::count_if(lowest.begin(), lowest.end(), [](float z) { return std::isfinite(z); }));
+}
+
 }  // namespace
 
 // A fin of sand 3 cm thick and 0.2 m high, at 1.25 times the critical cohesion of a vertical
@@ -56,14 +69,52 @@ int sliding_fin_columns(const WedgeColumns& c) {
 // block (y from 6 up, the whole width) it is held, slice by slice, by the sand beside it that
 // does not slide (a short chord of a round column's rim is such a fin).
 TEST(CohesiveWedges, AFinSlidesAloneAndIsHeldByTheBodyItGrowsFrom) {
-  const double cut_critical =
-      kDensity * kGravity * kHeight / (4 * std::tan((45.0 + 30.0 / 2) * M_PI / 180));
   const auto fin = [](int i, int j) { return i >= 4 && i <= 6 && j < 6; };
   const auto fin_and_block = [&](int i, int j) { return fin(i, j) || j >= 6; };
-  EXPECT_EQ(sliding_fin_columns(columns(fin, 1.25 * cut_critical)), 3 * 6);
-  EXPECT_EQ(sliding_fin_columns(columns(fin_and_block, 1.25 * cut_critical)), 0);
+  EXPECT_EQ(sliding_fin_columns(columns(fin, 1.25 * kCutCritical)), 3 * 6);
+  EXPECT_EQ(sliding_fin_columns(columns(fin_and_block, 1.25 * kCutCritical)), 0);
   // Strong enough, the fin stands alone too.
-  EXPECT_EQ(sliding_fin_columns(columns(fin, 4 * cut_critical)), 0);
+  EXPECT_EQ(sliding_fin_columns(columns(fin, 4 * kCutCritical)), 0);
+}
+
+// A round column 0.2 m across and 0.2 m high, narrower than a cut's Rankine wedge (11.5 cm),
+// and its quarter in the corner of two symmetry walls (a case's frictionless_walls). The
+// quarter's planes go on through the walls into its mirror image, so it stands and fails at
+// the whole column's cohesions: at 1.25 times the cut's critical cohesion neither slides, at
+// 0.8 both do. (With the walls holding the planes that meet them, as other walls do, the
+// quarter stood at 0.8.)
+TEST(CohesiveWedges, AQuarterAgainstSymmetryWallsSlidesWhereTheWholeBodyDoes) {
+  constexpr int kRadius = 10;  // cells
+  const auto within = [](int i, int j) {
+    return (i + 0.5) * (i + 0.5) + (j + 0.5) * (j + 0.5) < kRadius * kRadius;
+  };
+  const auto quarter = [&](int i, int j) { return within(i, j); };
+  const auto whole = [&](int i, int j) {
+    return within(i < kRadius + 2 ? kRadius + 1 - i : i - kRadius - 2,
+                  j < kRadius + 2 ? kRadius + 1 - j : j - kRadius - 2);
+  };
+  const int n = kRadius + 2;  // the quarter's columns along x and y
+  for (double ratio : {1.25, 0.8}) {
+    WedgeColumns q = columns(quarter, ratio * kCutCritical, n);
+    q.symmetry = {true, false, true, false};
+    const WedgeColumns w = columns(whole, ratio * kCutCritical, 2 * n);
+    const std::vector<float> q_lowest = lowest_sliding_planes(q),
+                             w_lowest = lowest_sliding_planes(w);
+    int quarter_sliding = 0, differ = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        const bool slides = std::isfinite(q_lowest[q.at(i, j)]);
+        quarter_sliding += slides;
+        differ += slides != std::isfinite(w_lowest[w.at(n + i, n + j)]);
+      }
+    EXPECT_EQ(differ, 0) << "at " << ratio;
+    if (ratio > 1)
+      EXPECT_EQ(quarter_sliding, 0) << "at " << ratio;
+    else
+      EXPECT_GT(quarter_sliding, 0) << "at " << ratio;
+    std::printf("c / c_crit %.2f: %d of the quarter's columns slide, %d of the whole's\n", ratio,
+                quarter_sliding, sliding_columns(w));
+  }
 }
 
 }  // namespace dunesim

@@ -66,7 +66,7 @@ SandPlasticityStats zhu_bridson_plasticity(const Topology& topo, Halo& halo, Mac
                                            const MaterialSpec& sand, double dt,
                                            const Vec3& gravity) {
   return apply_sand_plasticity(topo, halo, grid, sand_cells, sand, ZhuBridsonFriction(sand),
-                               SandStrengths(sand), dt, gravity);
+                               SandStrengths(sand), dt, gravity, SymmetryWalls{});
 }
 
 SymTensor tensor(double xx, double yy, double zz, double xy, double xz, double yz) {

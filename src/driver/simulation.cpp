@@ -317,9 +317,12 @@ void Simulation::project_pressure(double dt) {
 
 void Simulation::sand_plasticity(double dt) {
   auto t = clock_.time(kSandPlasticity);
+  const std::array<bool, 6>& frictionless = config_.frictionless_wall;  // x-, x+, y-, y+, ...
+  const SymmetryWalls symmetry_walls{frictionless[0], frictionless[1], frictionless[2],
+                                     frictionless[3]};
   const SandStageReport r =
       sand_model_->apply({*topo_, *halo_, grid_, particles_, config_.materials, *sand_material_,
-                          config_.gravity, solid_faces_},
+                          config_.gravity, solid_faces_, symmetry_walls},
                          dt);
   // The walls' normal speeds are the stage's scratch.
   grid_.wall_normal_speed.clear();

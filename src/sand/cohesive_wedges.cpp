@@ -25,9 +25,10 @@ struct PlaneExit {
 // and by how much its weight's pull beats what the plane holds (N per m of width; <= 0
 // holds). Columns are crossed at midpoints: in column s the plane rises from z at its
 // face-side edge by `rise`, and the sand in the column's share under the top (a fraction f
-// of its width) weighs and holds. A plane that meets a wall before it reaches the surface
-// holds: the slice along d cannot weigh what the wall's side of the block does (along a
-// slab's side wall, a diagonal slice would cut a sliver whose sides the sand beside it holds).
+// of its width) weighs and holds. A plane goes on through a symmetry wall into the sand's
+// mirror image; one that meets another wall before it reaches the surface holds: the slice along
+// d cannot weigh what the wall's side of the block does (along a slab's side wall, a diagonal
+// slice would cut a sliver whose sides the sand beside it holds).
 struct Block {
   int crossed = 0;
   double margin = -std::numeric_limits<double>::infinity();
@@ -64,8 +65,9 @@ Block block_above(const WedgeColumns& c, const PlaneExit& e, double angle) {
   double drive = 0, hold = 0, z = e.exit;
   int crossed = 0;
   for (int i = e.i, j = e.j;; i -= e.di, j -= e.dj) {
-    if (i < 0 || i >= c.ni || j < 0 || j >= c.nj) return {};  // a wall holds the block
-    const size_t n = c.at(i, j);
+    const long folded = c.folded(i, j);
+    if (folded < 0) return {};  // a wall holds the block
+    const size_t n = size_t(folded);
     const double f = std::clamp((c.top[n] - z) / rise, 0.0, 1.0);
     if (f <= 0) break;
     const double weight = c.density[n] * c.gravity * f * width * (c.top[n] - z - 0.5 * f * rise);
@@ -84,7 +86,7 @@ void lower_to_plane(const WedgeColumns& c, const PlaneExit& e, double angle, int
                     std::vector<float>& lowest) {
   const double rise = std::hypot(e.di, e.dj) * c.dx * std::tan(angle * M_PI / 180);
   for (int s = 0; s < crossed; ++s) {
-    const size_t n = c.at(e.i - s * e.di, e.j - s * e.dj);
+    const size_t n = size_t(c.folded(e.i - s * e.di, e.j - s * e.dj));  // block_above met it
     lowest[n] = std::min(lowest[n], float(e.exit + (s + 0.5) * rise));
   }
 }
@@ -155,9 +157,9 @@ bool free_at_its_sides(const WedgeColumns& c, const PlaneExit& e, double angle, 
     const int i = e.i - s * e.di, j = e.j - s * e.dj;
     const double centre = (std::floor((e.exit + (s + 0.5) * rise) / c.dx) + 0.5) * c.dx;
     for (int side : {-1, 1}) {
-      const int si = i - side * e.dj, sj = j + side * e.di;
-      if (si < 0 || si >= c.ni || sj < 0 || sj >= c.nj) continue;
-      const size_t n = c.at(si, sj);
+      const long beside = c.folded(i - side * e.dj, j + side * e.di);
+      if (beside < 0) continue;
+      const size_t n = size_t(beside);
       const bool holds = c.top[n] > centre && c.cohesion[c.cell(n, int(centre / c.dx))] > 0;
       if (holds && !std::isfinite(sliding[n])) return false;
     }

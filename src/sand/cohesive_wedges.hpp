@@ -36,6 +36,11 @@
 // strong one) does not slide with it. One material keeps the rules above, with which its cuts
 // and wet scenes were measured (docs/findings/culmann_wedges_yield.md, "Layers", says why).
 //
+// A frictionless box wall the case names a symmetry plane (frictionless_walls: a quarter of a
+// round body in the corner) is a mirror: a plane that meets it goes on through the sand's
+// mirror image, as it would through the whole body the case stands for. Other walls hold the
+// planes that meet them, as above.
+//
 // Cohesion is a peak strength: a plane that has slid has broken it, and holds by friction
 // alone (the residual strength of a shear band, Skempton 1964). A cell of sand that is
 // shearing (moving against the sand beside it; with several materials, moving and deforming,
@@ -44,10 +49,15 @@
 // cohesion, and sand that has come to rest holds again.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <vector>
 
 namespace dunesim {
+
+// The box walls at x-, x+, y-, y+ that are symmetry planes: the sand beyond them is the mirror
+// image of the sand inside.
+using SymmetryWalls = std::array<bool, 4>;
 
 // The domain's columns as the wedges see them, and the strength of the sand's cells.
 struct WedgeColumns {
@@ -60,10 +70,29 @@ struct WedgeColumns {
   std::vector<float> cohesion;  // per cell of the layers, Pa (0 where no sand or shearing)
   std::vector<float> tan_phi;   // per cell of the layers (the dry sand's where no sand)
   bool layered = false;         // sand of several materials: the rules for layers (above)
+  SymmetryWalls symmetry{};     // walls beyond which the columns mirror these
   size_t at(int i, int j) const { return size_t(i) * size_t(nj) + size_t(j); }
+  // Column (i, j), which may lie beyond the walls, folded back across the symmetry walls:
+  // the column at(i, j) of its mirror image, or -1 beyond a wall that is no mirror.
+  long folded(int i, int j) const {
+    i = fold(i, ni, symmetry[0], symmetry[1]);
+    j = fold(j, nj, symmetry[2], symmetry[3]);
+    return i < 0 || j < 0 ? -1 : long(at(i, j));
+  }
   // Cell k of column `column`, k clamped to the layers.
   size_t cell(size_t column, int k) const {
     return column * size_t(nk) + size_t(std::clamp(k - k0, 0, nk - 1));
+  }
+
+ private:
+  // Index v of n along an axis, reflected across the mirror walls (at -1/2 and n - 1/2)
+  // until it lies in [0, n); -1 if it leaves through a wall that is no mirror.
+  static int fold(int v, int n, bool mirror_below, bool mirror_above) {
+    while (v < 0 || v >= n) {
+      if (v < 0 ? !mirror_below : !mirror_above) return -1;
+      v = v < 0 ? -1 - v : 2 * n - 1 - v;
+    }
+    return v;
   }
 };
 

@@ -127,10 +127,12 @@ CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
 
 CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
                              const Array3<uint8_t>& sand_cells, double tan_phi,
-                             const CellWedgeStrength& strength, double gravity, bool layered)
+                             const CellWedgeStrength& strength, double gravity, bool layered,
+                             const SymmetryWalls& symmetry)
     : CulmannWedges(topo, grid, sand_cells, tan_phi) {
   WedgeColumns c = gather_strengths(topo, sand_cells, columns_, tan_phi, strength);
   c.layered = layered;
+  c.symmetry = symmetry;
   c.dx = dx_;
   c.gravity = gravity;
   c.top = top_;

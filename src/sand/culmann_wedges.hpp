@@ -35,6 +35,7 @@
 
 #include "decomposition/array3.hpp"
 #include "decomposition/topology.hpp"
+#include "src/sand/cohesive_wedges.hpp"
 #include "src/grid/mac_grid.hpp"
 
 namespace dunesim {
@@ -57,11 +58,12 @@ class CulmannWedges {
                 double tan_phi);
   // The same, and the blocks that slide on their cohesion and friction: `strength` is called
   // for every owned sand cell, `gravity` is g along -z (m/s^2); `layered`: the sand is of
-  // several materials (WedgeColumns::layered). Collective: two more reductions, of the sand's
-  // layers and of two floats per cell of them and one per column.
+  // several materials (WedgeColumns::layered); `symmetry`: the box walls that are mirrors.
+  // Collective: two more reductions, of the sand's layers and of two floats per cell of them
+  // and one per column.
   CulmannWedges(const Topology& topo, const MacGrid& grid, const Array3<uint8_t>& sand_cells,
-                double tan_phi, const CellWedgeStrength& strength, double gravity,
-                bool layered = false);
+                double tan_phi, const CellWedgeStrength& strength, double gravity, bool layered,
+                const SymmetryWalls& symmetry);
 
   // True when the centre of cell (i, j, k) lies above a plane dipping at atan(tan_phi) that
   // daylights at a free surface (an index outside the domain's columns: false).

@@ -35,6 +35,7 @@ struct SandStage {
   const MaterialSpec& sand;  // the case's sand material
   const Vec3& gravity;
   const SolidBoundaryFaces& walls;  // faces between solid and non-solid cells
+  SymmetryWalls symmetry_walls;     // the case's frictionless_walls at x-, x+, y-, y+
 };
 
 // An implicit stress solve's work in one step; rounds == 0: the model solves nothing.

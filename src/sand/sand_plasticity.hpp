@@ -21,6 +21,7 @@
 #include "decomposition/topology.hpp"
 #include "io/case_config.hpp"
 #include "src/grid/mac_grid.hpp"
+#include "src/sand/cohesive_wedges.hpp"
 
 namespace dunesim {
 
@@ -114,13 +115,14 @@ struct SandPlasticityStats {
 // a plane that daylights, dipping at the law's resting block friction
 // (src/sand/culmann_wedges.hpp; one more reduction over the domain's columns), and the yield test
 // weighs a cell resting on a solid or packed sand with at least its own sand's weight as its
-// pressure (own_weight_pressure; grid.sand_count halo-filled).
+// pressure (own_weight_pressure; grid.sand_count halo-filled). `symmetry`: the box walls that
+// are symmetry planes, which the cohesive wedges' planes pass through into the mirror image.
 class FrictionLaw;    // src/sand/sand_rheology.hpp: the yield test and the flowing stress
 class SandStrengths;  // src/sand/sand_strength.hpp: each cell's friction and cohesion
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,
                                           const Array3<uint8_t>& sand_cells,
                                           const MaterialSpec& sand, const FrictionLaw& friction,
                                           const SandStrengths& strengths, double dt,
-                                          const Vec3& gravity);
+                                          const Vec3& gravity, const SymmetryWalls& symmetry);
 
 }  // namespace dunesim
