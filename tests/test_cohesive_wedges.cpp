@@ -34,13 +34,17 @@ WedgeColumns columns(const std::function<bool(int, int)>& sand, double cohesion,
   c.density.assign(count, 0.0f);
   c.cohesion.assign(count * size_t(c.nk), 0.0f);
   c.tan_phi.assign(count * size_t(c.nk), float(kTanPhi));
+  c.sand.assign(count * size_t(c.nk), 0);
   for (int i = 0; i < c.ni; ++i)
     for (int j = 0; j < c.nj; ++j) {
       if (!sand(i, j)) continue;
       const size_t column = c.at(i, j);
       c.top[column] = float(kHeight);
       c.density[column] = float(kDensity);
-      for (int k = 0; k < c.nk; ++k) c.cohesion[c.cell(column, k)] = float(cohesion);
+      for (int k = 0; k < c.nk; ++k) {
+        c.cohesion[c.cell(column, k)] = float(cohesion);
+        c.sand[c.cell(column, k)] = 1;
+      }
     }
   return c;
 }
@@ -114,6 +118,49 @@ TEST(CohesiveWedges, AQuarterAgainstSymmetryWallsSlidesWhereTheWholeBodyDoes) {
       EXPECT_GT(quarter_sliding, 0) << "at " << ratio;
     std::printf("c / c_crit %.2f: %d of the quarter's columns slide, %d of the whole's\n", ratio,
                 quarter_sliding, sliding_columns(w));
+  }
+}
+
+// A block of sand 0.2 m high, strong enough to stand (4 times a cut's critical cohesion), with
+// a bulge one column wide hanging off its face over an air gap, 5 cm to 15 cm up (what a
+// sliding block pushes past a face under it). With its cohesion the bulge hangs; with its
+// cohesion broken, it falls, with the sand above it, and nothing else moves.
+TEST(CohesiveWedges, HangingSandFallsWhereItsCohesionIsBroken) {
+  for (bool broken : {false, true}) {
+    WedgeColumns c = columns([](int i, int) { return i < 6; }, 4 * kCutCritical);
+    for (int j = 0; j < c.nj; ++j)
+      for (int k = 5; k < 15; ++k) {
+        const size_t cell = c.cell(c.at(6, j), k);
+        c.sand[cell] = 1;
+        c.cohesion[cell] = broken ? 0.0f : float(4 * kCutCritical);
+      }
+    const std::vector<float> lowest = lowest_sliding_planes(c);
+    for (int i = 0; i < c.ni; ++i)
+      for (int j = 0; j < c.nj; ++j) {
+        const float expected = broken && i == 6 ? float(5 * kCell) : INFINITY;
+        EXPECT_FLOAT_EQ(lowest[c.at(i, j)], expected) << "column " << i << ", " << j;
+      }
+  }
+}
+
+// A vertical cut whose face runs at 45 degrees to the grid's columns (sand where i + j < 30,
+// a staircase of single columns), 0.2 m high, against a straight cut along the columns (sand
+// where i < 20): the diagonal slices weigh the one as the axes' slices weigh the other, so
+// both slide at the same cohesions: below Rankine's critical cohesion (at 0.95 and under) and
+// not above it (the bracket: sliding at 0.8, standing at 1.25). (In the simulation the
+// diagonal cut, a prism in the corner of two symmetry walls, ran out 18.2 cm at 0.95 and stood
+// from 1.0 on 2 ranks, as the straight cut does.)
+TEST(CohesiveWedges, ACutAt45DegreesToTheGridFailsWhereAStraightCutDoes) {
+  const auto diagonal = [](int i, int j) { return i + j < 30; };
+  const auto straight = [](int i, int) { return i < 20; };
+  for (double ratio : {0.8, 0.9, 0.95, 1.0, 1.05, 1.25}) {
+    const int diagonal_sliding = sliding_columns(columns(diagonal, ratio * kCutCritical, 40));
+    const int straight_sliding = sliding_columns(columns(straight, ratio * kCutCritical, 40));
+    EXPECT_EQ(diagonal_sliding > 0, straight_sliding > 0) << "at " << ratio;
+    if (ratio <= 0.9) EXPECT_GT(diagonal_sliding, 0) << "at " << ratio;
+    if (ratio >= 1.25) EXPECT_EQ(diagonal_sliding, 0) << "at " << ratio;
+    std::printf("c / c_crit %.2f: %d columns of the diagonal cut slide, %d of the straight\n",
+                ratio, diagonal_sliding, straight_sliding);
   }
 }
 

@@ -41,6 +41,10 @@
 // mirror image, as it would through the whole body the case stands for. Other walls hold the
 // planes that meet them, as above.
 //
+// Sand above an air gap in its column (an overhang, such as the bulge a sliding block pushes
+// past a face below it) lies in no plane's block: it hangs by its cohesion alone, so where
+// that is broken or none it falls, with the sand above it.
+//
 // Cohesion is a peak strength: a plane that has slid has broken it, and holds by friction
 // alone (the residual strength of a shear band, Skempton 1964). A cell of sand that is
 // shearing (moving against the sand beside it; with several materials, moving and deforming,
@@ -51,6 +55,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace dunesim {
@@ -69,6 +74,7 @@ struct WedgeColumns {
   std::vector<float> density;   // per column, kg/m^3: the heaviest of its sand
   std::vector<float> cohesion;  // per cell of the layers, Pa (0 where no sand or shearing)
   std::vector<float> tan_phi;   // per cell of the layers (the dry sand's where no sand)
+  std::vector<uint8_t> sand;    // per cell of the layers: 1 where it holds sand, else 0
   bool layered = false;         // sand of several materials: the rules for layers (above)
   SymmetryWalls symmetry{};     // walls beyond which the columns mirror these
   size_t at(int i, int j) const { return size_t(i) * size_t(nj) + size_t(j); }

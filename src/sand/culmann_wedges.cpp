@@ -94,8 +94,10 @@ WedgeColumns gather_strengths(const Topology& topo, const Array3<uint8_t>& sand_
   global_min_in_place(topo, packed.data(), int64_t(packed.size()));
   c.cohesion.resize(cells);
   c.tan_phi.resize(cells);
+  c.sand.resize(cells);
   for (size_t m = 0; m < cells; ++m) {
     const bool sand = std::isfinite(per_cell[2 * m]);
+    c.sand[m] = sand;
     c.cohesion[m] = sand ? per_cell[2 * m] : 0.0f;
     c.tan_phi[m] = sand ? per_cell[2 * m + 1] : float(dry_tan_phi);
   }
