@@ -612,6 +612,21 @@ TEST(RoundCohesiveColumn, StandsAndFailsWhereACutOfItsHeightDoes) {
   }
 }
 
+// The slender column's quarter, in the corner of two symmetry walls (frictionless_walls), is
+// the whole column: the wedges' planes go on through the walls into its mirror image
+// (cohesive_wedges.hpp), so it stands at 1.25 and fails at 0.8 as the whole one does above.
+// Until the walls were mirrors, a plane that met one held and the quarter stood at 0.8.
+// Measured (1 and 2 ranks): 16.0 cm of runout at 0.8, none at 1.0 and 1.25. Its fast sibling
+// is CohesiveWedges.AQuarterAgainstSymmetryWallsSlidesWhereTheWholeBodyDoes.
+TEST(RoundCohesiveColumn, QuarterAgainstSymmetryWallsStandsAndFailsAsTheWholeDoes) {
+  const double moved = round_column_share_beyond(0.1, 1.25, 0.01, true);
+  const double ran_out = round_column_share_beyond(0.1, 0.8, kCutWedgeWidth, true);
+  RecordProperty("share_moved_a_cell_at_1.25_critical_cohesion", std::to_string(moved));
+  RecordProperty("share_beyond_the_wedge_at_0.8_critical_cohesion", std::to_string(ran_out));
+  EXPECT_LT(moved, 1e-3);
+  EXPECT_GT(ran_out, 1e-3);
+}
+
 // The same cut of elastic-plastic sand (src/sand/elastic_plastic_sand.hpp), whose stress
 // carries the sand's weight. Its yield surface is Mohr-Coulomb's in plane strain, which this
 // slab is. The model is held to 1.0-1.4 times Rankine's: with 1.4 c_crit the face stands, with
