@@ -164,4 +164,33 @@ TEST(CohesiveWedges, ACutAt45DegreesToTheGridFailsWhereAStraightCutDoes) {
   }
 }
 
+// A cantilever of cohesive sand 4 cm long and 5 cm thick, 10 to 15 cm up the face of a block
+// 0.2 m high: its weight hangs on the cohesion of the vertical plane at its root, so it falls
+// below c = rho g L (628 Pa) and hangs above it (each strip's weight rho g L h against c h).
+// The block, at 1.25 and more times a cut's critical cohesion, stands either way.
+TEST(CohesiveWedges, ACantileverFallsWhereItsRootCannotCarryItsWeight) {
+  constexpr int kBlock = 6, kLength = 4, kBottom = 10, kThickness = 5;
+  const double root_critical = kDensity * kGravity * kLength * kCell;
+  for (double ratio : {0.9, 1.1}) {
+    const double cohesion = ratio * root_critical;
+    WedgeColumns c = columns([](int i, int) { return i < kBlock; }, cohesion);
+    for (int i = kBlock; i < kBlock + kLength; ++i)
+      for (int j = 0; j < c.nj; ++j) {
+        c.density[c.at(i, j)] = float(kDensity);
+        for (int k = kBottom; k < kBottom + kThickness; ++k) {
+          c.sand[c.cell(c.at(i, j), k)] = 1;
+          c.cohesion[c.cell(c.at(i, j), k)] = float(cohesion);
+        }
+      }
+    const std::vector<float> lowest = lowest_sliding_planes(c);
+    for (int i = 0; i < c.ni; ++i)
+      for (int j = 0; j < c.nj; ++j) {
+        const bool in_cantilever = i >= kBlock && i < kBlock + kLength;
+        const float expected = ratio < 1 && in_cantilever ? float(kBottom * kCell) : INFINITY;
+        EXPECT_FLOAT_EQ(lowest[c.at(i, j)], expected)
+            << "at " << ratio << ", column " << i << ", " << j;
+      }
+  }
+}
+
 }  // namespace dunesim

@@ -627,6 +627,58 @@ TEST(RoundCohesiveColumn, QuarterAgainstSymmetryWallsStandsAndFailsAsTheWholeDoe
   EXPECT_GT(ran_out, 1e-3);
 }
 
+// A block of cohesive sand 0.2 m high with a cantilever 10 cm long and 5 cm thick off its face,
+// 10 to 15 cm up (phi = 30, rho = 1600, 1 cm, a slab 4 cells thick), with `ratio` times the
+// cohesion the cantilever's root needs to carry its weight in shear, c = rho g L = 1570 Pa
+// (src/sand/overhangs.hpp); the block needs only Rankine's 453 Pa. After 1 s: how many grains
+// lie under where the cantilever was, and how far the block's sand above it (over 16 cm)
+// reaches.
+struct OverhangAfter {
+  int64_t grains_below = 0;
+  double block_top_reach = 0;  // m
+};
+OverhangAfter cantilever_after(double ratio) {
+  const double root_critical = 1600.0 * kGravity * 0.1;
+  std::ostringstream text;
+  text << "[case]\nname = \"overhang\"\n[domain]\nsize = [0.5, 0.04, 0.25]\ncell_size = 0.01\n"
+       << "wall_friction = 0.5\n[time]\nend = 1.0\n[output]\ndirectory = \"unused\"\n"
+       << "interval = 1.0\n[[material]]\nname = \"sand\"\nkind = \"sand\"\ndensity = 1600.0\n"
+       << "friction_angle = " << kCutPhi << "\ncohesion = " << ratio * root_critical << "\n"
+       << "[[source]]\nmaterial = \"sand\"\nshape = \"block\"\nmin = [0.0, 0.0, 0.0]\n"
+       << "max = [0.15, 0.04, 0.2]\n[[source]]\nmaterial = \"sand\"\nshape = \"block\"\n"
+       << "min = [0.15, 0.0, 0.1]\nmax = [0.25, 0.04, 0.15]\n";
+  Simulation sim(parse_case_text(text.str(), "overhang.toml"), MPI_COMM_WORLD);
+  run_until(sim, 1.0);
+  const Particles& p = sim.particles();
+  int64_t below = 0;
+  double reach = 0;
+  for (size_t n = 0; n < p.size(); ++n) {
+    below += p.x[n] > 0.16 && p.x[n] < 0.25 && p.z[n] < 0.09;
+    if (p.z[n] > 0.16) reach = std::max(reach, p.x[n]);
+  }
+  return {global_sum(sim.topology(), below), global_max(sim.topology(), reach)};
+}
+
+// An overhang hangs on the cohesion of the vertical plane at its root: the cantilever falls
+// at 0.8 times the root's cohesion (more than 500 of its 1600 grains end under it) and hangs
+// at 1.25 (none), and the block it hangs from stands either way (its sand above the
+// cantilever still reaches the face, within a cell). Measured (1 and 2 ranks): 1257 grains
+// under it at 0.8, none at 1.25, the face kept at both. Before, any cohesion that held the
+// block held the cantilever; with its fall, the block's face lost its cohesion cell by cell
+// (sand at rest beside moving sand counted as shearing) and the block slumped at 2.8 times
+// Rankine's cohesion (docs/findings/culmann_wedges_yield.md, "Overhangs").
+TEST(CohesiveOverhang, FallsWhereItsRootCannotCarryItsWeightAndTheBlockStands) {
+  const OverhangAfter falls = cantilever_after(0.8), hangs = cantilever_after(1.25);
+  RecordProperty("grains_below_at_0.8", std::to_string(falls.grains_below));
+  RecordProperty("grains_below_at_1.25", std::to_string(hangs.grains_below));
+  RecordProperty("block_top_reach_at_0.8_m", std::to_string(falls.block_top_reach));
+  RecordProperty("block_top_reach_at_1.25_m", std::to_string(hangs.block_top_reach));
+  EXPECT_GT(falls.grains_below, 500);
+  EXPECT_EQ(hangs.grains_below, 0);
+  EXPECT_GT(falls.block_top_reach, 0.14);
+  EXPECT_GT(hangs.block_top_reach, 0.14);
+}
+
 // The same cut of elastic-plastic sand (src/sand/elastic_plastic_sand.hpp), whose stress
 // carries the sand's weight. Its yield surface is Mohr-Coulomb's in plane strain, which this
 // slab is. The model is held to 1.0-1.4 times Rankine's: with 1.4 c_crit the face stands, with

@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "src/sand/overhangs.hpp"
+
 namespace dunesim {
 
 namespace {
@@ -245,25 +247,6 @@ std::vector<float> sliding_toward(const WedgeColumns& c, int di, int dj, double 
   return sliding;
 }
 
-// Sand above an air gap in its column (an overhang: the bulge a sliding block pushes out past
-// a face below it) hangs by its cohesion alone; where that is broken or none, it and the sand
-// above it fall. The planes do not weigh it (a column's top is the bottom of its lowest open
-// cell), so without this rule the bulge, at rest, stayed rigid and held the block behind it:
-// a layered bank's weak layer stalled after a cell near its critical cohesion.
-void hanging_sand_falls(const WedgeColumns& c, std::vector<float>& lowest) {
-  for (int i = 0; i < c.ni; ++i)
-    for (int j = 0; j < c.nj; ++j) {
-      const size_t n = c.at(i, j);
-      for (int k = std::max(c.k0, int(std::lround(c.top[n] / c.dx))); k < c.k0 + c.nk; ++k) {
-        const size_t cell = c.cell(n, k);
-        if (c.sand[cell] && c.cohesion[cell] <= 0) {
-          lowest[n] = std::min(lowest[n], float(k * c.dx));
-          break;
-        }
-      }
-    }
-}
-
 }  // namespace
 
 std::vector<float> lowest_sliding_planes(const WedgeColumns& c) {
@@ -278,7 +261,7 @@ std::vector<float> lowest_sliding_planes(const WedgeColumns& c) {
         const std::vector<float> toward = sliding_toward(c, di, dj, first_angle);
         for (size_t n = 0; n < lowest.size(); ++n) lowest[n] = std::min(lowest[n], toward[n]);
       }
-  hanging_sand_falls(c, lowest);
+  lower_to_falling_overhangs(c, lowest);
   return lowest;
 }
 

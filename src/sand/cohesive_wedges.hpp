@@ -42,15 +42,17 @@
 // planes that meet them, as above.
 //
 // Sand above an air gap in its column (an overhang, such as the bulge a sliding block pushes
-// past a face below it) lies in no plane's block: it hangs by its cohesion alone, so where
-// that is broken or none it falls, with the sand above it.
+// past a face below it) lies in no plane's block: it hangs by the cohesion of the vertical
+// planes that join it to standing sand, and falls where its weight beats them or its cohesion
+// is broken (overhangs.hpp).
 //
 // Cohesion is a peak strength: a plane that has slid has broken it, and holds by friction
 // alone (the residual strength of a shear band, Skempton 1964). A cell of sand that is
-// shearing (moving against the sand beside it; with several materials, moving and deforming,
-// so that a turning body does not shear) lends its plane no cohesion, so a block that began
-// to slide keeps sliding until friction alone stops it; a body pushed as a whole keeps its
-// cohesion, and sand that has come to rest holds again.
+// shearing (moving, and against the sand beside it; with several materials, moving and
+// deforming, so that a turning body does not shear) lends its plane no cohesion, so a block
+// that began to slide keeps sliding until friction alone stops it; a body pushed as a whole
+// keeps its cohesion, sand at rest keeps it while sand beside it moves past, and sand that has
+// come to rest holds again.
 #pragma once
 #include <algorithm>
 #include <array>

@@ -148,10 +148,15 @@ Vec3 saved_cell_velocity(const MacGrid& g, int i, int j, int k) {
 }
 
 // How fast cell (i, j, k)'s sand was shearing when the step began: the largest speed of the
-// sand in a face-neighbour cell relative to its own. A body moving as a whole does not shear.
-double saved_shear_speed(const MacGrid& g, const Array3<uint8_t>& sand_cells, int i, int j,
-                         int k) {
+// sand in a face-neighbour cell relative to its own; 0 for sand at rest (moving no faster than
+// `resting`). A body moving as a whole does not shear, and sand at rest keeps its cohesion
+// when sand beside it moves past: an overhang that breaks off a face and falls shears the
+// plane between them, not the face, which would otherwise lose its cohesion cell by cell
+// behind it (docs/findings/culmann_wedges_yield.md, "Overhangs").
+double saved_shear_speed(const MacGrid& g, const Array3<uint8_t>& sand_cells, int i, int j, int k,
+                         double resting) {
   const Vec3 here = saved_cell_velocity(g, i, j, k);
+  if (std::hypot(here[0], here[1], here[2]) <= resting) return 0;
   double most = 0;
   for (int a = 0; a < 3; ++a)
     for (int side : {-1, 1}) {
@@ -225,7 +230,7 @@ CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
     const double s = std::min(sin_phi * w.friction_scale, 0.999);
     const double shear_speed = layered
                                    ? saved_deformation_speed(g, sand_cells, i, j, k, broken_speed)
-                                   : saved_shear_speed(g, sand_cells, i, j, k);
+                                   : saved_shear_speed(g, sand_cells, i, j, k, broken_speed);
     return WedgeStrength{w.cohesion, friction.resting_block_friction(s / std::sqrt(1 - s * s)),
                          double(g.density(i, j, k)), shear_speed > broken_speed};
   };
