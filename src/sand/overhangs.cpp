@@ -5,20 +5,26 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 
 namespace dunesim {
 
 namespace {
 
-// Cells [lo, hi] of column n: its lowest sand cell above its top and the sand contiguous above
-// it; empty (lo > hi) where the column holds no sand above its top.
+// The first cell of column n that can hang: its lowest open cell, whose bottom is its top.
+int top_cell(const WedgeColumns& c, size_t n) {
+  return std::max(c.k0, int(std::lround(c.top[n] / c.dx)));
+}
+
+// Cells [lo, hi] of a column's overhang: its lowest sand cell above its top and the sand
+// contiguous above it; empty (lo > hi) where the column holds no sand above its top.
 struct Band {
   int lo = 1, hi = 0;
 };
 
 Band overhang_band(const WedgeColumns& c, size_t n) {
   const int end = c.k0 + c.nk;
-  for (int k = std::max(c.k0, int(std::lround(c.top[n] / c.dx))); k < end; ++k)
+  for (int k = top_cell(c, n); k < end; ++k)
     if (c.sand[c.cell(n, k)]) {
       int hi = k;
       while (hi + 1 < end && c.sand[c.cell(n, hi + 1)]) ++hi;
@@ -27,17 +33,13 @@ Band overhang_band(const WedgeColumns& c, size_t n) {
   return {};
 }
 
-// Whether column n holds sand above its top whose cohesion is broken or none; if so, the
-// lowest such cell into `lowest_broken`.
-bool broken_sand_above_top(const WedgeColumns& c, size_t n, int* lowest_broken) {
-  for (int k = std::max(c.k0, int(std::lround(c.top[n] / c.dx))); k < c.k0 + c.nk; ++k) {
+// The lowest cell above column n's top that holds sand without unbroken cohesion, if any.
+std::optional<int> lowest_broken_hanging_cell(const WedgeColumns& c, size_t n) {
+  for (int k = top_cell(c, n); k < c.k0 + c.nk; ++k) {
     const size_t cell = c.cell(n, k);
-    if (c.sand[cell] && c.cohesion[cell] <= 0) {
-      *lowest_broken = k;
-      return true;
-    }
+    if (c.sand[cell] && c.cohesion[cell] <= 0) return k;
   }
-  return false;
+  return std::nullopt;
 }
 
 // Column m stands up to the band: its sand (or a solid) from the floor reaches the band's
@@ -128,9 +130,8 @@ void lower_to_falling_overhangs(const WedgeColumns& c, std::vector<float>& lowes
   for (int i = 0; i < c.ni; ++i)
     for (int j = 0; j < c.nj; ++j) {
       const size_t n = c.at(i, j);
-      int broken = 0;
-      if (broken_sand_above_top(c, n, &broken))
-        lowest[n] = std::min(lowest[n], float(broken * c.dx));
+      if (const std::optional<int> broken = lowest_broken_hanging_cell(c, n))
+        lowest[n] = std::min(lowest[n], float(*broken * c.dx));
       const Band band = overhang_band(c, n);
       if (band.lo <= band.hi && band_falls(c, i, j, band))
         lowest[n] = std::min(lowest[n], float(band.lo * c.dx));
