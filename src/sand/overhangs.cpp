@@ -33,9 +33,10 @@ Band overhang_band(const WedgeColumns& c, size_t n) {
   return {};
 }
 
-// The lowest cell above column n's top that holds sand without unbroken cohesion, if any.
-std::optional<int> lowest_broken_hanging_cell(const WedgeColumns& c, size_t n) {
-  for (int k = top_cell(c, n); k < c.k0 + c.nk; ++k) {
+// The lowest cell of column n from `first` up (its overhang's lowest) that holds sand without
+// unbroken cohesion, if any.
+std::optional<int> lowest_broken_hanging_cell(const WedgeColumns& c, size_t n, int first) {
+  for (int k = first; k < c.k0 + c.nk; ++k) {
     const size_t cell = c.cell(n, k);
     if (c.sand[cell] && c.cohesion[cell] <= 0) return k;
   }
@@ -130,11 +131,11 @@ void lower_to_falling_overhangs(const WedgeColumns& c, std::vector<float>& lowes
   for (int i = 0; i < c.ni; ++i)
     for (int j = 0; j < c.nj; ++j) {
       const size_t n = c.at(i, j);
-      if (const std::optional<int> broken = lowest_broken_hanging_cell(c, n))
-        lowest[n] = std::min(lowest[n], float(*broken * c.dx));
       const Band band = overhang_band(c, n);
-      if (band.lo <= band.hi && band_falls(c, i, j, band))
-        lowest[n] = std::min(lowest[n], float(band.lo * c.dx));
+      if (band.lo > band.hi) continue;  // no sand above the column's top
+      if (const std::optional<int> broken = lowest_broken_hanging_cell(c, n, band.lo))
+        lowest[n] = std::min(lowest[n], float(*broken * c.dx));
+      if (band_falls(c, i, j, band)) lowest[n] = std::min(lowest[n], float(band.lo * c.dx));
     }
 }
 
