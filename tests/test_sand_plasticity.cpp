@@ -683,6 +683,47 @@ TEST(SandPlasticity, CohesiveWedgesSlideBelowRankinesCohesion) {
 
 namespace {
 
+// Sand at rest in terraces of random heights, 0 to 9 of 10 cells of 5 cm (the same on every
+// rank: the heights come from global indices).
+void fill_random_terraces(TestGrid& t) {
+  const Box domain = t.topo.global(Stagger::Cell);
+  for_each_index(t.grid.cell_type.box(), [&](int i, int j, int k) {
+    const int height = int(10 * hash01(11, uint64_t(i / 2), uint64_t(j / 2), 0));
+    if (domain.contains(i, j, k) && k < height) t.make_sand(i, j, k, 1600);
+  });
+}
+
+}  // namespace
+
+// The ranks share the cohesive wedges' search for sliding planes, each testing a run of the
+// faces and all of them combining the sliding heights: the yielding cells are those of one
+// rank searching the whole grid, cell for cell. The terraces' faces drop 1 to 9 cells; at half
+// the cohesion a 0.4 m cut needs, some slide and some stand (220 of the 980 sand cells yield).
+TEST(SandPlasticity, RanksSharingTheCohesiveWedgesFindTheWholeGridsSlidingBlocks) {
+  SKIP_IN_A_ONE_RANK_JOB();
+  const Index3 cells{16, 14, 10};
+  TestGrid split(MPI_COMM_WORLD, cells, 0.05), whole(MPI_COMM_SELF, cells, 0.05);
+  fill_random_terraces(split);
+  fill_random_terraces(whole);
+  MaterialSpec sand = sand_material(30, 0.5 * kBlockCriticalCohesion);
+  sand.rheology.culmann_wedges_yield = true;
+  const int64_t split_yielding = yielding_cells(split, sand);
+  const int64_t whole_yielding = yielding_cells(whole, sand);
+  EXPECT_EQ(split_yielding, whole_yielding);
+  EXPECT_GT(whole_yielding, 50);
+  int64_t sand_cells = 0;
+  for_each_index(whole.topo.owned_cells(0),
+                 [&](int i, int j, int k) { sand_cells += whole.sand(i, j, k); });
+  EXPECT_LT(whole_yielding, sand_cells / 2);
+  const Box owned = split.topo.owned_cells(split.topo.rank());
+  for_each_index(owned, [&](int i, int j, int k) {
+    ASSERT_EQ(split.grid.yielding(i, j, k), whole.grid.yielding(i, j, k))
+        << i << " " << j << " " << k;
+  });
+}
+
+namespace {
+
 // Sand at rest on a staircase of 5 cm cells two columns per step (26.6 degrees), 8 cells
 // high at the x- wall: the cells that yield.
 int64_t yielding_on_a_gentle_slope(double friction_angle_deg, bool culmann_wedges_yield) {

@@ -1,7 +1,9 @@
 #include "src/sand/cohesive_wedges.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <utility>
 
@@ -85,7 +87,7 @@ Block block_above(const WedgeColumns& c, const PlaneExit& e, double angle) {
 }
 
 void lower_to_plane(const WedgeColumns& c, const PlaneExit& e, double angle, int crossed,
-                    std::vector<float>& lowest) {
+                    float* lowest) {
   const double rise = std::hypot(e.di, e.dj) * c.dx * std::tan(angle * M_PI / 180);
   for (int s = 0; s < crossed; ++s) {
     const size_t n = size_t(c.folded(e.i - s * e.di, e.j - s * e.dj));  // block_above met it
@@ -153,7 +155,7 @@ ExitSlide test_planes_leaving(const WedgeColumns& c, const PlaneExit& e, double 
 // chord of a round body's rim, which a slice weighs as a free-standing wall, is held by the
 // longer chord behind it.
 bool free_at_its_sides(const WedgeColumns& c, const PlaneExit& e, double angle, int crossed,
-                       const std::vector<float>& sliding) {
+                       const float* sliding) {
   const double rise = std::hypot(e.di, e.dj) * c.dx * std::tan(angle * M_PI / 180);
   for (int s = 0; s < crossed; ++s) {
     const int i = e.i - s * e.di, j = e.j - s * e.dj;
@@ -175,21 +177,26 @@ struct SlidingPlane {
   ExitSlide slide;
 };
 
-// The planes leaving column (i, j) toward (di, dj), at each cell height of its drop, whose
-// blocks slide weighed alone (the shallowest such from each exit), from the top down.
+// How many exits the face of column (i, j) toward (di, dj) has: one at each cell height of its
+// drop to the next column (none where that is a wall, which no plane daylights through).
+// The tops are whole cells, so the drop is a whole number of cells: counted, not compared. A
+// top is a float and an exit a double; stepping exits up while below the face's top once gave
+// an exit a rounding under it, whose sliver of a block held nothing and slid, and failed every
+// cell above a gap in a round body's rim (docs/findings/culmann_wedges_yield.md, "The round
+// columns' failure was a rounding in the exits").
+long exits_of_face(const WedgeColumns& c, int i, int j, int di, int dj) {
+  const int fi = i + di, fj = j + dj;
+  if (fi < 0 || fi >= c.ni || fj < 0 || fj >= c.nj) return 0;
+  return std::max(0L, std::lround((c.top[c.at(i, j)] - c.top[c.at(fi, fj)]) / c.dx));
+}
+
+// The planes leaving column (i, j) toward (di, dj), at each of its face's exits, whose blocks
+// slide weighed alone (the shallowest such from each exit), from the top down.
 std::vector<SlidingPlane> planes_sliding_from(const WedgeColumns& c, int i, int j, int di, int dj,
                                               double first_angle) {
-  const int fi = i + di, fj = j + dj;
-  if (fi < 0 || fi >= c.ni || fj < 0 || fj >= c.nj) return {};  // a wall: none daylights
-  // The tops are whole cells, so the drop is a whole number of cells: counted, not compared.
-  // A top is a float and an exit a double; stepping exits up while below the face's top once
-  // gave an exit a rounding under it, whose sliver of a block held nothing and slid, and
-  // failed every cell above a gap in a round body's rim (docs/findings/
-  // culmann_wedges_yield.md, "The round columns' failure was a rounding in the exits").
-  const double drop_top = c.top[c.at(fi, fj)];
-  const long drop_cells = std::lround((c.top[c.at(i, j)] - drop_top) / c.dx);
+  const double drop_top = c.top[c.at(i + di, j + dj)];
   std::vector<SlidingPlane> planes;
-  for (long n = drop_cells - 1; n >= 0; --n) {
+  for (long n = exits_of_face(c, i, j, di, dj) - 1; n >= 0; --n) {
     const PlaneExit e{i, j, di, dj, drop_top + n * c.dx};
     const ExitSlide s = test_planes_leaving(c, e, first_angle);
     if (s.slides) planes.push_back({e, s});
@@ -206,12 +213,12 @@ std::vector<SlidingPlane> planes_sliding_from(const WedgeColumns& c, int i, int 
 // With `sliding` (the last round's sliding heights toward the face's direction) a plane fails
 // only where its block is free at its sides. Returns whether a plane failed.
 bool fail_planes(const WedgeColumns& c, const std::vector<SlidingPlane>& planes,
-                 const std::vector<float>* sliding, std::vector<float>& lowest) {
+                 const float* sliding, float* lowest) {
   double least_safe_above = std::numeric_limits<double>::infinity();
   bool failed = false;
   for (const auto& [e, s] : planes) {
     if (c.layered && s.safety > least_safe_above * (1 + 1e-9)) continue;
-    if (sliding && !free_at_its_sides(c, e, s.angle, s.crossed, *sliding)) continue;
+    if (sliding && !free_at_its_sides(c, e, s.angle, s.crossed, sliding)) continue;
     least_safe_above = std::min(least_safe_above, s.safety);
     lower_to_plane(c, e, s.angle, s.crossed, lowest);
     failed = true;
@@ -221,46 +228,107 @@ bool fail_planes(const WedgeColumns& c, const std::vector<SlidingPlane>& planes,
 
 constexpr int kSideRounds = 8;  // rounds of the side test at most (each holds more blocks)
 
-// The sliding heights of the planes toward (di, dj): every face's sliding planes fail, then
-// rounds follow in which a plane fails only where its block is free at its sides in the round
-// before, until no more are held. Only the faces that failed in a round are weighed again,
-// from the planes they slid on alone: the side test can only hold more.
-std::vector<float> sliding_toward(const WedgeColumns& c, int di, int dj, double first_angle) {
+constexpr std::array<std::array<int, 2>, 8> kDirections = {
+    {{-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}}};
+
+// The sliding heights toward each direction, side by side: direction d's column n at
+// d * columns + n, all ranks' planes combined.
+struct SlidingByDirection {
+  size_t columns = 0;
+  std::vector<float> heights;
+  float* toward(size_t d) { return heights.data() + d * columns; }
+  bool any_slides(size_t d) const {
+    const auto first = heights.begin() + std::ptrdiff_t(d * columns);
+    return std::any_of(first, first + std::ptrdiff_t(columns),
+                       [](float h) { return std::isfinite(h); });
+  }
+};
+
+// The work of testing a face's exits: the plane from an exit n cells below the face's top
+// crosses about n columns before it reaches the surface behind, so a face of n exits costs
+// about n (n + 1) / 2 columns' weighing an angle.
+int64_t face_work(long exits) { return int64_t(exits) * (exits + 1) / 2; }
+
+// This rank's faces whose planes slide weighed alone, per direction, having failed them into
+// `sliding`: every face of the domain in turn (by direction, then column), the run of them
+// that falls to this part of the search (cut where the work is evenly shared).
+std::array<std::vector<std::vector<SlidingPlane>>, 8> fail_own_faces(
+    const WedgeColumns& c, const WedgeSearchShare& share, double first_angle,
+    SlidingByDirection& sliding) {
+  int64_t work = 0;
+  for (const auto& [di, dj] : kDirections)
+    for (int i = 0; i < c.ni; ++i)
+      for (int j = 0; j < c.nj; ++j) work += face_work(exits_of_face(c, i, j, di, dj));
+  std::array<std::vector<std::vector<SlidingPlane>>, 8> faces;
+  int64_t before = 0;  // the work of the faces before this one
+  for (size_t d = 0; d < kDirections.size(); ++d)
+    for (int i = 0; i < c.ni; ++i)
+      for (int j = 0; j < c.nj; ++j) {
+        const auto [di, dj] = kDirections[d];
+        const int64_t own = face_work(exits_of_face(c, i, j, di, dj));
+        const bool ours = own > 0 && before * share.parts / work == share.part;
+        before += own;
+        if (!ours) continue;
+        std::vector<SlidingPlane> planes = planes_sliding_from(c, i, j, di, dj, first_angle);
+        if (fail_planes(c, planes, nullptr, sliding.toward(d)))
+          faces[d].push_back(std::move(planes));
+      }
+  return faces;
+}
+
+// The sliding heights of the planes toward each direction: every face's sliding planes fail,
+// then rounds follow in which a plane fails only where its block is free at its sides in the
+// round before, until no more are held. Only the faces that failed in a round are weighed
+// again, from the planes they slid on alone: the side test can only hold more. Each round
+// combines the ranks' heights once, for every direction still changing.
+SlidingByDirection sliding_by_direction(const WedgeColumns& c, const WedgeSearchShare& share,
+                                        double first_angle) {
   const float none = std::numeric_limits<float>::infinity();
-  std::vector<float> sliding(c.top.size(), none);
-  std::vector<std::vector<SlidingPlane>> faces;
-  for (int i = 0; i < c.ni; ++i)
-    for (int j = 0; j < c.nj; ++j) {
-      std::vector<SlidingPlane> planes = planes_sliding_from(c, i, j, di, dj, first_angle);
-      if (fail_planes(c, planes, nullptr, sliding)) faces.push_back(std::move(planes));
+  SlidingByDirection sliding{c.top.size(), {}};
+  sliding.heights.assign(kDirections.size() * sliding.columns, none);
+  auto combine = [&](std::vector<float>& heights) {
+    if (share.combine_min) share.combine_min(heights.data(), heights.size());
+  };
+  auto faces = fail_own_faces(c, share, first_angle, sliding);
+  combine(sliding.heights);
+  std::array<bool, 8> settled{};
+  for (int round = 0; round < kSideRounds; ++round) {
+    std::vector<size_t> active;  // the same on every rank: read from combined heights
+    for (size_t d = 0; d < kDirections.size(); ++d)
+      if (!settled[d] && sliding.any_slides(d)) active.push_back(d);
+    if (active.empty()) break;
+    SlidingByDirection held{sliding.columns, {}};
+    held.heights.assign(active.size() * held.columns, none);
+    for (size_t a = 0; a < active.size(); ++a) {
+      std::vector<std::vector<SlidingPlane>> still;
+      for (std::vector<SlidingPlane>& planes : faces[active[a]])
+        if (fail_planes(c, planes, sliding.toward(active[a]), held.toward(a)))
+          still.push_back(std::move(planes));
+      faces[active[a]].swap(still);
     }
-  for (int round = 0; round < kSideRounds && !faces.empty(); ++round) {
-    std::vector<float> held(c.top.size(), none);
-    std::vector<std::vector<SlidingPlane>> still;
-    for (std::vector<SlidingPlane>& planes : faces)
-      if (fail_planes(c, planes, &sliding, held)) still.push_back(std::move(planes));
-    const bool changed = held != sliding;
-    sliding.swap(held);
-    faces.swap(still);
-    if (!changed) break;
+    combine(held.heights);
+    for (size_t a = 0; a < active.size(); ++a) {
+      float* last = sliding.toward(active[a]);
+      settled[active[a]] = std::equal(last, last + sliding.columns, held.toward(a));
+      std::copy(held.toward(a), held.toward(a) + held.columns, last);
+    }
   }
   return sliding;
 }
 
 }  // namespace
 
-std::vector<float> lowest_sliding_planes(const WedgeColumns& c) {
+std::vector<float> lowest_sliding_planes(const WedgeColumns& c, const WedgeSearchShare& share) {
   std::vector<float> lowest(c.top.size(), std::numeric_limits<float>::infinity());
   if (c.nk == 0) return lowest;  // no sand
   // No plane flatter than the weakest sand's phi slides.
   const float weakest = *std::min_element(c.tan_phi.begin(), c.tan_phi.end());
   const double first_angle = std::max(1.0, std::atan(double(weakest)) * 180 / M_PI);
-  for (int di = -1; di <= 1; ++di)
-    for (int dj = -1; dj <= 1; ++dj)
-      if (di != 0 || dj != 0) {
-        const std::vector<float> toward = sliding_toward(c, di, dj, first_angle);
-        for (size_t n = 0; n < lowest.size(); ++n) lowest[n] = std::min(lowest[n], toward[n]);
-      }
+  SlidingByDirection sliding = sliding_by_direction(c, share, first_angle);
+  for (size_t d = 0; d < kDirections.size(); ++d) {
+    const float* toward = sliding.toward(d);
+    for (size_t n = 0; n < lowest.size(); ++n) lowest[n] = std::min(lowest[n], toward[n]);
+  }
   lower_to_falling_overhangs(c, lowest);
   return lowest;
 }

@@ -58,6 +58,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace dunesim {
@@ -104,7 +105,19 @@ struct WedgeColumns {
   }
 };
 
+// How the ranks share the planes' search. Every rank holds every column (WedgeColumns), and
+// the faces' planes are independent of one another: this rank tests `part` of `parts` runs
+// of faces, cut where the exits to test are evenly shared, and `combine_min` takes the
+// minimum of per-column heights over the ranks (a reduction the caller supplies; none alone).
+// The result is the same on every rank, and the same to the bit for any number of parts.
+struct WedgeSearchShare {
+  int part = 0, parts = 1;
+  std::function<void(float* heights, size_t count)> combine_min;
+};
+
 // Per column, the lowest height (m) of a sliding plane through it; infinity where none.
-std::vector<float> lowest_sliding_planes(const WedgeColumns& columns);
+// Collective when `share` has a combine_min: every rank calls it the same number of times.
+std::vector<float> lowest_sliding_planes(const WedgeColumns& columns,
+                                         const WedgeSearchShare& share = {});
 
 }  // namespace dunesim

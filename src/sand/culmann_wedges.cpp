@@ -138,7 +138,10 @@ CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
   c.dx = dx_;
   c.gravity = gravity;
   c.top = top_;
-  sliding_ = lowest_sliding_planes(c);
+  WedgeSearchShare share{topo.rank(), topo.size(), [&](float* heights, size_t count) {
+                           global_min_in_place(topo, heights, int64_t(count));
+                         }};
+  sliding_ = lowest_sliding_planes(c, share);
 }
 
 bool CulmannWedges::above_daylighting_plane(int i, int j, int k) const {

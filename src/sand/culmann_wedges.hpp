@@ -60,7 +60,9 @@ class CulmannWedges {
   // for every owned sand cell, `gravity` is g along -z (m/s^2); `layered`: the sand is of
   // several materials (WedgeColumns::layered); `symmetry`: the box walls that are mirrors.
   // Collective: two more reductions, of the sand's layers and of two floats per cell of them
-  // and one per column.
+  // and one per column; then the ranks share the search for sliding planes (each tests a run
+  // of the faces, WedgeSearchShare) and combine the sliding heights, one reduction of a float
+  // per column and direction, and one more for each round of the side test.
   CulmannWedges(const Topology& topo, const MacGrid& grid, const Array3<uint8_t>& sand_cells,
                 double tan_phi, const CellWedgeStrength& strength, double gravity, bool layered,
                 const SymmetryWalls& symmetry);
