@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,33 @@ Box global_bounding_box(const Topology& topo, const Box& local);
 bool any_rank(const Topology& topo, bool local);
 // Returns when every rank has called it (a barrier): for measuring load imbalance.
 void wait_for_all_ranks(const Topology& topo);
+
+// Every rank's `local` items, rank after rank, on every rank. T is copied as bytes. Throws
+// std::length_error on every rank if the items together pass what MPI counts in an int.
+// Collective.
+template <class T>
+std::vector<T> all_gathered(const Topology& topo, const std::vector<T>& local) {
+  const int size = topo.size();
+  std::vector<int64_t> counts(size);
+  const int64_t mine = int64_t(local.size());
+  MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, topo.comm());
+  std::vector<int> items(size), offsets(size);
+  int64_t total = 0;
+  for (int r = 0; r < size; ++r) {
+    items[r] = int(std::min<int64_t>(counts[r], INT_MAX));
+    offsets[r] = int(std::min<int64_t>(total, INT_MAX));
+    total += counts[r];
+  }
+  if (total > INT_MAX) throw std::length_error("all_gathered: more items than MPI counts");
+  MPI_Datatype item;
+  MPI_Type_contiguous(int(sizeof(T)), MPI_BYTE, &item);
+  MPI_Type_commit(&item);
+  std::vector<T> all(static_cast<size_t>(total));
+  MPI_Allgatherv(local.data(), int(mine), item, all.data(), items.data(), offsets.data(), item,
+                 topo.comm());
+  MPI_Type_free(&item);
+  return all;
+}
 
 // The lowest rank whose `local_error` was not empty, and that error, on every rank (rank -1
 // when none failed). Collective: it lets every rank raise the same exception, so that no

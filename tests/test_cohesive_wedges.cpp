@@ -1,11 +1,13 @@
 // Culmann's wedges with cohesion on hand-built columns (src/sand/cohesive_wedges.hpp): which
-// columns slide, without a simulation.
+// columns slide, without a simulation; and the columns' strengths as runs (strength_runs.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "src/sand/cohesive_wedges.hpp"
@@ -20,9 +22,12 @@ constexpr double kTanPhi = 0.612;  // eq. 2's resting block friction for phi = 3
 const double kCutCritical =
     kDensity * kGravity * kHeight / (4 * std::tan((45.0 + 30.0 / 2) * M_PI / 180));
 
-// n x n columns of 1 cm, sand 0.2 m high where `sand(i, j)`, every cell of it with
-// `cohesion`.
-WedgeColumns columns(const std::function<bool(int, int)>& sand, double cohesion, int n = 12) {
+// Each cell's cohesion where it holds sand, nothing where it holds none.
+using CellCohesion = std::function<std::optional<double>(int i, int j, int k)>;
+
+// n x n columns of 1 cm and 0.2 m of layers, each cell's sand and cohesion from `cell`, no
+// column standing (top 0, weightless: stand_columns).
+WedgeColumns columns_of_cells(int n, const CellCohesion& cell) {
   WedgeColumns c;
   c.ni = c.nj = n;
   c.k0 = 0;
@@ -32,20 +37,37 @@ WedgeColumns columns(const std::function<bool(int, int)>& sand, double cohesion,
   const size_t count = size_t(c.ni) * size_t(c.nj);
   c.top.assign(count, 0.0f);
   c.density.assign(count, 0.0f);
-  c.cohesion.assign(count * size_t(c.nk), 0.0f);
-  c.tan_phi.assign(count * size_t(c.nk), float(kTanPhi));
-  c.sand.assign(count * size_t(c.nk), 0);
+  std::vector<ColumnRun> runs;
   for (int i = 0; i < c.ni; ++i)
-    for (int j = 0; j < c.nj; ++j) {
-      if (!sand(i, j)) continue;
-      const size_t column = c.at(i, j);
-      c.top[column] = float(kHeight);
-      c.density[column] = float(kDensity);
+    for (int j = 0; j < c.nj; ++j)
       for (int k = 0; k < c.nk; ++k) {
-        c.cohesion[c.cell(column, k)] = float(cohesion);
-        c.sand[c.cell(column, k)] = 1;
+        const std::optional<double> cohesion = cell(i, j, k);
+        const StrengthRun strength{0, cohesion ? float(*cohesion) : 0.0f, float(kTanPhi),
+                                   uint8_t(cohesion ? 1 : 0)};
+        extend_runs(runs, c.at(i, j), k + 1, strength);
       }
-    }
+  c.strengths = ColumnStrengths(count, c.k0, c.nk, std::move(runs));
+  return c;
+}
+
+// The columns where `stands(i, j)` stand 0.2 m high and weigh the sand's density.
+void stand_columns(WedgeColumns& c, const std::function<bool(int, int)>& stands) {
+  for (int i = 0; i < c.ni; ++i)
+    for (int j = 0; j < c.nj; ++j)
+      if (stands(i, j)) {
+        c.top[c.at(i, j)] = float(kHeight);
+        c.density[c.at(i, j)] = float(kDensity);
+      }
+}
+
+// n x n columns of 1 cm, sand 0.2 m high where `sand(i, j)`, every cell of it with
+// `cohesion`.
+WedgeColumns columns(const std::function<bool(int, int)>& sand, double cohesion, int n = 12) {
+  WedgeColumns c = columns_of_cells(n, [&](int i, int j, int) -> std::optional<double> {
+    if (sand(i, j)) return cohesion;
+    return std::nullopt;
+  });
+  stand_columns(c, sand);
   return c;
 }
 
@@ -126,14 +148,14 @@ TEST(CohesiveWedges, AQuarterAgainstSymmetryWallsSlidesWhereTheWholeBodyDoes) {
 // sliding block pushes past a face under it). With its cohesion the bulge hangs; with its
 // cohesion broken, it falls, with the sand above it, and nothing else moves.
 TEST(CohesiveWedges, HangingSandFallsWhereItsCohesionIsBroken) {
+  const auto block = [](int i, int) { return i < 6; };
   for (bool broken : {false, true}) {
-    WedgeColumns c = columns([](int i, int) { return i < 6; }, 4 * kCutCritical);
-    for (int j = 0; j < c.nj; ++j)
-      for (int k = 5; k < 15; ++k) {
-        const size_t cell = c.cell(c.at(6, j), k);
-        c.sand[cell] = 1;
-        c.cohesion[cell] = broken ? 0.0f : float(4 * kCutCritical);
-      }
+    WedgeColumns c = columns_of_cells(12, [&](int i, int j, int k) -> std::optional<double> {
+      if (block(i, j)) return 4 * kCutCritical;
+      if (i == 6 && k >= 5 && k < 15) return broken ? 0.0 : 4 * kCutCritical;
+      return std::nullopt;
+    });
+    stand_columns(c, block);
     const std::vector<float> lowest = lowest_sliding_planes(c);
     for (int i = 0; i < c.ni; ++i)
       for (int j = 0; j < c.nj; ++j) {
@@ -173,15 +195,17 @@ TEST(CohesiveWedges, ACantileverFallsWhereItsRootCannotCarryItsWeight) {
   const double root_critical = kDensity * kGravity * kLength * kCell;
   for (double ratio : {0.9, 1.1}) {
     const double cohesion = ratio * root_critical;
-    WedgeColumns c = columns([](int i, int) { return i < kBlock; }, cohesion);
+    const auto block = [](int i, int) { return i < kBlock; };
+    const auto cantilever = [](int i, int k) {
+      return i >= kBlock && i < kBlock + kLength && k >= kBottom && k < kBottom + kThickness;
+    };
+    WedgeColumns c = columns_of_cells(12, [&](int i, int j, int k) -> std::optional<double> {
+      if (block(i, j) || cantilever(i, k)) return cohesion;
+      return std::nullopt;
+    });
+    stand_columns(c, block);
     for (int i = kBlock; i < kBlock + kLength; ++i)
-      for (int j = 0; j < c.nj; ++j) {
-        c.density[c.at(i, j)] = float(kDensity);
-        for (int k = kBottom; k < kBottom + kThickness; ++k) {
-          c.sand[c.cell(c.at(i, j), k)] = 1;
-          c.cohesion[c.cell(c.at(i, j), k)] = float(cohesion);
-        }
-      }
+      for (int j = 0; j < c.nj; ++j) c.density[c.at(i, j)] = float(kDensity);
     const std::vector<float> lowest = lowest_sliding_planes(c);
     for (int i = 0; i < c.ni; ++i)
       for (int j = 0; j < c.nj; ++j) {
@@ -191,6 +215,44 @@ TEST(CohesiveWedges, ACantileverFallsWhereItsRootCannotCarryItsWeight) {
             << "at " << ratio << ", column " << i << ", " << j;
       }
   }
+}
+
+// Each rank sends its owned cells as runs of one strength down each column (layers of different
+// strength, a shearing cell, the air above); the runs gathered from three ranks, which split
+// the columns along z and arrive in any order, give every cell its own strength back, and a
+// uniform column is one run.
+TEST(StrengthRuns, PiecesFromSeveralRanksGiveEveryCellItsStrength) {
+  constexpr int kColumns = 5, kK0 = 2, kLayers = 12;
+  auto strength_of = [](size_t column, int k) {
+    if (column == 4) return StrengthRun{0, 300.0f, 0.6f, 1};                // uniform
+    if (k >= kK0 + 9) return StrengthRun{0, 0.0f, 0.58f, 0};                // air
+    if (column == 2 && k == kK0 + 3) return StrengthRun{0, 0.0f, 0.7f, 1};  // shearing
+    return k < kK0 + 5 ? StrengthRun{0, 1500.0f, 0.7f, 1} : StrengthRun{0, 0.0f, 0.58f, 1};
+  };
+  std::vector<std::vector<ColumnRun>> ranks(3);
+  const int splits[4] = {kK0, kK0 + 3, kK0 + 8, kK0 + kLayers};
+  for (int r = 0; r < 3; ++r)
+    for (size_t column = 0; column < kColumns; ++column)
+      for (int k = splits[r]; k < splits[r + 1]; ++k)
+        extend_runs(ranks[r], column, k + 1, strength_of(column, k));
+  std::vector<ColumnRun> gathered;
+  for (int r : {2, 0, 1}) gathered.insert(gathered.end(), ranks[r].begin(), ranks[r].end());
+  const ColumnStrengths strengths(kColumns, kK0, kLayers, gathered);
+  for (size_t column = 0; column < kColumns; ++column)
+    for (int k = kK0; k < kK0 + kLayers; ++k) {
+      const StrengthRun& cell = *strengths.at(column, k);
+      EXPECT_TRUE(cell.same_strength(strength_of(column, k))) << column << ", " << k;
+      EXPECT_GT(cell.end, k);
+    }
+  EXPECT_EQ(strengths.at(4, kK0), strengths.at(4, kK0 + kLayers - 1));  // one run
+  EXPECT_FLOAT_EQ(strengths.weakest_tan_phi(), 0.58f);
+  // Runs that leave a column's top cells out are refused.
+  gathered.erase(std::remove_if(gathered.begin(), gathered.end(),
+                                [](const ColumnRun& r) {
+                                  return r.column == 3 && r.run.end == kK0 + kLayers;
+                                }),
+                 gathered.end());
+  EXPECT_THROW(ColumnStrengths(kColumns, kK0, kLayers, gathered), std::logic_error);
 }
 
 }  // namespace dunesim

@@ -49,15 +49,15 @@ PlaneStrength strength_along(const WedgeColumns& c, size_t n, double z0, double 
   const double z1 = z0 + rise;
   const int first = int(std::floor(z0 / c.dx)), last = int(std::floor(z1 / c.dx));
   if (!c.layered || last <= first) {
-    const size_t cell = c.cell(n, int(std::floor((z0 + 0.5 * rise) / c.dx)));
-    return {c.cohesion[cell], c.tan_phi[cell]};
+    const StrengthRun& cell = c.cell(n, int(std::floor((z0 + 0.5 * rise) / c.dx)));
+    return {cell.cohesion, cell.tan_phi};
   }
   PlaneStrength s;
   for (int k = first; k <= last; ++k) {
     const double share = (std::min(z1, (k + 1) * c.dx) - std::max(z0, k * c.dx)) / (z1 - z0);
-    const size_t cell = c.cell(n, k);
-    s.cohesion += share * c.cohesion[cell];
-    s.tan_phi += share * c.tan_phi[cell];
+    const StrengthRun& cell = c.cell(n, k);
+    s.cohesion += share * cell.cohesion;
+    s.tan_phi += share * cell.tan_phi;
   }
   return s;
 }
@@ -164,7 +164,7 @@ bool free_at_its_sides(const WedgeColumns& c, const PlaneExit& e, double angle, 
       const long beside = c.folded(i - side * e.dj, j + side * e.di);
       if (beside < 0) continue;
       const size_t n = size_t(beside);
-      const bool holds = c.top[n] > centre && c.cohesion[c.cell(n, int(centre / c.dx))] > 0;
+      const bool holds = c.top[n] > centre && c.cell(n, int(centre / c.dx)).cohesion > 0;
       if (holds && !std::isfinite(sliding[n])) return false;
     }
   }
@@ -322,7 +322,7 @@ std::vector<float> lowest_sliding_planes(const WedgeColumns& c, const WedgeSearc
   std::vector<float> lowest(c.top.size(), std::numeric_limits<float>::infinity());
   if (c.nk == 0) return lowest;  // no sand
   // No plane flatter than the weakest sand's phi slides.
-  const float weakest = *std::min_element(c.tan_phi.begin(), c.tan_phi.end());
+  const float weakest = c.strengths.weakest_tan_phi();
   const double first_angle = std::max(1.0, std::atan(double(weakest)) * 180 / M_PI);
   SlidingByDirection sliding = sliding_by_direction(c, share, first_angle);
   for (size_t d = 0; d < kDirections.size(); ++d) {

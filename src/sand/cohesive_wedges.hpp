@@ -61,6 +61,8 @@
 #include <functional>
 #include <vector>
 
+#include "src/sand/strength_runs.hpp"
+
 namespace dunesim {
 
 // The box walls at x-, x+, y-, y+ that are symmetry planes: the sand beyond them is the mirror
@@ -69,17 +71,15 @@ using SymmetryWalls = std::array<bool, 4>;
 
 // The domain's columns as the wedges see them, and the strength of the sand's cells.
 struct WedgeColumns {
-  int ni = 0, nj = 0;           // columns along x and y
-  int k0 = 0, nk = 0;           // the layers of cells that hold sand
-  double dx = 0;                // m
-  double gravity = 0;           // m/s^2, along -z
-  std::vector<float> top;       // per column, m: the bottom of its lowest open cell
-  std::vector<float> density;   // per column, kg/m^3: the heaviest of its sand
-  std::vector<float> cohesion;  // per cell of the layers, Pa (0 where no sand or shearing)
-  std::vector<float> tan_phi;   // per cell of the layers (the dry sand's where no sand)
-  std::vector<uint8_t> sand;    // per cell of the layers: 1 where it holds sand, else 0
-  bool layered = false;         // sand of several materials: the rules for layers (above)
-  SymmetryWalls symmetry{};     // walls beyond which the columns mirror these
+  int ni = 0, nj = 0;          // columns along x and y
+  int k0 = 0, nk = 0;          // the layers of cells that hold sand
+  double dx = 0;               // m
+  double gravity = 0;          // m/s^2, along -z
+  std::vector<float> top;      // per column, m: the bottom of its lowest open cell
+  std::vector<float> density;  // per column, kg/m^3: the heaviest of its sand
+  ColumnStrengths strengths;   // per cell of the layers, as runs down each column
+  bool layered = false;        // sand of several materials: the rules for layers (above)
+  SymmetryWalls symmetry{};    // walls beyond which the columns mirror these
   size_t at(int i, int j) const { return size_t(i) * size_t(nj) + size_t(j); }
   // Column (i, j), which may lie beyond the walls, folded back across the symmetry walls:
   // the column at(i, j) of its mirror image, or -1 beyond a wall that is no mirror.
@@ -88,9 +88,9 @@ struct WedgeColumns {
     j = fold(j, nj, symmetry[2], symmetry[3]);
     return i < 0 || j < 0 ? -1 : long(at(i, j));
   }
-  // Cell k of column `column`, k clamped to the layers.
-  size_t cell(size_t column, int k) const {
-    return column * size_t(nk) + size_t(std::clamp(k - k0, 0, nk - 1));
+  // The strength of cell k of column `column`, k clamped to the layers.
+  const StrengthRun& cell(size_t column, int k) const {
+    return *strengths.at(column, std::clamp(k, k0, k0 + nk - 1));
   }
 
  private:

@@ -65,10 +65,11 @@ std::array<int, 2> sand_layers(const Topology& topo, const Array3<uint8_t>& sand
   return {lo, std::max(lo, hi)};
 }
 
-// Every sand cell's cohesion (none where it shears) and friction, and every column's heaviest
-// density, from all ranks: one reduction (a minimum) of two floats per cell of the sand's
-// layers and one per column, the density negated. A cell without sand holds no cohesion and
-// the dry sand's friction.
+// Every cell's strength in the sand's layers (no cohesion where it shears; without sand, none
+// and the dry sand's friction) and every column's heaviest density, from all ranks: each rank
+// sends its owned cells of the layers as runs of one strength down each column
+// (strength_runs.hpp), gathered everywhere, and the densities go in one reduction (a minimum
+// of the density negated).
 WedgeColumns gather_strengths(const Topology& topo, const Array3<uint8_t>& sand_cells,
                               const Box& columns, double dry_tan_phi,
                               const CellWedgeStrength& strength) {
@@ -78,32 +79,30 @@ WedgeColumns gather_strengths(const Topology& topo, const Array3<uint8_t>& sand_
   const auto [k0, k1] = sand_layers(topo, sand_cells);
   c.k0 = k0;
   c.nk = k1 - k0;
-  const size_t n = size_t(c.ni) * size_t(c.nj), cells = n * size_t(c.nk);
-  std::vector<float> packed(2 * cells + n, std::numeric_limits<float>::infinity());
-  float* per_cell = packed.data();
-  float* per_column = packed.data() + 2 * cells;
-  const Box owned = topo.owned_cells(topo.rank()).intersect(sand_cells.box());
-  for_each_index(owned, [&](int i, int j, int k) {
-    if (!sand_cells(i, j, k)) return;
-    const WedgeStrength s = strength(i, j, k);
-    const size_t column = c.at(i - columns.lo[0], j - columns.lo[1]);
-    per_cell[2 * c.cell(column, k)] = s.shearing ? 0.0f : float(s.cohesion);
-    per_cell[2 * c.cell(column, k) + 1] = float(s.tan_phi);
-    per_column[column] = std::min(per_column[column], float(-s.density));
-  });
-  global_min_in_place(topo, packed.data(), int64_t(packed.size()));
-  c.cohesion.resize(cells);
-  c.tan_phi.resize(cells);
-  c.sand.resize(cells);
-  for (size_t m = 0; m < cells; ++m) {
-    const bool sand = std::isfinite(per_cell[2 * m]);
-    c.sand[m] = sand;
-    c.cohesion[m] = sand ? per_cell[2 * m] : 0.0f;
-    c.tan_phi[m] = sand ? per_cell[2 * m + 1] : float(dry_tan_phi);
-  }
+  const size_t n = size_t(c.ni) * size_t(c.nj);
+  std::vector<float> heaviest(n, std::numeric_limits<float>::infinity());  // negated
+  std::vector<ColumnRun> owned_runs;
+  Box owned = topo.owned_cells(topo.rank());  // the sand's window may cover less of it
+  owned.lo[2] = std::max(owned.lo[2], k0);
+  owned.hi[2] = std::min(owned.hi[2], k1);
+  for (int i = owned.lo[0]; i < owned.hi[0]; ++i)
+    for (int j = owned.lo[1]; j < owned.hi[1]; ++j) {
+      const size_t column = c.at(i - columns.lo[0], j - columns.lo[1]);
+      for (int k = owned.lo[2]; k < owned.hi[2]; ++k) {
+        StrengthRun cell{0, 0.0f, float(dry_tan_phi), 0};
+        if (holds_sand(sand_cells, i, j, k)) {
+          const WedgeStrength s = strength(i, j, k);
+          cell = {0, s.shearing ? 0.0f : float(s.cohesion), float(s.tan_phi), 1};
+          heaviest[column] = std::min(heaviest[column], float(-s.density));
+        }
+        extend_runs(owned_runs, column, k + 1, cell);
+      }
+    }
+  global_min_in_place(topo, heaviest.data(), int64_t(n));
+  c.strengths = ColumnStrengths(n, k0, c.nk, all_gathered(topo, owned_runs));
   c.density.resize(n);
   for (size_t m = 0; m < n; ++m)  // a column without sand weighs nothing
-    c.density[m] = std::isfinite(per_column[m]) ? -per_column[m] : 0.0f;
+    c.density[m] = std::isfinite(heaviest[m]) ? -heaviest[m] : 0.0f;
   return c;
 }
 

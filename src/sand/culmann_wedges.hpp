@@ -59,8 +59,9 @@ class CulmannWedges {
   // The same, and the blocks that slide on their cohesion and friction: `strength` is called
   // for every owned sand cell, `gravity` is g along -z (m/s^2); `layered`: the sand is of
   // several materials (WedgeColumns::layered); `symmetry`: the box walls that are mirrors.
-  // Collective: two more reductions, of the sand's layers and of two floats per cell of them
-  // and one per column; then the ranks share the search for sliding planes (each tests a run
+  // Collective: a reduction of the sand's layers, a gather of every rank's owned cells of
+  // them as runs of one strength down each column (strength_runs.hpp) and a reduction of a
+  // float per column; then the ranks share the search for sliding planes (each tests a run
   // of the faces, WedgeSearchShare) and combine the sliding heights, one reduction of a float
   // per column and direction, and one more for each round of the side test.
   CulmannWedges(const Topology& topo, const MacGrid& grid, const Array3<uint8_t>& sand_cells,

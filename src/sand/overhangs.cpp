@@ -25,9 +25,9 @@ struct Band {
 Band overhang_band(const WedgeColumns& c, size_t n) {
   const int end = c.k0 + c.nk;
   for (int k = top_cell(c, n); k < end; ++k)
-    if (c.sand[c.cell(n, k)]) {
+    if (c.cell(n, k).sand) {
       int hi = k;
-      while (hi + 1 < end && c.sand[c.cell(n, hi + 1)]) ++hi;
+      while (hi + 1 < end && c.cell(n, hi + 1).sand) ++hi;
       return {k, hi};
     }
   return {};
@@ -37,8 +37,8 @@ Band overhang_band(const WedgeColumns& c, size_t n) {
 // unbroken cohesion, if any.
 std::optional<int> lowest_broken_hanging_cell(const WedgeColumns& c, size_t n, int first) {
   for (int k = first; k < c.k0 + c.nk; ++k) {
-    const size_t cell = c.cell(n, k);
-    if (c.sand[cell] && c.cohesion[cell] <= 0) return k;
+    const StrengthRun& cell = c.cell(n, k);
+    if (cell.sand && cell.cohesion <= 0) return k;
   }
   return std::nullopt;
 }
@@ -53,7 +53,7 @@ bool stands_up_to(const WedgeColumns& c, size_t m, const Band& b) {
 // `length` m long along the line.
 double band_weight(const WedgeColumns& c, size_t m, const Band& b, double length) {
   int cells = 0;
-  for (int k = b.lo; k <= b.hi; ++k) cells += c.sand[c.cell(m, k)];
+  for (int k = b.lo; k <= b.hi; ++k) cells += c.cell(m, k).sand;
   return c.density[m] * c.gravity * length * cells * c.dx;
 }
 
@@ -63,9 +63,9 @@ double band_weight(const WedgeColumns& c, size_t m, const Band& b, double length
 double root_hold(const WedgeColumns& c, size_t a, size_t m, const Band& b) {
   double hold = 0;
   for (int k = b.lo; k <= b.hi; ++k) {
-    const size_t ca = c.cell(a, k), cm = c.cell(m, k);
-    if (c.sand[ca] && c.sand[cm] && (k + 0.5) * c.dx < c.top[m])
-      hold += std::min(c.cohesion[ca], c.cohesion[cm]) * c.dx;
+    const StrengthRun &ca = c.cell(a, k), &cm = c.cell(m, k);
+    if (ca.sand && cm.sand && (k + 0.5) * c.dx < c.top[m])
+      hold += std::min(ca.cohesion, cm.cohesion) * c.dx;
   }
   return hold;
 }
