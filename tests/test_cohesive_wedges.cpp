@@ -217,6 +217,35 @@ TEST(CohesiveWedges, ACantileverFallsWhereItsRootCannotCarryItsWeight) {
   }
 }
 
+// The last search is reused only for the same columns (WedgeSearchMemo): any change the
+// search reads, in a column's top or density, a cell's strength or sand, or the walls, the
+// gravity, the cells' size or the rules for layers, makes them different columns.
+TEST(CohesiveWedges, ColumnsThatDifferInAnythingTheSearchReadsAreNotTheSame) {
+  const auto block = [](int i, int) { return i < 6; };
+  const WedgeColumns base = columns(block, kCutCritical);
+  EXPECT_TRUE(same_columns(base, columns(block, kCutCritical)));
+  auto cell_changed = [&](std::optional<double> changed) {
+    WedgeColumns c = columns_of_cells(12, [&](int i, int j, int k) -> std::optional<double> {
+      if (i == 3 && j == 4 && k == 7) return changed;
+      if (block(i, j)) return kCutCritical;
+      return std::nullopt;
+    });
+    stand_columns(c, block);
+    return c;
+  };
+  EXPECT_FALSE(same_columns(base, cell_changed(0.0)));           // its cohesion broken
+  EXPECT_FALSE(same_columns(base, cell_changed(std::nullopt)));  // no sand
+  std::vector<WedgeColumns> changed(7, base);
+  changed[0].top[changed[0].at(8, 2)] = float(kCell);
+  changed[1].density[changed[1].at(2, 2)] = float(kDensity + 1);
+  changed[2].symmetry[1] = true;
+  changed[3].layered = true;
+  changed[4].gravity = 9.8;
+  changed[5].dx = 0.011;
+  changed[6] = columns(block, kCutCritical, 13);
+  for (size_t n = 0; n < changed.size(); ++n) EXPECT_FALSE(same_columns(base, changed[n])) << n;
+}
+
 // Each rank sends its owned cells as runs of one strength down each column (layers of different
 // strength, a shearing cell, the air above); the runs gathered from three ranks, which split
 // the columns along z and arrive in any order, give every cell its own strength back, and a

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -317,6 +318,15 @@ SlidingByDirection sliding_by_direction(const WedgeColumns& c, const WedgeSearch
 }
 
 }  // namespace
+
+bool same_columns(const WedgeColumns& a, const WedgeColumns& b) {
+  auto same_bits = [](const std::vector<float>& x, const std::vector<float>& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+  };
+  return a.ni == b.ni && a.nj == b.nj && a.k0 == b.k0 && a.nk == b.nk && a.dx == b.dx &&
+         a.gravity == b.gravity && a.layered == b.layered && a.symmetry == b.symmetry &&
+         same_bits(a.top, b.top) && same_bits(a.density, b.density) && a.strengths == b.strengths;
+}
 
 std::vector<float> lowest_sliding_planes(const WedgeColumns& c, const WedgeSearchShare& share) {
   std::vector<float> lowest(c.top.size(), std::numeric_limits<float>::infinity());

@@ -115,6 +115,19 @@ struct WedgeSearchShare {
   std::function<void(float* heights, size_t count)> combine_min;
 };
 
+// Whether two sets of columns are the same to the bit: their search gives the same answer.
+bool same_columns(const WedgeColumns& a, const WedgeColumns& b);
+
+// The last search's columns and its answer. Sand at rest keeps its columns step after step
+// (the same tops, densities and strengths), and the same columns give the same sliding
+// heights, so a search of them is not run again. Every rank holds the same columns, so every
+// rank decides alike and the search's reductions are skipped on all of them.
+struct WedgeSearchMemo {
+  bool valid = false;
+  WedgeColumns columns;
+  std::vector<float> sliding;  // lowest_sliding_planes(columns)
+};
+
 // Per column, the lowest height (m) of a sliding plane through it; infinity where none.
 // Collective when `share` has a combine_min: every rank calls it the same number of times.
 std::vector<float> lowest_sliding_planes(const WedgeColumns& columns,

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "decomposition/reductions.hpp"
 #include "src/sand/cohesive_wedges.hpp"
@@ -129,7 +130,7 @@ CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
 CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
                              const Array3<uint8_t>& sand_cells, double tan_phi,
                              const CellWedgeStrength& strength, double gravity, bool layered,
-                             const SymmetryWalls& symmetry)
+                             const SymmetryWalls& symmetry, WedgeSearchMemo* memo)
     : CulmannWedges(topo, grid, sand_cells, tan_phi) {
   WedgeColumns c = gather_strengths(topo, sand_cells, columns_, tan_phi, strength);
   c.layered = layered;
@@ -137,10 +138,15 @@ CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
   c.dx = dx_;
   c.gravity = gravity;
   c.top = top_;
+  if (memo && memo->valid && same_columns(memo->columns, c)) {
+    sliding_ = memo->sliding;
+    return;
+  }
   WedgeSearchShare share{topo.rank(), topo.size(), [&](float* heights, size_t count) {
                            global_min_in_place(topo, heights, int64_t(count));
                          }};
   sliding_ = lowest_sliding_planes(c, share);
+  if (memo) *memo = {true, std::move(c), sliding_};
 }
 
 bool CulmannWedges::above_daylighting_plane(int i, int j, int k) const {

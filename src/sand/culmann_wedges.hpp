@@ -64,9 +64,11 @@ class CulmannWedges {
   // float per column; then the ranks share the search for sliding planes (each tests a run
   // of the faces, WedgeSearchShare) and combine the sliding heights, one reduction of a float
   // per column and direction, and one more for each round of the side test.
+  // `memo` (may be null): the last search, reused when the columns are the same
+  // (WedgeSearchMemo), and updated after a new one.
   CulmannWedges(const Topology& topo, const MacGrid& grid, const Array3<uint8_t>& sand_cells,
                 double tan_phi, const CellWedgeStrength& strength, double gravity, bool layered,
-                const SymmetryWalls& symmetry);
+                const SymmetryWalls& symmetry, WedgeSearchMemo* memo);
 
   // True when the centre of cell (i, j, k) lies above a plane dipping at atan(tan_phi) that
   // daylights at a free surface (an index outside the domain's columns: false).

@@ -211,11 +211,11 @@ bool can_be_cohesive(const CellSand& sand) {
 }
 
 // The wedges of this step: cohesionless planes always, sliding blocks when the sand can hold
-// a face. Collective.
+// a face (`memo`: the last search, WedgeSearchMemo). Collective.
 CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
                              const Array3<uint8_t>& sand_cells, const CellSand& sand,
                              const FrictionLaw& friction, double dt, const Vec3& gravity,
-                             const SymmetryWalls& symmetry) {
+                             const SymmetryWalls& symmetry, WedgeSearchMemo* memo) {
   const double tan_phi = friction.static_friction();
   if (!can_be_cohesive(sand)) return CulmannWedges(topo, g, sand_cells, tan_phi);
   // Sand shearing faster than a hundredth of sqrt(g dx) across a cell when the step began has
@@ -234,7 +234,8 @@ CulmannWedges culmann_wedges(const Topology& topo, const MacGrid& g,
     return WedgeStrength{w.cohesion, friction.resting_block_friction(s / std::sqrt(1 - s * s)),
                          double(g.density(i, j, k)), shear_speed > broken_speed};
   };
-  return CulmannWedges(topo, g, sand_cells, tan_phi, strength, -gravity[2], layered, symmetry);
+  return CulmannWedges(topo, g, sand_cells, tan_phi, strength, -gravity[2], layered, symmetry,
+                       memo);
 }
 
 // The cells whose stress a substep re-reads: the owned yielding cells and, for dry sand, the
@@ -342,7 +343,8 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
                                           const Array3<uint8_t>& sand_cells,
                                           const MaterialSpec& sand, const FrictionLaw& friction,
                                           const SandStrengths& strengths, double dt,
-                                          const Vec3& gravity, const SymmetryWalls& symmetry) {
+                                          const Vec3& gravity, const SymmetryWalls& symmetry,
+                                          WedgeSearchMemo* wedge_memo) {
   const Box local = topo.local(Stagger::Cell);
   // The grid keeps these arrays between steps and they are zero outside the last step's
   // sand region: allocating or clearing them whole each step cost more than the plasticity
@@ -373,8 +375,8 @@ SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacG
   // Collective: built on every rank, sand or not.
   std::optional<CulmannWedges> wedges;
   if (sand.rheology.culmann_wedges_yield)
-    wedges.emplace(
-        culmann_wedges(topo, g, sand_cells, cell_sand, friction, dt, gravity, symmetry));
+    wedges.emplace(culmann_wedges(topo, g, sand_cells, cell_sand, friction, dt, gravity, symmetry,
+                                  wedge_memo));
   SandClassifier classifier(g, sand_cells, cell_sand, friction, rest, wedges ? &*wedges : nullptr,
                             dt, stats);
   // The strain rates a row at a time, as the substeps take them (the same numbers).

@@ -117,12 +117,15 @@ struct SandPlasticityStats {
 // weighs a cell resting on a solid or packed sand with at least its own sand's weight as its
 // pressure (own_weight_pressure; grid.sand_count halo-filled). `symmetry`: the box walls that
 // are symmetry planes, which the cohesive wedges' planes pass through into the mirror image.
+// `wedge_memo` (may be null): the cohesive wedges' last search, kept from step to step
+// (WedgeSearchMemo, cohesive_wedges.hpp).
 class FrictionLaw;    // src/sand/sand_rheology.hpp: the yield test and the flowing stress
 class SandStrengths;  // src/sand/sand_strength.hpp: each cell's friction and cohesion
 SandPlasticityStats apply_sand_plasticity(const Topology& topo, Halo& halo, MacGrid& grid,
                                           const Array3<uint8_t>& sand_cells,
                                           const MaterialSpec& sand, const FrictionLaw& friction,
                                           const SandStrengths& strengths, double dt,
-                                          const Vec3& gravity, const SymmetryWalls& symmetry);
+                                          const Vec3& gravity, const SymmetryWalls& symmetry,
+                                          WedgeSearchMemo* wedge_memo = nullptr);
 
 }  // namespace dunesim

@@ -1,6 +1,7 @@
 #include "src/sand/strength_runs.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -68,6 +69,21 @@ void ColumnStrengths::index_cells(size_t columns, int k0, int nk) {
       run_of_cell_[column * nk_ + k] = run;
     }
   }
+}
+
+namespace {
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
+
+}  // namespace
+
+bool ColumnStrengths::operator==(const ColumnStrengths& other) const {
+  auto same_run = [](const StrengthRun& a, const StrengthRun& b) {
+    return a.end == b.end && same_bits(a.cohesion, b.cohesion) &&
+           same_bits(a.tan_phi, b.tan_phi) && a.sand == b.sand;
+  };
+  return k0_ == other.k0_ && nk_ == other.nk_ && first_ == other.first_ &&
+         std::equal(runs_.begin(), runs_.end(), other.runs_.begin(), other.runs_.end(), same_run);
 }
 
 float ColumnStrengths::weakest_tan_phi() const {

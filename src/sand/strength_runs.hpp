@@ -50,6 +50,8 @@ class ColumnStrengths {
   const StrengthRun* at(size_t column, int k) const {
     return runs_.data() + first_[column] + run_of_cell_[column * nk_ + size_t(k - k0_)];
   }
+  // The same runs to the bit (the same strength in every cell).
+  bool operator==(const ColumnStrengths& other) const;
   // The least friction of any cell.
   float weakest_tan_phi() const;
   size_t run_count() const { return runs_.size(); }

@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 
+#include "src/sand/cohesive_wedges.hpp"
 #include "src/sand/sand_model.hpp"
 #include "src/sand/sand_rheology.hpp"
 
@@ -27,7 +28,8 @@ class FrictionalSandModel : public SandModel {
 
  private:
   std::unique_ptr<FrictionLaw> law_;
-  SandStrengths strengths_;  // each cell's friction and cohesion: kept for its arrays
+  SandStrengths strengths_;     // each cell's friction and cohesion: kept for its arrays
+  WedgeSearchMemo wedge_memo_;  // the cohesive wedges' last search
   bool resting_grains_hold_;
 };
 
