@@ -124,7 +124,7 @@ bool same_columns(const WedgeColumns& a, const WedgeColumns& b);
 // rank decides alike and the search's reductions are skipped on all of them.
 struct WedgeSearchMemo {
   bool valid = false;
-  WedgeColumns columns;
+  WedgeColumns columns;        // without its cells' lookup index (ColumnStrengths::drop_lookup)
   std::vector<float> sliding;  // lowest_sliding_planes(columns)
 };
 

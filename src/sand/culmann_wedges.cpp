@@ -146,7 +146,12 @@ CulmannWedges::CulmannWedges(const Topology& topo, const MacGrid& grid,
                            global_min_in_place(topo, heights, int64_t(count));
                          }};
   sliding_ = lowest_sliding_planes(c, share);
-  if (memo) *memo = {true, std::move(c), sliding_};
+  if (!memo) return;
+  c.strengths.drop_lookup();  // the memo only compares them
+  // Copied into the memo's own arrays, which keep their place in the heap from step to step.
+  memo->valid = true;
+  memo->columns = c;
+  memo->sliding = sliding_;
 }
 
 bool CulmannWedges::above_daylighting_plane(int i, int j, int k) const {

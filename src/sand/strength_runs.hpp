@@ -52,6 +52,9 @@ class ColumnStrengths {
   }
   // The same runs to the bit (the same strength in every cell).
   bool operator==(const ColumnStrengths& other) const;
+  // Frees the cells' lookup index (two bytes a cell), keeping the runs: for strengths kept only
+  // to be compared. at() must not be called after.
+  void drop_lookup() { run_of_cell_ = {}; }
   // The least friction of any cell.
   float weakest_tan_phi() const;
   size_t run_count() const { return runs_.size(); }
