@@ -107,8 +107,9 @@ struct WedgeColumns {
 
 // How the ranks share the planes' search. Every rank holds every column (WedgeColumns), and
 // the faces' planes are independent of one another: this rank tests `part` of `parts` runs
-// of faces, cut where the exits to test are evenly shared, and `combine_min` takes the
-// minimum of per-column heights over the ranks (a reduction the caller supplies; none alone).
+// of faces, cut where the work is evenly shared (a face's planes cost about the square of its
+// drop in cells), and `combine_min` takes the minimum of per-column heights over the ranks (a
+// reduction the caller supplies; none alone).
 // The result is the same on every rank, and the same to the bit for any number of parts.
 struct WedgeSearchShare {
   int part = 0, parts = 1;
