@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "decomposition/topology.hpp"
@@ -85,18 +86,19 @@ void wait_for_all_ranks(const Topology& topo);
 // Collective.
 template <class T>
 std::vector<T> all_gathered(const Topology& topo, const std::vector<T>& local) {
+  static_assert(std::is_trivially_copyable_v<T>, "items travel as bytes");
   const int size = topo.size();
   std::vector<int64_t> counts(size);
   const int64_t mine = int64_t(local.size());
   MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, topo.comm());
-  std::vector<int> items(size), offsets(size);
   int64_t total = 0;
-  for (int r = 0; r < size; ++r) {
-    items[r] = int(std::min<int64_t>(counts[r], INT_MAX));
-    offsets[r] = int(std::min<int64_t>(total, INT_MAX));
-    total += counts[r];
-  }
+  for (int64_t count : counts) total += count;
   if (total > INT_MAX) throw std::length_error("all_gathered: more items than MPI counts");
+  std::vector<int> items(size), offsets(size);
+  for (int r = 0; r < size; ++r) {
+    items[r] = int(counts[r]);
+    offsets[r] = r == 0 ? 0 : offsets[r - 1] + items[r - 1];
+  }
   MPI_Datatype item;
   MPI_Type_contiguous(int(sizeof(T)), MPI_BYTE, &item);
   MPI_Type_commit(&item);
