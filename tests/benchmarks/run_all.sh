@@ -10,6 +10,8 @@
 #     against a water step on the same particles, 2 ranks, three alternating pairs each for
 #     the collapsing column (nearly all its sand flows) and the dune at 1 cm (~1M particles,
 #     mostly at rest): what the sand stages cost;
+#   - the cohesive bank at 0.5 cm cells (~2M particles) on 1 and 2 ranks: the cohesive
+#     wedges' search, shared by the ranks;
 #   - the same column at 1 cm (128k particles) for 1 simulated second on 2 ranks;
 #   - the dune at 1 cm cells (~1M particles) on 1 and 2 ranks (strong scaling of a sand run);
 #   - slowly poured 2D heaps for phi = 30 and 40 over seeds 1 to 6 (the angle of repose;
@@ -44,6 +46,12 @@ for scene in "sand_column_benchmark.toml --cell-size 0.005" "dune.toml --cell-si
       run mpiexec -n 2 "$build/bench_step" cases/$scene --steps 15 --warmup 10 $mode
     done
   done
+done
+
+# Cohesive sand: the wedges' search for sliding planes, shared by the ranks.
+for ranks in 1 2; do
+  run mpiexec -n $ranks "$build/bench_step" cases/cohesive_bank_benchmark.toml --cell-size 0.005 \
+    --steps 10 --warmup 5
 done
 
 echo; echo "\$ time mpiexec -n 2 dunesim run cases/sand_column_benchmark.toml --no-frames  (1 simulated second)"
