@@ -66,11 +66,38 @@ std::array<int, 2> sand_layers(const Topology& topo, const Array3<uint8_t>& sand
   return {lo, std::max(lo, hi)};
 }
 
-// Every cell's strength in the sand's layers (no cohesion where it shears; without sand, none
-// and the dry sand's friction) and every column's heaviest density, from all ranks: each rank
-// sends its owned cells of the layers as runs of one strength down each column
-// (strength_runs.hpp), gathered everywhere, and the densities go in one reduction (a minimum
-// of the density negated).
+// This rank's owned cells of the layers [k0, k1) as runs of one strength down each of
+// `columns` (no cohesion where the sand shears; without sand, none and the dry sand's
+// friction), and each column's heaviest sand, its density negated, into `heaviest`.
+std::vector<ColumnRun> owned_strength_runs(const Topology& topo,
+                                           const Array3<uint8_t>& sand_cells, const Box& columns,
+                                           int k0, int k1, double dry_tan_phi,
+                                           const CellWedgeStrength& strength,
+                                           std::vector<float>& heaviest) {
+  const size_t nj = size_t(columns.hi[1] - columns.lo[1]);
+  std::vector<ColumnRun> runs;
+  Box owned = topo.owned_cells(topo.rank());  // the sand's window may cover less of it
+  owned.lo[2] = std::max(owned.lo[2], k0);
+  owned.hi[2] = std::min(owned.hi[2], k1);
+  for (int i = owned.lo[0]; i < owned.hi[0]; ++i)
+    for (int j = owned.lo[1]; j < owned.hi[1]; ++j) {
+      const size_t column = size_t(i - columns.lo[0]) * nj + size_t(j - columns.lo[1]);
+      for (int k = owned.lo[2]; k < owned.hi[2]; ++k) {
+        StrengthRun cell{0, 0.0f, float(dry_tan_phi), 0};
+        if (holds_sand(sand_cells, i, j, k)) {
+          const WedgeStrength s = strength(i, j, k);
+          cell = {0, s.shearing ? 0.0f : float(s.cohesion), float(s.tan_phi), 1};
+          heaviest[column] = std::min(heaviest[column], float(-s.density));
+        }
+        extend_runs(runs, column, k + 1, cell);
+      }
+    }
+  return runs;
+}
+
+// Every cell's strength in the sand's layers and every column's heaviest density, from all
+// ranks: the ranks' owned runs gathered everywhere (strength_runs.hpp) and the densities in
+// one reduction (a minimum of the density negated).
 WedgeColumns gather_strengths(const Topology& topo, const Array3<uint8_t>& sand_cells,
                               const Box& columns, double dry_tan_phi,
                               const CellWedgeStrength& strength) {
@@ -81,26 +108,11 @@ WedgeColumns gather_strengths(const Topology& topo, const Array3<uint8_t>& sand_
   c.k0 = k0;
   c.nk = k1 - k0;
   const size_t n = size_t(c.ni) * size_t(c.nj);
-  std::vector<float> heaviest(n, std::numeric_limits<float>::infinity());  // negated
-  std::vector<ColumnRun> owned_runs;
-  Box owned = topo.owned_cells(topo.rank());  // the sand's window may cover less of it
-  owned.lo[2] = std::max(owned.lo[2], k0);
-  owned.hi[2] = std::min(owned.hi[2], k1);
-  for (int i = owned.lo[0]; i < owned.hi[0]; ++i)
-    for (int j = owned.lo[1]; j < owned.hi[1]; ++j) {
-      const size_t column = c.at(i - columns.lo[0], j - columns.lo[1]);
-      for (int k = owned.lo[2]; k < owned.hi[2]; ++k) {
-        StrengthRun cell{0, 0.0f, float(dry_tan_phi), 0};
-        if (holds_sand(sand_cells, i, j, k)) {
-          const WedgeStrength s = strength(i, j, k);
-          cell = {0, s.shearing ? 0.0f : float(s.cohesion), float(s.tan_phi), 1};
-          heaviest[column] = std::min(heaviest[column], float(-s.density));
-        }
-        extend_runs(owned_runs, column, k + 1, cell);
-      }
-    }
+  std::vector<float> heaviest(n, std::numeric_limits<float>::infinity());
+  const std::vector<ColumnRun> owned =
+      owned_strength_runs(topo, sand_cells, columns, k0, k1, dry_tan_phi, strength, heaviest);
   global_min_in_place(topo, heaviest.data(), int64_t(n));
-  c.strengths = ColumnStrengths(n, k0, c.nk, all_gathered(topo, owned_runs));
+  c.strengths = ColumnStrengths(n, k0, c.nk, all_gathered(topo, owned));
   c.density.resize(n);
   for (size_t m = 0; m < n; ++m)  // a column without sand weighs nothing
     c.density[m] = std::isfinite(heaviest[m]) ? -heaviest[m] : 0.0f;
