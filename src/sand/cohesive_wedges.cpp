@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -298,7 +297,7 @@ SlidingByDirection sliding_by_direction(const WedgeColumns& c, const WedgeSearch
     for (size_t d = 0; d < kDirections.size(); ++d)
       if (!settled[d] && sliding.any_slides(d)) active.push_back(d);
     if (active.empty()) break;
-    SlidingByDirection held{sliding.columns, {}};
+    SlidingByDirection held{sliding.columns, {}};  // the a-th active direction at toward(a)
     held.heights.assign(active.size() * held.columns, none);
     for (size_t a = 0; a < active.size(); ++a) {
       std::vector<std::vector<SlidingPlane>> still;
@@ -320,12 +319,13 @@ SlidingByDirection sliding_by_direction(const WedgeColumns& c, const WedgeSearch
 }  // namespace
 
 bool same_columns(const WedgeColumns& a, const WedgeColumns& b) {
-  auto same_bits = [](const std::vector<float>& x, const std::vector<float>& y) {
-    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+  auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
+    return std::equal(x.begin(), x.end(), y.begin(), y.end(),
+                      [](float p, float q) { return same_bits(p, q); });
   };
   return a.ni == b.ni && a.nj == b.nj && a.k0 == b.k0 && a.nk == b.nk && a.dx == b.dx &&
          a.gravity == b.gravity && a.layered == b.layered && a.symmetry == b.symmetry &&
-         same_bits(a.top, b.top) && same_bits(a.density, b.density) && a.strengths == b.strengths;
+         same(a.top, b.top) && same(a.density, b.density) && a.strengths == b.strengths;
 }
 
 std::vector<float> lowest_sliding_planes(const WedgeColumns& c, const WedgeSearchShare& share) {

@@ -1,7 +1,6 @@
 #include "src/sand/strength_runs.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -70,12 +69,6 @@ void ColumnStrengths::index_cells(size_t columns, int k0, int nk) {
     }
   }
 }
-
-namespace {
-
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
-
-}  // namespace
 
 bool ColumnStrengths::operator==(const ColumnStrengths& other) const {
   auto same_run = [](const StrengthRun& a, const StrengthRun& b) {

@@ -11,9 +11,13 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace dunesim {
+
+// Whether two floats are the same to the bit (0 and -0 differ): what a search reads.
+inline bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
 
 // Cells of one column, from the run below it (or the layers' first cell) up to `end`, that
 // lend a wedge the same strength.
