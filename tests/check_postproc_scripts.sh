@@ -11,7 +11,9 @@
 #   (a PNG that is not blank), plot_green_ampt.py on a short green_ampt run's CSV (a PNG), and
 #   cone_slump.py on a tiny cone (its table of summits), heap_study.py on two coarse heaps (its
 #   mean and a CSV of both; with a missing pour_angle an error naming it and a non-zero exit),
-#   cone_heap_study.py on one coarse conical heap (its flank and mean).
+#   cone_heap_study.py on one coarse conical heap (its flank and mean), silo_study.py on a
+#   coarse silo's two slots (the exponent of the slot's width; with a missing dunesim an error
+#   naming it and a non-zero exit).
 # Without pvbatch or xvfb-run the render is skipped, except when CI=true.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
@@ -114,6 +116,17 @@ PY
 /usr/bin/python3 "$postproc/cone_slump.py" --radius 0.06 --cell-size 0.01 --end 0.1 --ranks 2 \
   --dunesim "$dunesim" --work cone > cone.log 2>&1 || { cat cone.log; fail "cone_slump.py"; }
 grep -qi "summit" cone.log || { cat cone.log; fail "cone_slump.py printed no summits"; }
+
+# Two slots of a coarse silo (seconds); then a dunesim that does not exist.
+/usr/bin/python3 "$postproc/silo_study.py" --cell-size 0.02 --widths 0.08,0.12 --heads 0.2 \
+  --fill 0.4 --silo-width 0.4 --end 1 --ranks 2 --dunesim "$dunesim" --work silo \
+  > silo.log 2>&1 || { cat silo.log; fail "silo_study.py"; }
+grep -q "at h = 0.2 m: W ~ D^[0-9]" silo.log || { cat silo.log; fail "silo_study.py printed no exponent"; }
+if /usr/bin/python3 "$postproc/silo_study.py" --dunesim "$work/no_such_program" --widths 0.08 \
+  --cell-size 0.02 --work silo_missing > silo_missing.log 2>&1; then
+  fail "silo_study.py with a missing dunesim exited 0"
+fi
+grep -q "no_such_program" silo_missing.log || { cat silo_missing.log; fail "silo_study.py's error names no command"; }
 
 # One conical heap at 1 cm cells (under a minute).
 /usr/bin/python3 "$postproc/cone_heap_study.py" --phi 30 --seeds 1 --cell-size 0.01 \
