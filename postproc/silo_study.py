@@ -156,9 +156,10 @@ def report(args, widths, heads, rates):
             f"h {head:g} m: W {rates[slot][head]:.2f} kg/(m s), "
             f"C {rates[slot][head] / (density * math.sqrt(GRAVITY) * slot ** 1.5):.2f}"
             for head in heads)
-        print(f"slot {slot:g} m ({slot / args.cell_size:.0f} cells): {cells}; "
-              f"W ~ h^{slope(heads, [rates[slot][h] for h in heads]):.2f}")
-    for head in heads:
+        exponent = slope(heads, [rates[slot][h] for h in heads])
+        print(f"slot {slot:g} m ({slot / args.cell_size:.0f} cells): {cells}"
+              + (f"; W ~ h^{exponent:.2f}" if len(heads) > 1 else ""))
+    for head in heads if len(widths) > 1 else []:
         print(f"at h = {head:g} m: W ~ D^{slope(widths, [rates[s][head] for s in widths]):.2f}")
     print("Beverloo (grains, 2D): W ~ D^1.5, h^0 above 1.2 silo widths "
           f"({1.2 * args.silo_width:g} m); a liquid (Torricelli): W ~ D^1, h^0.5")
