@@ -82,12 +82,17 @@ max = [{width:.9g}, {thickness:.9g}, {fill_top:.9g}]
 MATERIALS = {"sand": ("sand", 1600.0, "friction_angle = 30.0"), "water": ("water", 1000.0, "")}
 
 
+def plate_height(fill, dx):
+    """The plate's underside, m: below it room for all the sand to fall without reaching it."""
+    return whole_cells(1.2 * fill, dx)
+
+
 def case_text(args, slot, output):
-    """The silo with a slot `slot` m wide, its plate above room for all the sand to fall."""
+    """The silo with a slot `slot` m wide in its plate."""
     dx = args.cell_size
     width = whole_cells(args.silo_width, dx)
     fill = whole_cells(args.fill, dx)
-    plate = whole_cells(1.2 * fill, dx)  # the fallen sand heaps up far below the slot
+    plate = plate_height(fill, dx)
     kind, density, line = MATERIALS[args.material]
     lines = "\n".join([line] + args.material_line)
     return CASE.format(label=f"{slot:g}", width=width, thickness=SLAB_CELLS * dx,
@@ -144,8 +149,7 @@ def run_slot(args, slot):
         sys.exit(f"silo_study.py: error: {' '.join(command)} failed")
     run = dunesim_frames.open_run(os.path.join(folder, "frames"))
     dx = run.cell_size or args.cell_size
-    fill = whole_cells(args.fill, dx)
-    plate_top = whole_cells(1.2 * fill, dx) + dx
+    plate_top = plate_height(whole_cells(args.fill, dx), dx) + dx
     return drain(run, plate_top, whole_cells(args.silo_width, dx), dx, MATERIALS[args.material][1])
 
 
