@@ -169,8 +169,31 @@ def report(args, widths, heads, rates):
           f"({1.2 * args.silo_width:g} m); a liquid (Torricelli): W ~ D^1, h^0.5")
 
 
+def check_arguments(parser, args):
+    """Exits through `parser` with a message naming the option whose value cannot make a silo."""
+    if args.cell_size <= 0:
+        parser.error(f"--cell-size must be positive, not {args.cell_size:g}")
+    if args.silo_width < 4 * args.cell_size or args.fill < 4 * args.cell_size:
+        parser.error("--silo-width and --fill must span at least 4 cells each")
+    for slot in args.widths:
+        if not args.cell_size <= slot < args.silo_width:
+            parser.error(f"--widths: a slot of {slot:g} m is not between a cell "
+                         f"({args.cell_size:g} m) and the silo's width ({args.silo_width:g} m)")
+    for head in args.heads:
+        if not 0 < head < args.fill:
+            parser.error(f"--heads: {head:g} m is not between 0 and the fill ({args.fill:g} m)")
+    if args.end <= 0 or args.ranks < 1:
+        parser.error("--end must be positive and --ranks at least 1")
+
+
 def number_list(text):
-    return [float(x) for x in text.split(",") if x]
+    try:
+        values = [float(x) for x in text.split(",") if x]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of numbers")
+    if not values:
+        raise argparse.ArgumentTypeError("an empty list")
+    return values
 
 
 def main():
@@ -190,6 +213,7 @@ def main():
     parser.add_argument("--dunesim", default="build/dunesim")
     parser.add_argument("--work", default="out/silo_study")
     args = parser.parse_args()
+    check_arguments(parser, args)
     rates = {}
     try:
         for slot in args.widths:

@@ -12,8 +12,8 @@
 #   cone_slump.py on a tiny cone (its table of summits), heap_study.py on two coarse heaps (its
 #   mean and a CSV of both; with a missing pour_angle an error naming it and a non-zero exit),
 #   cone_heap_study.py on one coarse conical heap (its flank and mean), silo_study.py on a
-#   coarse silo's two slots (the exponent of the slot's width; with a missing dunesim an error
-#   naming it and a non-zero exit).
+#   coarse silo's two slots (the exponent of the slot's width; with a missing dunesim or a slot
+#   wider than the silo an error naming it and a non-zero exit).
 # Without pvbatch or xvfb-run the render is skipped, except when CI=true.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
@@ -117,7 +117,8 @@ PY
   --dunesim "$dunesim" --work cone > cone.log 2>&1 || { cat cone.log; fail "cone_slump.py"; }
 grep -qi "summit" cone.log || { cat cone.log; fail "cone_slump.py printed no summits"; }
 
-# Two slots of a coarse silo (seconds); then a dunesim that does not exist.
+# Two slots of a coarse silo (seconds); then a dunesim that does not exist and a slot wider
+# than the silo.
 /usr/bin/python3 "$postproc/silo_study.py" --cell-size 0.02 --widths 0.08,0.12 --heads 0.2 \
   --fill 0.4 --silo-width 0.4 --end 1 --ranks 2 --dunesim "$dunesim" --work silo \
   > silo.log 2>&1 || { cat silo.log; fail "silo_study.py"; }
@@ -127,6 +128,10 @@ if /usr/bin/python3 "$postproc/silo_study.py" --dunesim "$work/no_such_program" 
   fail "silo_study.py with a missing dunesim exited 0"
 fi
 grep -q "no_such_program" silo_missing.log || { cat silo_missing.log; fail "silo_study.py's error names no command"; }
+if /usr/bin/python3 "$postproc/silo_study.py" --widths 0.5 > silo_wide.log 2>&1; then
+  fail "silo_study.py with a slot wider than the silo exited 0"
+fi
+grep -q -- "--widths: a slot of 0.5 m" silo_wide.log || { cat silo_wide.log; fail "silo_study.py's error names no option"; }
 
 # One conical heap at 1 cm cells (under a minute).
 /usr/bin/python3 "$postproc/cone_heap_study.py" --phi 30 --seeds 1 --cell-size 0.01 \
