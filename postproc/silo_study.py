@@ -153,7 +153,9 @@ def run_slot(args, slot):
     return drain(run, plate_top, whole_cells(args.silo_width, dx), dx, MATERIALS[args.material][1])
 
 
-def report(args, widths, heads, rates):
+def report(args, rates):
+    """Prints W and Beverloo's C at each head for each slot, and the exponents of h and D."""
+    widths, heads = args.widths, args.heads
     density = MATERIALS[args.material][1]
     for slot in widths:
         cells = ", ".join(
@@ -223,7 +225,7 @@ def main():
             rates[slot] = {head: rate_at_head(rows, head) for head in args.heads}
     except dunesim_frames.FrameError as failure:
         sys.exit(f"silo_study.py: error: {failure}")
-    report(args, args.widths, args.heads, rates)
+    report(args, rates)
 
 
 if __name__ == "__main__":
