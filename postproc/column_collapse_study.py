@@ -89,6 +89,7 @@ import sys
 import numpy as np
 
 import dunesim_frames
+from run_dunesim import dunesim_command
 
 # The collapse has ended when the grains' mean kinetic energy has fallen below this share of
 # its peak (flow_end).
@@ -330,8 +331,7 @@ def run_case(args, a, seed):
     radius = args.radius or column_radius(a, args.cell_size)
     folder = os.path.join(args.work, f"seed{seed}_a{a:g}" if args.seeds else f"a{a:g}")
     case_file = write_case(args, a, radius, folder, seed)
-    command = ["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
-               case_file, "--quiet"]
+    command = dunesim_command(args.dunesim, args.ranks, case_file)
     window = rest_window(args, a, radius)
     tolerance = args.rest_tolerance * args.cell_size
     print(f"a = {a:g}: R0 = {radius:g} m, H0 = {a * radius:g} m, rest window {window:.2f} s: "

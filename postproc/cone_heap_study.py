@@ -24,7 +24,6 @@ import argparse
 import math
 import os
 import statistics
-import subprocess
 import sys
 
 import numpy as np
@@ -33,6 +32,7 @@ import dunesim_frames
 from column_collapse_study import seed_list
 from cone_slump import QUARTER_DOMAIN, flank_slope, ring_tops
 from heap_study import flow_angle
+from run_dunesim import run_dunesim
 
 NOZZLE_HEIGHT = 0.19  # m, the nozzle's lower edge
 NOZZLE_SPEED = 0.25  # m/s, downwards
@@ -84,11 +84,7 @@ def pour(args, phi, seed):
                             nozzle_low=NOZZLE_HEIGHT,
                             nozzle_high=NOZZLE_HEIGHT + 2 * args.cell_size,
                             speed=NOZZLE_SPEED, pour_time=args.pour_time))
-    run = subprocess.run(["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim,
-                          "run", case, "--quiet"], capture_output=True, text=True)
-    if run.returncode != 0:
-        sys.exit(f"cone_heap_study.py: {case} failed (exit {run.returncode}):\n"
-                 f"{run.stdout[-2000:]}{run.stderr[-2000:]}")
+    run_dunesim(args.dunesim, args.ranks, case, "cone_heap_study.py")
     frames = list(dunesim_frames.open_run(os.path.join(work, "frames")))
     last, before = frames[-1], frames[-2]
     dx = args.cell_size

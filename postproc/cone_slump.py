@@ -19,13 +19,13 @@ Needs /usr/bin/python3 with numpy and h5py.
 import argparse
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 import dunesim_frames
 from column_collapse_study import whole_cells
+from run_dunesim import run_dunesim
 
 # A quarter domain: the corner x = y = 0 between two frictionless symmetry planes, on a
 # rough floor (mu 0.6); cone_heap_study.py pours its heaps in it too.
@@ -119,8 +119,7 @@ def main():
                             top=f"{top:.9g}", dx=args.cell_size, end=args.end,
                             output=os.path.join(work, "frames"),
                             material_lines="\n".join(args.material_line)))
-    subprocess.run(["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run",
-                    case, "--quiet"], check=True)
+    run_dunesim(args.dunesim, args.ranks, case, "cone_slump.py")
     try:
         run = dunesim_frames.open_run(os.path.join(work, "frames"))
         dx = run.cell_size or args.cell_size  # the frames' own where they record it

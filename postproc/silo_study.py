@@ -32,13 +32,13 @@ Needs /usr/bin/python3 with numpy and h5py.
 import argparse
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 import dunesim_frames
 from column_collapse_study import whole_cells
+from run_dunesim import run_dunesim
 
 SLAB_CELLS = 4
 PARTICLES_PER_CELL = 8
@@ -143,10 +143,7 @@ def run_slot(args, slot):
     case = os.path.join(folder, "case.toml")
     with open(case, "w") as f:
         f.write(case_text(args, slot, os.path.join(folder, "frames")))
-    command = ["mpiexec", "-n", str(args.ranks), "--oversubscribe", args.dunesim, "run", case,
-               "--quiet"]
-    if subprocess.run(command).returncode != 0:
-        sys.exit(f"silo_study.py: error: {' '.join(command)} failed")
+    run_dunesim(args.dunesim, args.ranks, case, "silo_study.py")
     run = dunesim_frames.open_run(os.path.join(folder, "frames"))
     dx = run.cell_size or args.cell_size
     plate_top = plate_height(whole_cells(args.fill, dx), dx) + dx
