@@ -41,6 +41,8 @@ struct PourSpec {
   double cfl = 1.0;                   // cells a particle may cross per step
   double max_dt = 0.01;               // s
   int friction_substeps = 0;  // 0: the default of friction_substeps() (sand_plasticity.hpp)
+  SandRheology::YieldSurface yield_surface = SandRheology::YieldSurface::DruckerPrager;
+  FreeSurface free_surface = FreeSurface::FirstOrder;  // [pressure] free_surface
 };
 
 inline CaseConfig poured_heap_case(const PourSpec& s) {
@@ -61,6 +63,7 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   sand.transfer = s.transfer.value_or(model.apic ? Transfer::Apic : Transfer::Flip);
   sand.rheology.kind = s.rheology;
   sand.rheology.friction_substeps = s.friction_substeps;
+  sand.rheology.yield_surface = s.yield_surface;
   // The case reader's default: SandRheology's, or phi where phi is larger.
   sand.rheology.dynamic_friction_angle_deg =
       s.dynamic_friction_angle > 0
@@ -93,6 +96,7 @@ inline CaseConfig poured_heap_case(const PourSpec& s) {
   floor.friction = s.floor_friction;
   c.colliders.push_back(floor);
   c.pressure.rtol = 1e-6;
+  c.pressure.free_surface = s.free_surface;
   c.cfl = s.cfl;
   c.max_dt = s.max_dt;
   c.load_balance.interval_steps = s.balance_interval;

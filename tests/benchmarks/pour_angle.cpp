@@ -104,6 +104,19 @@ int main(int argc, char** argv) {
   app.add_option("--rheology", s.rheology,
                  "the sand's rheology: zhu_bridson, mu_i or rigid_plastic")
       ->transform(CLI::CheckedTransformer(rheologies));
+  const std::map<std::string, SandRheology::YieldSurface> yield_surfaces = {
+      {"drucker_prager", SandRheology::YieldSurface::DruckerPrager},
+      {"mohr_coulomb", SandRheology::YieldSurface::MohrCoulomb}};
+  app.add_option("--yield-surface", s.yield_surface,
+                 "zhu_bridson only: drucker_prager (the paper's) or mohr_coulomb "
+                 "(yield_surface)")
+      ->transform(CLI::CheckedTransformer(yield_surfaces));
+  const std::map<std::string, FreeSurface> free_surfaces = {
+      {"first_order", FreeSurface::FirstOrder}, {"ghost_fluid", FreeSurface::GhostFluid}};
+  app.add_option("--free-surface", s.free_surface,
+                 "first_order (p = 0 at the first air cell's centre) or ghost_fluid "
+                 "([pressure] free_surface)")
+      ->transform(CLI::CheckedTransformer(free_surfaces));
   app.add_option("--phi-dynamic", s.dynamic_friction_angle,
                  "mu_i only: atan(mu_2), the friction at large inertial number, degrees "
                  "(default max(33, phi))");
