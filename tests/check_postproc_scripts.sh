@@ -13,7 +13,8 @@
 #   mean and a CSV of both; with a missing pour_angle an error naming it and a non-zero exit),
 #   cone_heap_study.py on one coarse conical heap (its flank and mean), silo_study.py on a
 #   coarse silo's two slots (the exponent of the slot's width; with a missing dunesim or a slot
-#   wider than the silo an error naming it and a non-zero exit).
+#   wider than the silo an error naming it and a non-zero exit), and sand_scorecard.py's bad
+#   input (an unknown part to skip, a build without bench_step: an error naming it, non-zero).
 # Without pvbatch or xvfb-run the render is skipped, except when CI=true.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/timeouts.sh"
@@ -152,6 +153,20 @@ if /usr/bin/python3 "$postproc/heap_study.py" --pour-angle "$work/no_such_progra
   fail "heap_study.py with a missing pour_angle exited 0"
 fi
 grep -q "no_such_program" missing.log || { cat missing.log; fail "heap_study.py's error names no command"; }
+
+# The sand scorecard's bad input: an unknown part to skip, and a build without bench_step.
+if /usr/bin/python3 "$postproc/sand_scorecard.py" --skip collapses,heapz --work scorecard \
+  >scorecard_skip.log 2>&1; then
+  fail "sand_scorecard.py with --skip heapz exited 0"
+fi
+grep -q -- "--skip: unknown part(s) heapz" scorecard_skip.log ||
+  { cat scorecard_skip.log; fail "sand_scorecard.py's error names no part"; }
+if /usr/bin/python3 "$postproc/sand_scorecard.py" --build "$work/no_build" --pairs 1 \
+  --skip collapses,heaps,cohesion --work scorecard >scorecard_build.log 2>&1; then
+  fail "sand_scorecard.py without a bench_step exited 0"
+fi
+grep -q "no_build/bench_step .* failed" scorecard_build.log ||
+  { cat scorecard_build.log; fail "sand_scorecard.py's error names no command"; }
 
 if command -v "$pvbatch" > /dev/null && command -v xvfb-run > /dev/null; then
   timeout "$limit" xvfb-run -a -s "-noreset -screen 0 1280x1024x24" "$pvbatch" \
