@@ -7,7 +7,7 @@ Usage (paths relative to where it is started; the studies run from the repositor
   sand_scorecard.py [--build build] [--seeds 1] [--ranks 2] [--pairs 3]
                     [--work out/sand_scorecard] [--skip collapses,heaps,cost,cohesion]
 
-What it runs (each writes its own log into --work; about 15 minutes on 2 cores at one seed):
+What it runs (each writes its own log into --work; about 10 minutes on 2 cores at one seed):
   collapses  column_collapse_study.py, axisymmetric (Lube et al. 2004) and slab (Lube et al.
              2005), a = 0.5 to 8, 5 mm, 20 cells across R0: each runout and final height
              within 10% of the law at every seed.
