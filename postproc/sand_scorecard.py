@@ -19,7 +19,7 @@ What it runs (each writes its own log into --work; about 10 minutes on 2 cores a
   cohesion   the default model's Rankine brackets (the tests VerticalCut.DefaultModel... on 1
              and 2 ranks, MoistColumn.DefaultModel... on 2, 1 cm cells, 2 s): a cut at 1.25
              c_crit stands, one at 0.8 c_crit fails; each log has the curve the test prints.
-The tolerances are the ones the project's sand issue sets; the studies' headers say how each
+The tolerances are the project's targets for its sand; the studies' headers say how each
 quantity is measured. A target a single seed meets may miss at another: pass several seeds.
 """
 import argparse
