@@ -94,7 +94,10 @@ def seconds_per_step(args, water, log_file):
                "--cell-size", "0.005", "--steps", "15", "--warmup", "10"]
     run(command + (["--as-water"] if water else []), log_file)
     with open(log_file) as log:
-        return float(STEPS.search(log.read()).group(1))
+        found = STEPS.search(log.read())
+    if not found:
+        sys.exit(f"sand_scorecard: bench_step printed no seconds_per_step; see {log_file}")
+    return float(found.group(1))
 
 
 def cost_targets(args):
