@@ -35,6 +35,7 @@ CUT_CURVE = re.compile(r"c / c_crit ([\d.]+): face moved ([-\d.]+) m")
 COLLAPSE_PERCENT = 10.0
 HEAP_DEGREES = 2.0
 COST_RATIO = 1.2
+PARTS = ("collapses", "heaps", "cost", "cohesion")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -168,13 +169,13 @@ def main():
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--work", default="out/sand_scorecard")
-    parser.add_argument("--skip", default="", help="comma-separated: collapses,heaps,cost,cohesion")
+    parser.add_argument("--skip", default="", help="comma-separated, some of: " + ",".join(PARTS))
     args = parser.parse_args()
     skip = {s for s in args.skip.split(",") if s}
-    unknown = skip - {"collapses", "heaps", "cost", "cohesion"}
+    unknown = skip - set(PARTS)
     if unknown:
         sys.exit(f"sand_scorecard: --skip: unknown part(s) {', '.join(sorted(unknown))}; "
-                 "expected collapses, heaps, cost or cohesion")
+                 f"expected some of {', '.join(PARTS)}")
     # The studies read their cases relative to the repository's root.
     args.build, args.work = os.path.abspath(args.build), os.path.abspath(args.work)
     os.chdir(os.path.dirname(HERE))
